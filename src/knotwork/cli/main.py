@@ -1,0 +1,229 @@
+"""The ``knotwork`` command line: thin commands over the ``Knotwork`` facade.
+
+Each command parses its options, makes one facade call and renders; ``--json`` prints
+machine-readable output; errors print one line and exit non-zero (see ``EXIT_CODES``).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from ..core import Knotwork
+from ..errors import ConfigError, InvalidQuery, KnotworkError, NotFound
+from ..types import FactRow
+
+app = typer.Typer(add_completion=False, no_args_is_help=True,
+                  help="knotwork: a local-first context graph for AI agents.")
+err = Console(stderr=True)
+out = Console(highlight=False, soft_wrap=True)
+
+EXIT_CODES: dict[type[KnotworkError], int] = {
+    InvalidQuery: 2, ConfigError: 2, NotFound: 3, KnotworkError: 1,
+}
+
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON for scripts.")]
+
+
+class _State:
+    db: str | None = None
+    scope: str | None = None
+
+
+state = _State()
+
+
+@app.callback()
+def _main(db: Annotated[str | None, typer.Option(
+              "--db", envvar="KNOTWORK_DB", help="Store file (default ./.knotwork/store.db).")
+          ] = None,
+          scope: Annotated[str | None, typer.Option(
+              "--scope", envvar="KNOTWORK_SCOPE", help="Scope to write into and read from.")
+          ] = None) -> None:
+    state.db = db
+    state.scope = scope
+
+
+@contextmanager
+def _kw() -> Iterator[Knotwork]:
+    """Open the facade, and turn any KnotworkError into one line and an exit code."""
+    try:
+        kw = Knotwork.open(db=state.db or ".knotwork/store.db",
+                           **({"scope": state.scope} if state.scope else {}))
+    except KnotworkError as exc:
+        _fail(exc)
+    try:
+        yield kw
+    except KnotworkError as exc:
+        _fail(exc)
+    finally:
+        kw.close()
+
+
+def _fail(exc: KnotworkError) -> None:
+    code = next(c for t, c in EXIT_CODES.items() if isinstance(exc, t))
+    err.print(f"[red]error:[/red] {exc}", highlight=False)
+    raise typer.Exit(code)
+
+
+def _print_json(data: Any) -> None:
+    sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=2) + "\n")
+
+
+def _scopes() -> list[str] | None:
+    return [state.scope] if state.scope else None
+
+
+@app.command()
+def ingest(path: Annotated[str, typer.Argument(help="Folder (vault) to ingest.")],
+           force: Annotated[bool, typer.Option("--force", "-f", help="Re-apply unchanged files.")]
+           = False,
+           dry_run: Annotated[bool, typer.Option("--dry-run", help="Report, write nothing.")]
+           = False,
+           pattern: Annotated[list[str] | None, typer.Option(
+               "--pattern", help="Glob of files to read (repeatable).")] = None,
+           verbose: Annotated[bool, typer.Option("--verbose", "-v")] = False,
+           quiet: Annotated[bool, typer.Option("--quiet", "-q")] = False,
+           as_json: JsonOpt = False) -> None:
+    """Ingest a folder of Markdown; only changed files are applied."""
+    with _kw() as kw, _progress(enabled=not (quiet or as_json)) as progress:
+        report = kw.ingest(path, force=force, dry_run=dry_run,
+                           patterns=pattern or ["**/*.md"], progress=progress)
+    if as_json:
+        _print_json(report.as_dict())
+        return
+    if not quiet:
+        out.print(f"added {report.added} · updated {report.updated} · renamed {report.renamed}"
+                  f" · deleted {report.deleted} · unchanged {report.unchanged}"
+                  f" · facts +{report.facts_added} -{report.facts_retracted}"
+                  f"{' (dry run)' if dry_run else ''}")
+    for issue in report.errors if (verbose or not quiet) else ():
+        where = issue.path if issue.line is None else f"{issue.path}:{issue.line}"
+        err.print(f"[yellow]{where}[/yellow]: {issue.reason}", highlight=False)
+
+
+@contextmanager
+def _progress(*, enabled: bool) -> Iterator[Callable[[int, int], None] | None]:
+    if not enabled or not err.is_terminal:
+        yield None
+        return
+    with Progress(TextColumn("ingesting"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                  console=err, transient=True) as bar:
+        task = bar.add_task("ingest", total=None)
+
+        def update(done: int, total: int) -> None:
+            bar.update(task, completed=done, total=total)
+
+        yield update
+
+
+@app.command()
+def context(query: Annotated[str, typer.Argument(help="What the agent needs context about.")],
+            depth: Annotated[int | None, typer.Option("--depth", help="Link hops (0-3).")] = None,
+            max_entities: Annotated[int | None, typer.Option("--max-entities")] = None,
+            max_tokens: Annotated[int | None, typer.Option(
+                "--max-tokens", help="Cut the rendered answer to this many tokens.")] = None,
+            as_of: Annotated[str | None, typer.Option(
+                "--as-of", help="Answer as the store stood at this ISO time.")] = None,
+            min_confidence: Annotated[float, typer.Option("--min-confidence")] = 0.0,
+            explain: Annotated[bool, typer.Option("--explain", help="Say why each scored.")]
+            = False,
+            as_json: JsonOpt = False) -> None:
+    """Ranked, cited context for a query (Markdown, or the KnowledgeContext as JSON)."""
+    fmt = "json" if as_json else "markdown"
+    with _kw() as kw:
+        ctx = kw.context(query, link_depth=depth, max_entities=max_entities,
+                         max_tokens=max_tokens, as_of=as_of, min_confidence=min_confidence,
+                         scopes=_scopes(), explain=explain, fmt=fmt)
+        sys.stdout.write(kw.render(ctx, fmt).rstrip("\n") + "\n")
+
+
+@app.command()
+def search(query: str, k: Annotated[int, typer.Option("--k", help="Number of chunks.")] = 10,
+           as_json: JsonOpt = False) -> None:
+    """Full-text search over chunks, with citations (path, heading, lines)."""
+    with _kw() as kw:
+        hits = kw.search(query, k=k, scopes=_scopes())
+    if as_json:
+        _print_json([h.as_dict() for h in hits])
+        return
+    for h in hits:
+        head = f" ({h.heading})" if h.heading else ""
+        out.print(f"[bold]{h.path}:{h.line_start}-{h.line_end}[/bold]{head}  {h.score:.2f}")
+        out.print("  " + " ".join(h.text.split())[:200])
+
+
+@app.command()
+def entity(ref: Annotated[str, typer.Argument(help="Label, alias, name or iri.")],
+           as_json: JsonOpt = False) -> None:
+    """One entity: names, types, facts and the facts that point at it."""
+    with _kw() as kw:
+        view = kw.entity(ref)
+    if as_json:
+        _print_json(view.as_dict())
+        return
+    e = view.entity
+    out.print(f"[bold]{e.label}[/bold]  {e.iri}  ({e.kind}{', ' + ', '.join(view.types) if view.types else ''})")
+    if view.names:
+        out.print("names: " + ", ".join(f"{t} ({k})" for k, t in view.names))
+    _print_facts(list(view.facts))
+    if view.incoming:
+        out.print("referenced by:")
+        for f in view.incoming:
+            out.print(f"  {f.subject_label} —{f.predicate}→  {_where(f)}")
+
+
+@app.command()
+def facts(ref: Annotated[str, typer.Argument(help="Label, alias, name or iri.")],
+          history: Annotated[bool, typer.Option("--history", help="Include retracted facts.")]
+          = False,
+          as_of: Annotated[str | None, typer.Option("--as-of")] = None,
+          as_json: JsonOpt = False) -> None:
+    """Facts whose subject is the entity, with provenance."""
+    with _kw() as kw:
+        rows = kw.facts(ref, history=history, as_of=as_of)
+    if as_json:
+        _print_json([f.as_dict() for f in rows])
+        return
+    _print_facts(rows)
+
+
+def _where(f: FactRow) -> str:
+    if not f.source:
+        return f"asserted by {f.actor}"
+    return f"{f.source.path}:{f.source.line_start}"
+
+
+def _print_facts(rows: list[FactRow]) -> None:
+    for f in rows:
+        value = f.value_label or f.value
+        gone = f"  [red]retracted {f.retracted_at}[/red]" if f.retracted_at else ""
+        out.print(f"  #{f.id} {f.predicate} = {value}  [dim]{f.trust} {f.confidence:.2f}"
+                  f" {_where(f)} recorded {f.recorded_at}[/dim]{gone}")
+
+
+@app.command()
+def stats(as_json: JsonOpt = False) -> None:
+    """Counts of documents, chunks, entities, facts and events in the store."""
+    with _kw() as kw:
+        data = kw.stats()
+    if as_json:
+        _print_json(data)
+        return
+    for key, value in data.items():
+        if key == "ambiguous_names":
+            for amb in value:  # type: ignore[attr-defined]
+                out.print(f"ambiguous name {amb['name']!r}: {', '.join(amb['paths'])}")
+        else:
+            out.print(f"{key}: {value}")
+
+
+def main() -> None:
+    app()

@@ -1,0 +1,179 @@
+"""The Knotwork facade: the composition root every front end calls.
+
+It is the only reader of ``Settings``; below it, every layer takes explicit arguments.
+
+    >>> from knotwork import Knotwork
+    >>> with Knotwork.open("examples/vault") as kw:      # doctest: +SKIP
+    ...     kw.ingest()
+    ...     print(kw.render(kw.context("traefik"), "markdown"))
+"""
+
+from __future__ import annotations
+
+import getpass
+import os
+from collections.abc import Sequence
+from dataclasses import replace
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+from . import sync as _sync
+from .config import Settings
+from .errors import InvalidQuery, NotFound
+from .ingest.sources import DEFAULT_PATTERNS
+from .render import renderer
+from .retrieve import ContextOptions, build_context, count_tokens
+from .retrieve.query import fts_query
+from .store import Store, open_store
+from .types import (
+    EntityView,
+    FactRow,
+    KnowledgeContext,
+    SearchHit,
+    SyncReport,
+    name_key,
+)
+
+
+class Knotwork:
+    """A context graph over one store (and, optionally, one vault folder)."""
+
+    def __init__(self, store: Store, settings: Settings, *, vault: Path | None = None) -> None:
+        self.store = store
+        self.settings = settings
+        self.vault = vault
+        self.actor = settings.actor or f"cli:{_user()}"
+
+    @classmethod
+    def open(cls, vault: str | os.PathLike[str] | None = None, *, db: str | None = None,
+             settings: Settings | None = None, **overrides: Any) -> Knotwork:
+        """Open the store for ``vault`` (default ``<vault>/.knotwork/store.db``) or ``db``."""
+        base = Path(vault).expanduser().resolve() if vault is not None else None
+        if db is None and settings is None and base is not None and "KNOTWORK_DB" not in os.environ:
+            db = str(base / ".knotwork" / "store.db")
+        s = settings or Settings.from_env(**overrides)
+        if db is not None:
+            s = replace(s, db=db)
+        return cls(open_store(s.db, synchronous=s.synchronous), s, vault=base)
+
+    def close(self) -> None:
+        self.store.close()
+
+    def __enter__(self) -> Knotwork:
+        return self
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        self.close()
+
+    # ------------------------------------------------------------ ingest
+
+    def ingest(self, path: str | os.PathLike[str] | None = None, *, scope: str | None = None,
+               patterns: Sequence[str] = DEFAULT_PATTERNS, force: bool = False,
+               dry_run: bool = False, progress: _sync.Progress | None = None) -> SyncReport:
+        """Bring the store in step with a folder: only what changed is applied."""
+        root = Path(path).expanduser() if path is not None else self.vault
+        if root is None:
+            raise InvalidQuery("no folder to ingest: pass a path or open a vault")
+        s = self.settings
+        return _sync.sync(self.store, root, scope=scope or s.scope, actor=self.actor,
+                          patterns=tuple(patterns), force=force, dry_run=dry_run,
+                          max_bytes=s.max_file_bytes, chunk_tokens=s.chunk_tokens,
+                          workers=s.workers, progress=progress)
+
+    # ------------------------------------------------------------ read
+
+    def context(self, query: str, *, max_entities: int | None = None,
+                link_depth: int | None = None, expand_links: bool = True,
+                max_tokens: int | None = None, scopes: Sequence[str] | None = None,
+                as_of: str | None = None, valid_at: str | None = None,
+                min_confidence: float = 0.0, trusts: Sequence[str] | None = None,
+                explain: bool = False, fmt: str = "json") -> KnowledgeContext:
+        """Ranked, cited context for ``query``; ``max_tokens`` counts the ``fmt`` rendering."""
+        if not query or not query.strip():
+            raise InvalidQuery("query is empty")
+        s = self.settings
+        opts = ContextOptions(
+            max_entities=_positive("max_entities", max_entities or s.max_entities),
+            link_depth=_bounded("link_depth", s.link_depth if link_depth is None else link_depth,
+                                0, 3),
+            expand_links=expand_links, max_facts=s.max_facts,
+            max_tokens=None if max_tokens is None else _positive("max_tokens", max_tokens),
+            scopes=list(scopes) if scopes else None, as_of=as_of, valid_at=valid_at,
+            min_confidence=min_confidence, trusts=list(trusts) if trusts else None,
+            explain=explain)
+        render = renderer(fmt)
+        enc = s.token_encoding
+        return build_context(self.store.reader, query, opts,
+                             measure=lambda ctx: count_tokens(render(ctx), encoding=enc))
+
+    def render(self, ctx: KnowledgeContext, fmt: str = "markdown") -> str:
+        return renderer(fmt)(ctx)
+
+    def search(self, query: str, *, k: int = 10, scopes: Sequence[str] | None = None
+               ) -> list[SearchHit]:
+        """Chunks matching ``query`` by BM25, with citations."""
+        match = fts_query(query)
+        if match is None:
+            return []
+        reader = self.store.reader
+        hits = reader.search_chunks(match, limit=_positive("k", k), scopes=scopes)
+        rows = reader.chunks([h.id for h in hits])
+        return [SearchHit(h.id, rows[h.id].path, rows[h.id].title, rows[h.id].heading_path,
+                          rows[h.id].line_start, rows[h.id].line_end, rows[h.id].text, h.score)
+                for h in hits if h.id in rows]
+
+    def resolve(self, ref: str) -> int:
+        """The entity id for an iri, name, alias or label; ``NotFound`` otherwise."""
+        eid = self.store.reader.find_entity(ref.strip(), name_key(ref))
+        if eid is None:
+            raise NotFound("entity", ref)
+        return eid
+
+    def entity(self, ref: str, *, as_of: str | None = None) -> EntityView:
+        reader = self.store.reader
+        eid = self.resolve(ref)
+        row = reader.entities([eid])[eid]
+        return EntityView(
+            entity=row, names=tuple(reader.names_of(eid)),
+            types=tuple(reader.types([eid]).get(eid, [])),
+            facts=tuple(reader.facts([eid], as_of=as_of)),
+            incoming=tuple(reader.facts([eid], direction="in", as_of=as_of, limit=200)))
+
+    def facts(self, ref: str, *, history: bool = False, as_of: str | None = None
+              ) -> list[FactRow]:
+        """Facts whose subject is the entity: live ones, or all of them with ``history``."""
+        return self.store.reader.facts([self.resolve(ref)], history=history, as_of=as_of)
+
+    def history(self, ref: str) -> dict[str, object]:
+        """Every fact ever recorded about an entity, and the events that touched them."""
+        facts = self.facts(ref, history=True)
+        events = self.store.reader.events(fact_ids=[f.id for f in facts], limit=500)
+        return {"facts": [f.as_dict() for f in facts], "events": events}
+
+    def stats(self) -> dict[str, object]:
+        reader = self.store.reader
+        out: dict[str, object] = dict(reader.stats())
+        out["ambiguous_names"] = [{"name": k, "paths": p} for k, p in reader.ambiguous_names()]
+        out["store"] = self.store.path
+        return out
+
+
+def _user() -> str:
+    try:
+        return getpass.getuser()
+    except (OSError, KeyError):
+        return "unknown"
+
+
+def _positive(name: str, value: int) -> int:
+    if not isinstance(value, int) or value < 1:
+        raise InvalidQuery(f"{name} must be a positive integer, got {value!r}")
+    return value
+
+
+def _bounded(name: str, value: int, lo: int, hi: int) -> int:
+    if not isinstance(value, int) or not lo <= value <= hi:
+        raise InvalidQuery(f"{name} must be an integer from {lo} to {hi}, got {value!r}")
+    return value

@@ -1,0 +1,373 @@
+"""Turn a scanned note into ``FactDraft`` values: structure first, no model.
+
+Input is what the scanner hands over: frontmatter ``Entry`` values and prose ``Block``
+values (a paragraph, a list item, a heading or a table row, already masked so code
+and comments cannot match). Each block is read once: inline fields, tags, an
+observation or list relation, then the links that nothing else claimed, whose
+predicate comes from the sentence around them.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_left, bisect_right
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from datetime import date, datetime
+
+from ..types import SELF, EntityRef, FactDraft, Issue, LiteralValue, NameRef, ObjectRef, Span
+from .frontmatter import Entry
+from .lexicon import exact_relation, infer_relation, normalize_key, normalize_relation
+from .links import (
+    Field,
+    Link,
+    find_fields,
+    find_mdlinks,
+    find_tags,
+    find_wikilinks,
+    observation,
+    typed_literal,
+    wikilink_target,
+)
+
+VERSION = "1"
+INFERRED_CONFIDENCE = 0.8
+MAX_VALUES_PER_KEY = 1000  # a YAML alias bomb must not turn into millions of facts
+
+# Predicates whose values are spelled differently from their key.
+_SPECIAL_PREDICATES = {"tags": "tag", "aliases": "alias"}
+
+# A list relation's phrase: 1-4 words, no sentence punctuation, optional **emphasis**.
+_PHRASE = re.compile(r"[ \t]*\**([^\W\d][\w'’\-]*(?:[ \t]+[\w'’\-]+){0,3})\**[ \t]*\Z")
+# What may follow a list relation's first link: more links (\x01), separators,
+# "and" in five languages, a "(context)", #tags, a final period.
+_RELATION_REST = re.compile(
+    r"(?:[\s,;&/+.]|\x01|\([^()\n]*\)|#[\w/\-]+|(?<!\w)(?:and|und|e|et|y|or|oder|o|ou)(?!\w))*\Z",
+    re.IGNORECASE,
+)
+# Sentence ends: ". ", "! ", "? ", "; " (or the end of the text); in tables also a cell bar.
+_BOUNDARY = re.compile(r"[.!?;](?=\s|\Z)")
+_TABLE_BOUNDARY = re.compile(r"[.!?;](?=\s|\Z)|(?<!\\)\|")
+_TAG_SPLIT = re.compile(r"[,\s]+")
+
+
+@dataclass(slots=True)
+class Block:
+    """Prose lines read together; ``masked`` and ``raw`` align character for character."""
+
+    first: int  # 1-based file line of the first line
+    masked: list[str]
+    raw: list[str]
+    content: int = 0  # column where the first line's content starts (after "- ", "## ")
+    list_item: bool = False
+    task: bool = False
+    table: bool = False
+
+
+@dataclass(slots=True)
+class _Sink:
+    """Collect facts, keeping the first of each identity, and issues."""
+
+    facts: dict[tuple[object, ...], FactDraft] = field(default_factory=dict)
+    issues: list[Issue] = field(default_factory=list)
+
+    def add(
+        self, subject: EntityRef, predicate: str, obj: ObjectRef, span: Span, text: str,
+        extractor: str, confidence: float = 1.0, qualifiers: tuple[tuple[str, str], ...] = (),
+    ) -> None:
+        if not predicate:
+            return
+        fact = FactDraft(subject, predicate, obj, span, text, extractor, VERSION, confidence,
+                         qualifiers=qualifiers)
+        self.facts.setdefault(fact.identity(), fact)
+
+
+def extract_facts(
+    path: str, entries: Iterable[Entry], blocks: Iterable[Block]
+) -> tuple[tuple[FactDraft, ...], tuple[Issue, ...]]:
+    """Return the deduplicated facts of a note and the non-fatal issues met on the way."""
+    sink = _Sink()
+    for entry in entries:
+        _entry_facts(entry, sink)
+    note_dir = path.rpartition("/")[0]
+    for block in blocks:
+        _BlockReader(block, path, note_dir, sink).read()
+    return tuple(sink.facts.values()), tuple(sink.issues)
+
+
+# ---------------------------------------------------------------- frontmatter
+
+
+def _entry_facts(entry: Entry, sink: _Sink) -> None:
+    """Emit one fact per value of a frontmatter key (title is a label, not a fact)."""
+    canon = normalize_key(entry.key)
+    if canon == "title":
+        return
+    for count, (predicate, value) in enumerate(_leaves(canon, entry.value)):
+        if count >= MAX_VALUES_PER_KEY:
+            break
+        predicate = _SPECIAL_PREDICATES.get(predicate, predicate)
+        for obj in _yaml_objects(predicate, value):
+            sink.add(SELF, predicate, obj, entry.span, entry.line_text, "frontmatter")
+
+
+class _Target(str):
+    """A wikilink target recovered from unquoted YAML: ``key: [[X]]`` parses as [['X']]."""
+
+
+def _leaves(predicate: str, value: object) -> Iterator[tuple[str, object]]:
+    """Flatten lists (one leaf per item) and mappings (``owner: {team: x}`` → owner_team)."""
+    if isinstance(value, dict):
+        for k, v in value.items():
+            yield from _leaves(f"{predicate}_{normalize_key(str(k))}", v)
+    elif isinstance(value, list | tuple | set):
+        for item in value:
+            if isinstance(item, list) and len(item) == 1 and isinstance(item[0], str):
+                yield predicate, _Target(item[0])
+            else:
+                yield from _leaves(predicate, item)
+    elif value is not None:
+        yield predicate, value
+
+
+def _yaml_objects(predicate: str, value: object) -> list[ObjectRef]:
+    """Return the fact objects one YAML scalar stands for."""
+    if isinstance(value, _Target):
+        target = wikilink_target(value)
+        return [NameRef.of(target)] if target else []
+    if isinstance(value, bool):
+        return [LiteralValue("true" if value else "false", "boolean")]
+    if isinstance(value, int):
+        return [LiteralValue(str(value), "integer")]
+    if isinstance(value, float):
+        return [LiteralValue(repr(value), "number")]
+    if isinstance(value, datetime):  # before date: a datetime is a date
+        return [LiteralValue(value.isoformat(), "datetime")]
+    if isinstance(value, date):
+        return [LiteralValue(value.isoformat(), "date")]
+    return _string_objects(predicate, str(value).strip())
+
+
+def _string_objects(predicate: str, text: str) -> list[ObjectRef]:
+    """Tags split on commas/blanks; strings holding ``[[links]]`` become entities."""
+    if not text:
+        return []
+    if predicate == "tag":
+        return [LiteralValue(t.lstrip("#")) for t in _TAG_SPLIT.split(text) if t.lstrip("#")]
+    if predicate != "alias" and "[[" in text:
+        links = [link.target for link in find_wikilinks(text) if link.target]
+        if links:
+            return list(links)
+    return [LiteralValue(text)]
+
+
+# ---------------------------------------------------------------- body
+
+
+class _BlockReader:
+    """Read one prose block; offsets are into the block's lines joined by "\\n"."""
+
+    def __init__(self, block: Block, path: str, note_dir: str, sink: _Sink) -> None:
+        self.block, self.path, self.sink = block, path, sink
+        self.text = "\n".join(block.masked)
+        self.raw = "\n".join(block.raw)
+        self.starts = [0]
+        for line in block.masked[:-1]:
+            self.starts.append(self.starts[-1] + len(line) + 1)
+        links = find_wikilinks(self.text) if "[[" in self.text else []
+        if "](" in self.text:
+            links = sorted(links + find_mdlinks(self.text, note_dir), key=lambda x: x.start)
+        self.links = links
+        self.consumed: set[int] = set()  # indexes of links another extractor claimed
+        self._ends: list[int] | None = None
+
+    def read(self) -> None:
+        for link in self.links:
+            if link.escaped is not None:
+                issue = Issue(self.path, f"link escapes the vault: {link.escaped}",
+                              self.line_of(link.start), fatal=False)
+                self.sink.issues.append(issue)
+        self.fields()
+        self.tags()
+        if self.block.list_item and not self.block.task:
+            self.observation()
+            self.list_relation()
+        self.sentence_links()
+
+    # -- positions
+
+    def line_of(self, pos: int) -> int:
+        return self.block.first + bisect_right(self.starts, pos) - 1
+
+    def line_text(self, pos: int) -> str:
+        return self.block.raw[bisect_right(self.starts, pos) - 1].strip()
+
+    def line_span(self, pos: int) -> Span:
+        line = self.line_of(pos)
+        return Span(line, line)
+
+    def add(self, pos: int, predicate: str, obj: ObjectRef, extractor: str, **kw: object) -> None:
+        """Add a fact whose source is the line holding ``pos``."""
+        self.sink.add(SELF, predicate, obj, self.line_span(pos), self.line_text(pos), extractor,
+                      **kw)  # type: ignore[arg-type]
+
+    # -- inline fields and tags
+
+    def fields(self) -> None:
+        for f in find_fields(self.text):
+            self.field(f)
+
+    def field(self, f: Field) -> None:
+        canon = normalize_key(f.key)
+        predicate = _SPECIAL_PREDICATES.get(canon, canon)
+        if not f.value:
+            return
+        inside = [i for i, link in enumerate(self.links)
+                  if f.value_start <= link.start < f.value_end]
+        if inside:
+            self.consumed.update(inside)
+            for i in inside:
+                target = self.links[i].target
+                if target is not None and not self.links[i].embed:
+                    self.add(f.start, predicate, target, "inline_field")
+            return
+        raw_value = self.raw[f.value_start:f.value_end]
+        if predicate == "tag":
+            for tag in _TAG_SPLIT.split(raw_value):
+                if tag.lstrip("#"):
+                    self.add(f.start, "tag", LiteralValue(tag.lstrip("#")), "inline_field")
+        elif predicate == "alias":
+            self.add(f.start, "alias", LiteralValue(raw_value), "inline_field")
+        else:
+            self.add(f.start, predicate, typed_literal(raw_value), "inline_field")
+
+    def tags(self) -> None:
+        if "#" not in self.text:
+            return
+        for pos, tag in find_tags(self.masked_links()):
+            self.add(pos, "tag", LiteralValue(tag), "tag")
+
+    def masked_links(self, fill: str = "\x00") -> str:
+        """The block text with every link blanked: no tag or sentence end inside a link."""
+        if not self.links:
+            return self.text
+        parts, last = [], 0
+        for link in self.links:
+            parts.append(self.text[last:link.start])
+            parts.append(fill * (link.end - link.start))
+            last = link.end
+        parts.append(self.text[last:])
+        return "".join(parts)
+
+    # -- list items
+
+    def first_line_end(self) -> int:
+        return self.starts[1] - 1 if len(self.starts) > 1 else len(self.text)
+
+    def observation(self) -> None:
+        """``- [category] text #tag (context)`` → an ``observation`` literal."""
+        content = self.block.content
+        found = observation(self.text[content:self.first_line_end()])
+        if found is None:
+            return
+        category, start, end = found
+        raw = self.raw[content + start:content + end]
+        value = " ".join(_strip_tags(raw).split())
+        if value:
+            self.add(content, "observation", LiteralValue(value), "observation",
+                     qualifiers=(("category", category.casefold()),))
+
+    def list_relation(self) -> None:
+        """``- relation_type [[Target]] (context)`` → SELF relation_type Target."""
+        note_links = [i for i, link in enumerate(self.links)
+                      if link.target is not None and not link.embed]
+        if not note_links:
+            return
+        first = self.links[note_links[0]]
+        phrase = self.text[self.block.content:first.start]
+        m = _PHRASE.match(phrase)
+        if m is None or not _RELATION_REST.match(self._rest_after(first.end)):
+            return
+        predicate = _list_predicate(m.group(1))
+        if predicate is None:
+            return
+        for i in note_links:
+            link = self.links[i]
+            self.consumed.add(i)
+            self.add(link.start, predicate, link.target, "list_relation")  # type: ignore[arg-type]
+
+    def _rest_after(self, pos: int) -> str:
+        return self.masked_links("\x01")[pos:]
+
+    # -- links in sentences
+
+    def sentence_links(self) -> None:
+        prev: Link | None = None
+        prev_sentence = -1
+        for i, link in enumerate(self.links):
+            if link.target is None:
+                continue
+            if link.embed:
+                self.add(link.start, "embeds", link.target, "wikilink")
+                continue
+            start, end = self.sentence(link)
+            if prev is not None and prev_sentence != start:
+                prev = None
+            if i not in self.consumed:
+                self.link_fact(link, prev, start, end)
+            prev, prev_sentence = link, start
+
+    def link_fact(self, link: Link, prev: Link | None, start: int, end: int) -> None:
+        """Infer the predicate from the text before the link, else ``links_to``."""
+        assert link.target is not None
+        between = self.text[prev.end if prev else start:link.start]
+        predicate = infer_relation(between)
+        if predicate is None or predicate == "links_to":
+            self.add(link.start, "links_to", link.target, link.kind)
+            return
+        subject: EntityRef = SELF
+        if prev is not None and prev.target is not None and exact_relation(between):
+            subject = prev.target  # "[[Traefik]] runs on [[kota]]": Traefik runs on kota
+        span = Span(self.line_of(start), self.line_of(end - 1))
+        self.sink.add(subject, predicate, link.target, span, self.raw[start:end].strip(),
+                      link.kind, INFERRED_CONFIDENCE)
+
+    def sentence(self, link: Link) -> tuple[int, int]:
+        """Return the ``[start, end)`` of the sentence holding ``link``, blanks trimmed."""
+        ends = self.sentence_ends()
+        i = bisect_right(ends, link.start)
+        start = ends[i - 1] if i else 0
+        j = bisect_left(ends, link.end + 1)
+        end = ends[j] if j < len(ends) else len(self.text)
+        text = self.text
+        while start < end and text[start].isspace():
+            start += 1
+        while end > start and text[end - 1].isspace():
+            end -= 1
+        return start, end
+
+    def sentence_ends(self) -> list[int]:
+        if self._ends is None:
+            pattern = _TABLE_BOUNDARY if self.block.table else _BOUNDARY
+            self._ends = [m.end() for m in pattern.finditer(self.masked_links("\x01"))]
+        return self._ends
+
+
+def _list_predicate(phrase: str) -> str | None:
+    """Return the relation of a list item's phrase, or None when it reads as prose.
+
+    A known phrase ("depends on", "dipende da") or an unknown one ("implements") is a
+    relation; a phrase that merely *ends* in a known one ("Traefik runs on") is a
+    sentence with its own subject, left to sentence inference.
+    """
+    if exact_relation(phrase) is None and infer_relation(phrase) is not None:
+        return None
+    return normalize_relation(phrase)
+
+
+# "#tag" as find_tags sees it, to drop tags from an observation's text.
+_TAG_IN_TEXT = re.compile(r"(?<![^\s(])#[\w/\-]*[^\W\d][\w/\-]*")
+
+
+def _strip_tags(text: str) -> str:
+    return _TAG_IN_TEXT.sub("", text)

@@ -1,0 +1,215 @@
+"""The context pipeline: direct hits → link expansion → rank → cut to budget.
+
+1. Direct: an exact name match (title, file stem, alias, path), full-text hits on entity
+   labels/aliases/literal values, and full-text hits on chunk text mapped to the entity
+   the chunk speaks for. Vector hits (``Semantic``) join here when an embedder is given.
+2. Linked: outgoing and incoming live facts from the hits, ``link_depth`` hops, scored by
+   the parent's score × hop decay × the fact's confidence × a hub penalty.
+3. Rank by score, keep ``max_entities``, attach facts and evidence, fit ``max_tokens``.
+Every score carries its reasons (``explain=True``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from ..store import StoreReader
+from ..types import (
+    ContextEntity,
+    ContextSummary,
+    Evidence,
+    KnowledgeContext,
+    Relevance,
+    name_key,
+)
+from . import rank
+from .budget import Measure, pack
+from .query import fts_query
+
+SemanticSearch = Callable[[str, int], list[tuple[int, float]]]  # (chunk id, cosine)
+
+
+@dataclass(slots=True)
+class _Cand:
+    score: float = 0.0
+    relevance: Relevance = "Direct"
+    signals: list[float] = field(default_factory=list)
+    why: list[str] = field(default_factory=list)
+    chunks: dict[int, float] = field(default_factory=dict)
+    via: tuple[int, str, str] | None = None  # (parent id, predicate, "out" | "in")
+
+
+@dataclass(frozen=True, slots=True)
+class ContextOptions:
+    max_entities: int = 20
+    link_depth: int = 1
+    expand_links: bool = True
+    max_facts: int = 20
+    max_tokens: int | None = None
+    max_evidence: int = 8
+    scopes: Sequence[str] | None = None
+    as_of: str | None = None
+    valid_at: str | None = None
+    min_confidence: float = 0.0
+    trusts: Sequence[str] | None = None
+    explain: bool = False
+
+
+def build_context(reader: StoreReader, query: str, opts: ContextOptions, *, measure: Measure,
+                  semantic: SemanticSearch | None = None, embedding_status: str = "none"
+                  ) -> KnowledgeContext:
+    """Answer ``query`` with ranked, cited entities (see the module docstring)."""
+    cands = _direct(reader, query, opts)
+    if semantic is not None:
+        _semantic(reader, query, opts, cands, semantic)
+    for c in cands.values():
+        c.score = rank.combine_signals(c.signals)
+    if opts.expand_links and opts.link_depth > 0:
+        _expand(reader, cands, opts)
+    ranked = sorted(cands.items(), key=lambda kv: (-kv[1].score, kv[0]))[: opts.max_entities]
+    entities = _materialise(reader, ranked, opts)
+    evidence = _evidence(reader, ranked, opts)
+    chain = tuple(_chain(entities, ranked))
+    summary = ContextSummary(
+        total_entities=len(entities),
+        total_facts=sum(len(e.facts) + len(e.incoming) for e in entities),
+        direct_hits=sum(e.relevance == "Direct" for e in entities),
+        linked_additions=sum(e.relevance == "Linked" for e in entities),
+        semantic_hits=sum(e.relevance == "Semantic" for e in entities),
+        tokens=0, truncated=False, embedding_status=embedding_status)
+    ctx = KnowledgeContext(query=query, entities=tuple(entities), evidence=tuple(evidence),
+                           summary=summary, evidence_chain=chain, explain=opts.explain)
+    return pack(ctx, max_tokens=opts.max_tokens, measure=measure)
+
+
+def _direct(reader: StoreReader, query: str, opts: ContextOptions) -> dict[int, _Cand]:
+    cands: dict[int, _Cand] = {}
+    key = name_key(query)
+    if key:
+        for eid in reader.lookup_names([key]).values():
+            c = cands.setdefault(eid, _Cand())
+            c.signals.append(rank.EXACT_SCORE)
+            c.why.append("exact name match")
+    match = fts_query(query)
+    if match is None:
+        return cands
+    hits = reader.search_entities(match, limit=50, scopes=opts.scopes)
+    best = max((h.score for h in hits), default=0.0)
+    for h in hits:
+        c = cands.setdefault(h.id, _Cand())
+        c.signals.append(rank.entity_hit_score(h.score, best))
+        c.why.append(f"label/alias/value match (bm25 {h.score:.2f})")
+    chunk_hits = reader.search_chunks(match, limit=40, scopes=opts.scopes)
+    _add_chunk_hits(reader, cands, [(h.id, h.score) for h in chunk_hits], "text", "Direct")
+    return cands
+
+
+def _add_chunk_hits(reader: StoreReader, cands: dict[int, _Cand],
+                    hits: list[tuple[int, float]], what: str, relevance: Relevance) -> None:
+    """Credit each chunk hit to the entities it speaks for: one signal per entity and kind."""
+    if not hits:
+        return
+    best = max(s for _, s in hits)
+    owners = reader.chunk_entities([cid for cid, _ in hits])
+    per_entity: dict[int, float] = {}
+    for cid, s in hits:
+        base = rank.chunk_hit_score(s, best)
+        for i, eid in enumerate(owners.get(cid, [])):
+            score = base if i == 0 else base * rank.CITED_FACTOR
+            c = cands.setdefault(eid, _Cand(relevance=relevance))
+            c.chunks[cid] = max(c.chunks.get(cid, 0.0), score)
+            per_entity[eid] = max(per_entity.get(eid, 0.0), score)
+    for eid, score in per_entity.items():
+        cands[eid].signals.append(score)
+        cands[eid].why.append(f"chunk {what} match (score {score:.2f})")
+
+
+def _semantic(reader: StoreReader, query: str, opts: ContextOptions, cands: dict[int, _Cand],
+              semantic: SemanticSearch) -> None:
+    hits = semantic(query, 40)
+    known = set(cands)
+    _add_chunk_hits(reader, cands, hits, "vector", "Semantic")
+    for eid, c in cands.items():
+        if eid in known:
+            c.relevance = "Direct"
+
+
+def _expand(reader: StoreReader, cands: dict[int, _Cand], opts: ContextOptions) -> None:
+    frontier = {e: c.score for e, c in sorted(cands.items(), key=lambda kv: -kv[1].score)
+                [: max(opts.max_entities, 10)]}
+    for hop in range(1, opts.link_depth + 1):
+        edges = reader.edges(frontier, as_of=opts.as_of, min_confidence=opts.min_confidence,
+                             trusts=opts.trusts, scopes=opts.scopes, valid_at=opts.valid_at)
+        reached: dict[int, tuple[float, int, str, str, float]] = {}
+        for src, dst, pred, conf, _fid in edges:
+            for parent, child, direction in ((src, dst, "out"), (dst, src, "in")):
+                if parent in frontier and child != parent:
+                    base = frontier[parent] * conf
+                    if child not in reached or base > reached[child][0]:
+                        reached[child] = (base, parent, pred, direction, conf)
+        degrees = reader.degrees(reached)
+        nxt: dict[int, float] = {}
+        for child, (_, parent, pred, direction, conf) in reached.items():
+            score = rank.linked_score(frontier[parent], conf, degrees.get(child, 0))
+            c = cands.get(child)
+            if c is None:
+                c = cands[child] = _Cand(relevance="Linked", via=(parent, pred, direction))
+                c.why.append(f"hop {hop}: {direction} {pred} from #{parent} (conf {conf:.2f},"
+                             f" degree {degrees.get(child, 0)})")
+            elif c.relevance != "Linked" or score <= c.score:
+                continue
+            else:
+                c.via = (parent, pred, direction)
+            c.score = score
+            nxt[child] = score
+        frontier = dict(sorted(nxt.items(), key=lambda kv: -kv[1])[:50])
+        if not frontier:
+            break
+
+
+def _materialise(reader: StoreReader, ranked: list[tuple[int, _Cand]], opts: ContextOptions
+                 ) -> list[ContextEntity]:
+    ids = [e for e, _ in ranked]
+    rows = reader.entities(ids)
+    types = reader.types(ids)
+    out = []
+    for eid, c in ranked:
+        row = rows.get(eid)
+        if row is None:
+            continue
+        filt = dict(as_of=opts.as_of, scopes=opts.scopes, min_confidence=opts.min_confidence,
+                    trusts=opts.trusts, valid_at=opts.valid_at)
+        facts = reader.facts([eid], direction="out", limit=opts.max_facts, **filt)  # type: ignore[arg-type]
+        incoming = reader.facts([eid], direction="in", limit=max(1, opts.max_facts // 2),
+                                **filt)  # type: ignore[arg-type]
+        out.append(ContextEntity(
+            iri=row.iri, label=row.label, types=tuple(types.get(eid, [])), relevance=c.relevance,
+            score=c.score, facts=tuple(facts), incoming=tuple(incoming), why=tuple(c.why),
+            entity_id=eid))
+    return out
+
+
+def _evidence(reader: StoreReader, ranked: list[tuple[int, _Cand]], opts: ContextOptions
+              ) -> list[Evidence]:
+    scored: dict[int, float] = {}
+    for _, c in ranked:
+        for cid, s in c.chunks.items():
+            scored[cid] = max(scored.get(cid, 0.0), s)
+    top = sorted(scored.items(), key=lambda kv: (-kv[1], kv[0]))[: opts.max_evidence]
+    rows = reader.chunks([cid for cid, _ in top])
+    return [Evidence(chunk_id=cid, path=rows[cid].path, heading=rows[cid].heading_path,
+                     line_start=rows[cid].line_start, line_end=rows[cid].line_end,
+                     text=rows[cid].text, score=s) for cid, s in top if cid in rows]
+
+
+def _chain(entities: list[ContextEntity], ranked: list[tuple[int, _Cand]]) -> list[str]:
+    labels = {e.entity_id: e.label for e in entities}
+    out = []
+    for eid, c in ranked:
+        if c.via and c.via[0] in labels and eid in labels:
+            parent, pred, direction = c.via
+            a, b = (labels[parent], labels[eid]) if direction == "out" else (labels[eid],
+                                                                               labels[parent])
+            out.append(f"{a} --[{pred}]--> {b}")
+    return out

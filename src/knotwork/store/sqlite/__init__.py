@@ -1,0 +1,79 @@
+"""The embedded SQLite backend: one file, WAL, FTS5, safe for several processes."""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from .connection import Transaction, connect, map_driver_errors
+from .reader import Reader
+from .writer import Writer
+
+__all__ = ["SQLiteStore"]
+
+
+class SQLiteStore:
+    """A store in one SQLite file; each thread gets its own connection.
+
+    Why per-thread connections: the watcher, server threads and the CLI may all use one
+    store object; SQLite serialises writers itself (``BEGIN IMMEDIATE`` + busy timeout),
+    across threads and processes alike.
+    """
+
+    backend = "sqlite"
+
+    def __init__(self, path: str, *, synchronous: str = "FULL") -> None:
+        self.path = path
+        self._synchronous = synchronous
+        self._local = threading.local()
+        self._all: list[sqlite3.Connection] = []
+        self._lock = threading.Lock()
+        self._con()  # create and migrate now, so errors surface at open
+
+    def _con(self) -> sqlite3.Connection:
+        con = getattr(self._local, "con", None)
+        if con is None:
+            con = connect(self.path, synchronous=self._synchronous)
+            self._local.con = con
+            with self._lock:
+                self._all.append(con)
+        return con
+
+    @property
+    def reader(self) -> Reader:
+        return Reader(self._con())
+
+    @contextmanager
+    def write(self, *, actor: str) -> Iterator[Writer]:
+        """Open one write transaction; commit on success, roll back on any error."""
+        con = self._con()
+        with map_driver_errors("write failed"):
+            con.execute("BEGIN IMMEDIATE")
+        try:
+            yield Writer(Transaction(con), actor=actor)
+        except BaseException:
+            con.execute("ROLLBACK")
+            raise
+        with map_driver_errors("commit failed"):
+            con.execute("COMMIT")
+
+    @contextmanager
+    def savepoint(self, writer: Writer) -> Iterator[None]:
+        with writer.tx.savepoint():
+            yield
+
+    def data_version(self) -> int:
+        """Changes whenever another connection commits (cache invalidation)."""
+        return int(self._con().execute("PRAGMA data_version").fetchone()[0])
+
+    def close(self) -> None:
+        with self._lock:
+            for con in self._all:
+                try:
+                    con.close()
+                except sqlite3.Error:
+                    pass
+            self._all.clear()
+        self._local = threading.local()

@@ -1,0 +1,124 @@
+"""Open a SQLite store file: pragmas, migrations, transactions and error mapping.
+
+Several processes may open one store (a watcher, an MCP server, the CLI): WAL lets
+readers run beside the one writer, ``busy_timeout`` makes a second writer wait instead
+of failing, and every write runs in ``BEGIN IMMEDIATE`` so it takes the write lock
+before it reads the state it is about to change.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from pathlib import Path
+
+from ...errors import SchemaVersionError, StoreError
+from .schema import MIGRATIONS, SCHEMA_VERSION
+
+_clock_lock = threading.Lock()
+_last_ts = 0.0
+
+
+def now_iso() -> str:
+    """Return a UTC timestamp with microseconds, strictly increasing within a process.
+
+    Why: ``as_of`` queries compare recorded/retracted times; two writes in the same
+    microsecond must still be ordered.
+    """
+    global _last_ts
+    with _clock_lock:
+        t = time.time()
+        if t <= _last_ts:
+            t = _last_ts + 1e-6
+        _last_ts = t
+    return datetime.fromtimestamp(t, UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+@contextmanager
+def map_driver_errors(what: str) -> Iterator[None]:
+    """Translate sqlite3 errors into ``StoreError`` at this one boundary."""
+    try:
+        yield
+    except sqlite3.Error as exc:
+        raise StoreError(f"{what}: {exc}") from exc
+
+
+def connect(path: str, *, synchronous: str = "FULL", busy_timeout_ms: int = 30_000
+            ) -> sqlite3.Connection:
+    """Open (creating if needed) and migrate the store at ``path``."""
+    if path != ":memory:":
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+    with map_driver_errors(f"cannot open store {path}"):
+        con = sqlite3.connect(path, isolation_level=None, check_same_thread=False,
+                              timeout=busy_timeout_ms / 1000)
+        con.execute(f"PRAGMA busy_timeout = {int(busy_timeout_ms)}")
+        con.execute("PRAGMA journal_mode = WAL")
+        con.execute(f"PRAGMA synchronous = {synchronous}")
+        con.execute("PRAGMA foreign_keys = OFF")
+        con.execute("PRAGMA temp_store = MEMORY")
+        con.execute("PRAGMA cache_size = -65536")
+        _migrate(con)
+    return con
+
+
+def _migrate(con: sqlite3.Connection) -> None:
+    con.execute("BEGIN IMMEDIATE")
+    try:
+        has_meta = con.execute(
+            "SELECT 1 FROM sqlite_master WHERE type='table' AND name='meta'").fetchone()
+        current = 0
+        if has_meta:
+            row = con.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
+            current = int(row[0]) if row else 0
+        if current > SCHEMA_VERSION:
+            raise SchemaVersionError(current, SCHEMA_VERSION)
+        for statements in MIGRATIONS[current:]:
+            for sql in statements:
+                con.execute(sql)
+        if current < SCHEMA_VERSION:
+            con.execute("INSERT OR REPLACE INTO meta(key, value) VALUES('schema_version', ?)",
+                        (str(SCHEMA_VERSION),))
+        con.execute("COMMIT")
+    except BaseException:
+        con.execute("ROLLBACK")
+        raise
+
+
+class Transaction:
+    """One write transaction holding the store's write lock; savepoints per document."""
+
+    def __init__(self, con: sqlite3.Connection) -> None:
+        self.con = con
+        self._next_ids: dict[str, int] = {}
+        self._sp = 0
+
+    def next_id(self, table: str) -> int:
+        """Hand out explicit row ids so a batch can use executemany.
+
+        Why: inside ``BEGIN IMMEDIATE`` no other writer can insert, so max(id)+1 is ours.
+        """
+        nxt = self._next_ids.get(table)
+        if nxt is None:
+            nxt = self.con.execute(f"SELECT COALESCE(MAX(id), 0) + 1 FROM {table}").fetchone()[0]
+        self._next_ids[table] = nxt + 1
+        return int(nxt)
+
+    @contextmanager
+    def savepoint(self) -> Iterator[None]:
+        """Run a block atomically inside the transaction; a failure undoes only it."""
+        self._sp += 1
+        name = f"sp{self._sp}"
+        saved_ids = dict(self._next_ids)
+        self.con.execute(f"SAVEPOINT {name}")
+        try:
+            yield
+        except BaseException:
+            self.con.execute(f"ROLLBACK TO {name}")
+            self.con.execute(f"RELEASE {name}")
+            self._next_ids = saved_ids
+            raise
+        self.con.execute(f"RELEASE {name}")

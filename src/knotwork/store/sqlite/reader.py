@@ -1,0 +1,360 @@
+"""Read queries over the SQLite store; every one of them runs on an index.
+
+Name entities are read through ``COALESCE(resolved_id, id)``: a link to ``[[kota]]`` reads
+as the note ``hosts/kota.md`` while that note declares the name, and as the bare name
+entity ``kw:name/kota`` before it exists or after it is deleted.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterable, Sequence
+
+from ...types import ChunkRow, EntityRow, FactRow, Hit, Source
+
+_FACT_SELECT = """
+SELECT f.id, COALESCE(s.resolved_id, s.id), COALESCE(sc.iri, s.iri), COALESCE(sc.label, s.label),
+       f.predicate, f.value, f.datatype, COALESCE(o.resolved_id, o.id),
+       COALESCE(oc.iri, o.iri), COALESCE(oc.label, o.label),
+       f.confidence, f.trust, f.review, f.scope, f.recorded_at, f.retracted_at,
+       f.valid_from, f.valid_to, f.extractor, f.actor, f.qualifiers,
+       v.path, f.line_start, f.line_end, f.chunk_id, f.supporting_text, f.document_id,
+       f.version_id, c.heading
+FROM facts f
+JOIN entities s ON s.id = f.subject_id
+LEFT JOIN entities sc ON sc.id = s.resolved_id
+LEFT JOIN entities o ON o.id = f.object_id
+LEFT JOIN entities oc ON oc.id = o.resolved_id
+LEFT JOIN versions v ON v.id = f.version_id
+LEFT JOIN chunks c ON c.id = f.chunk_id
+"""
+
+
+def _marks(items: Sequence[object]) -> str:
+    return ",".join("?" * len(items))
+
+
+def _fact_row(r: sqlite3.Row | tuple[object, ...]) -> FactRow:
+    source = None
+    if r[21] is not None or r[25] is not None:
+        source = Source(path=str(r[21] or ""), line_start=int(r[22] or 0),
+                        line_end=int(r[23] or 0), chunk_id=r[24], supporting_text=str(r[25] or ""),
+                        document_id=r[26], version_id=r[27], heading=str(r[28] or ""))
+    is_entity = r[7] is not None
+    return FactRow(
+        id=r[0], subject_id=r[1], subject_iri=r[2], subject_label=r[3], predicate=r[4],
+        value=str(r[8]) if is_entity else str(r[5]), value_type="Entity" if is_entity else "Literal",
+        datatype=r[6], object_id=r[7], value_label=r[9] if is_entity else None,
+        confidence=float(r[10]), trust=r[11], review=r[12], scope=r[13], recorded_at=r[14],
+        retracted_at=r[15], valid_from=r[16], valid_to=r[17], extractor=r[18], actor=r[19],
+        qualifiers=tuple(sorted(json.loads(r[20]).items())) if r[20] else (), source=source)
+
+
+class Reader:
+    """Read operations over one connection."""
+
+    def __init__(self, con: sqlite3.Connection) -> None:
+        self.con = con
+
+    # ------------------------------------------------------------ entities
+
+    def members(self, entity_ids: Iterable[int]) -> dict[int, int]:
+        """Map every stored entity id that reads as one of ``entity_ids`` to it."""
+        ids = list(entity_ids)
+        out = {i: i for i in ids}
+        for i in range(0, len(ids), 500):
+            part = ids[i:i + 500]
+            for eid, rid in self.con.execute(
+                    f"SELECT id, resolved_id FROM entities WHERE resolved_id IN ({_marks(part)})",
+                    part):
+                out[eid] = rid
+        return out
+
+    def entities(self, ids: Iterable[int]) -> dict[int, EntityRow]:
+        ids = list(ids)
+        out: dict[int, EntityRow] = {}
+        for i in range(0, len(ids), 500):
+            part = ids[i:i + 500]
+            for r in self.con.execute(
+                    "SELECT id, iri, label, kind, scope, document_id FROM entities"
+                    f" WHERE id IN ({_marks(part)})", part):
+                out[r[0]] = EntityRow(*r)
+        return out
+
+    def canonical(self, entity_id: int) -> int:
+        row = self.con.execute("SELECT COALESCE(resolved_id, id) FROM entities WHERE id=?",
+                               (entity_id,)).fetchone()
+        return int(row[0]) if row else entity_id
+
+    def lookup_names(self, keys: Sequence[str]) -> dict[str, int]:
+        """Resolve normalised names to canonical entity ids (notes first, then bare names)."""
+        out: dict[str, int] = {}
+        if not keys:
+            return out
+        for key, eid in self.con.execute(
+                f"SELECT key, entity_id FROM names WHERE key IN ({_marks(keys)})"
+                " ORDER BY rank DESC, length(path) DESC, path DESC", list(keys)):
+            out[key] = eid  # the last row written per key is the winner
+        rest = [k for k in keys if k not in out]
+        if rest:
+            for key, eid in self.con.execute(
+                    "SELECT name_key, COALESCE(resolved_id, id) FROM entities"
+                    f" WHERE name_key IN ({_marks(rest)})", rest):
+                out[key] = eid
+        return out
+
+    def find_entity(self, text: str, key: str) -> int | None:
+        """Find an entity by iri, then by name, then by label; canonical id or None."""
+        row = self.con.execute("SELECT COALESCE(resolved_id, id) FROM entities WHERE iri=?"
+                               " ORDER BY kind='note' DESC LIMIT 1", (text,)).fetchone()
+        if row:
+            return int(row[0])
+        found = self.lookup_names([key])
+        if key in found:
+            return found[key]
+        row = self.con.execute("SELECT COALESCE(resolved_id, id) FROM entities"
+                               " WHERE label=? COLLATE NOCASE LIMIT 1", (text,)).fetchone()
+        return int(row[0]) if row else None
+
+    def names_of(self, entity_id: int) -> list[tuple[str, str]]:
+        return [(r[0], r[1]) for r in self.con.execute(
+            "SELECT kind, text FROM names WHERE entity_id=? ORDER BY rank, text", (entity_id,))]
+
+    def types(self, entity_ids: Iterable[int]) -> dict[int, list[str]]:
+        members = self.members(entity_ids)
+        out: dict[int, list[str]] = {}
+        ids = list(members)
+        for i in range(0, len(ids), 500):
+            part = ids[i:i + 500]
+            for sid, value in self.con.execute(
+                    "SELECT subject_id, value FROM facts WHERE retracted_at IS NULL AND"
+                    f" predicate='type' AND subject_id IN ({_marks(part)}) ORDER BY id", part):
+                vals = out.setdefault(members[sid], [])
+                if value not in vals:
+                    vals.append(value)
+        return out
+
+    def degrees(self, entity_ids: Iterable[int]) -> dict[int, int]:
+        """Live facts touching each entity (in and out): the hub measure."""
+        members = self.members(entity_ids)
+        out = {e: 0 for e in set(members.values())}
+        ids = list(members)
+        for i in range(0, len(ids), 500):
+            part = ids[i:i + 500]
+            m = _marks(part)
+            for eid, n in self.con.execute(
+                    f"SELECT object_id, COUNT(*) FROM facts WHERE object_id IN ({m})"
+                    " AND retracted_at IS NULL GROUP BY object_id", part):
+                out[members[eid]] += n
+            for eid, n in self.con.execute(
+                    f"SELECT subject_id, COUNT(*) FROM facts WHERE subject_id IN ({m})"
+                    " AND retracted_at IS NULL GROUP BY subject_id", part):
+                out[members[eid]] += n
+        return out
+
+    # ------------------------------------------------------------ facts
+
+    def facts(self, entity_ids: Iterable[int], *, direction: str = "out",
+              as_of: str | None = None, history: bool = False, limit: int | None = None,
+              scopes: Sequence[str] | None = None, min_confidence: float = 0.0,
+              trusts: Sequence[str] | None = None, valid_at: str | None = None
+              ) -> list[FactRow]:
+        """Facts whose subject (``out``) or entity object (``in``) is one of the entities."""
+        members = list(self.members(entity_ids))
+        if not members:
+            return []
+        col = "f.subject_id" if direction == "out" else "f.object_id"
+        where, args = [f"{col} IN ({_marks(members)})"], list(members)
+        self._time_filter(where, args, as_of=as_of, history=history)
+        self._filters(where, args, scopes=scopes, min_confidence=min_confidence, trusts=trusts,
+                      valid_at=valid_at)
+        sql = f"{_FACT_SELECT} WHERE {' AND '.join(where)} ORDER BY f.id"
+        if limit:
+            sql += f" LIMIT {int(limit)}"
+        return [_fact_row(r) for r in self.con.execute(sql, args)]
+
+    def facts_by_id(self, fact_ids: Sequence[int]) -> list[FactRow]:
+        if not fact_ids:
+            return []
+        return [_fact_row(r) for r in self.con.execute(
+            f"{_FACT_SELECT} WHERE f.id IN ({_marks(fact_ids)}) ORDER BY f.id", list(fact_ids))]
+
+    def live_facts(self, *, scopes: Sequence[str] | None = None) -> list[FactRow]:
+        """Every live fact (exports and consistency checks; not a query path)."""
+        where, args = ["f.retracted_at IS NULL"], []
+        if scopes:
+            where.append(f"f.scope IN ({_marks(scopes)})")
+            args.extend(scopes)
+        return [_fact_row(r) for r in self.con.execute(
+            f"{_FACT_SELECT} WHERE {' AND '.join(where)} ORDER BY f.id", args)]
+
+    @staticmethod
+    def _filters(where: list[str], args: list[object], *, scopes: Sequence[str] | None,
+                 min_confidence: float, trusts: Sequence[str] | None, valid_at: str | None
+                 ) -> None:
+        if scopes:
+            where.append(f"f.scope IN ({_marks(scopes)})")
+            args.extend(scopes)
+        if min_confidence > 0:
+            where.append("f.confidence >= ?")
+            args.append(min_confidence)
+        if trusts:
+            where.append(f"f.trust IN ({_marks(trusts)})")
+            args.extend(trusts)
+        if valid_at:
+            where.append("(f.valid_from IS NULL OR f.valid_from <= ?)"
+                         " AND (f.valid_to IS NULL OR f.valid_to > ?)")
+            args.extend([valid_at, valid_at])
+
+    @staticmethod
+    def _time_filter(where: list[str], args: list[object], *, as_of: str | None,
+                     history: bool) -> None:
+        if as_of:
+            where.append("f.recorded_at <= ? AND (f.retracted_at IS NULL OR f.retracted_at > ?)")
+            args.extend([as_of, as_of])
+        elif not history:
+            where.append("f.retracted_at IS NULL")
+
+    def edges(self, entity_ids: Iterable[int], *, as_of: str | None = None,
+              min_confidence: float = 0.0, trusts: Sequence[str] | None = None,
+              scopes: Sequence[str] | None = None, valid_at: str | None = None,
+              limit: int = 2000) -> list[tuple[int, int, str, float, int]]:
+        """Live entity-to-entity facts touching the entities: (from, to, predicate, conf, id)."""
+        members = self.members(entity_ids)
+        if not members:
+            return []
+        ids = list(members)
+        out: list[tuple[int, int, str, float, int]] = []
+        for col in ("subject_id", "object_id"):
+            where, args = [f"f.{col} IN ({_marks(ids)})", "f.object_id IS NOT NULL"], list(ids)
+            self._time_filter(where, args, as_of=as_of, history=False)
+            self._filters(where, args, scopes=scopes, min_confidence=min_confidence,
+                          trusts=trusts, valid_at=valid_at)
+            out.extend(self.con.execute(
+                "SELECT COALESCE(s.resolved_id, s.id), COALESCE(o.resolved_id, o.id), f.predicate,"
+                " f.confidence, f.id FROM facts f JOIN entities s ON s.id = f.subject_id"
+                f" JOIN entities o ON o.id = f.object_id WHERE {' AND '.join(where)}"
+                f" LIMIT {int(limit)}", args))
+        return out
+
+    # ------------------------------------------------------------ full text
+
+    def search_entities(self, match: str, *, limit: int,
+                        scopes: Sequence[str] | None = None) -> list[Hit]:
+        where, args = ["entity_fts MATCH ?"], [match]
+        if scopes:
+            where.append(f"e.scope IN ({_marks(scopes)})")
+            args.extend(scopes)
+        rows = self.con.execute(
+            "SELECT COALESCE(e.resolved_id, e.id), bm25(entity_fts, 10.0, 6.0, 1.0) AS r"
+            " FROM entity_fts JOIN entities e ON e.id = entity_fts.rowid"
+            f" WHERE {' AND '.join(where)} ORDER BY r LIMIT ?", [*args, limit]).fetchall()
+        best: dict[int, float] = {}
+        for eid, r in rows:
+            best[eid] = max(best.get(eid, 0.0), -float(r))
+        return [Hit(e, s) for e, s in best.items()]
+
+    def search_chunks(self, match: str, *, limit: int,
+                      scopes: Sequence[str] | None = None) -> list[Hit]:
+        where, args = ["chunk_fts MATCH ?"], [match]
+        if scopes:
+            where.append(f"d.scope IN ({_marks(scopes)})")
+            args.extend(scopes)
+        return [Hit(r[0], -float(r[1])) for r in self.con.execute(
+            "SELECT c.id, bm25(chunk_fts, 2.0, 1.0) AS r FROM chunk_fts"
+            " JOIN chunks c ON c.id = chunk_fts.rowid JOIN documents d ON d.id = c.document_id"
+            f" WHERE {' AND '.join(where)} ORDER BY r LIMIT ?", [*args, limit])]
+
+    def chunks(self, ids: Sequence[int]) -> dict[int, ChunkRow]:
+        if not ids:
+            return {}
+        return {r[0]: ChunkRow(*r) for r in self.con.execute(
+            "SELECT c.id, c.document_id, v.path, d.title, c.heading, c.line_start, c.line_end,"
+            " c.text, d.scope FROM chunks c JOIN versions v ON v.id = c.version_id"
+            f" JOIN documents d ON d.id = c.document_id WHERE c.id IN ({_marks(ids)})", list(ids))}
+
+    def chunk_entities(self, chunk_ids: Sequence[int]) -> dict[int, list[int]]:
+        """Entities a chunk speaks for: its document's entity, then subjects it cites."""
+        out: dict[int, list[int]] = {c: [] for c in chunk_ids}
+        if not chunk_ids:
+            return out
+        m = _marks(chunk_ids)
+        for cid, eid in self.con.execute(
+                f"SELECT c.id, e.id FROM chunks c JOIN entities e ON e.document_id = c.document_id"
+                f" WHERE c.id IN ({m}) AND e.kind = 'note'", list(chunk_ids)):
+            out[cid].append(eid)
+        for cid, eid in self.con.execute(
+                "SELECT DISTINCT f.chunk_id, COALESCE(s.resolved_id, s.id) FROM facts f"
+                " JOIN entities s ON s.id = f.subject_id"
+                f" WHERE f.chunk_id IN ({m}) AND f.retracted_at IS NULL", list(chunk_ids)):
+            if eid not in out[cid]:
+                out[cid].append(eid)
+        return out
+
+    # ------------------------------------------------------------ documents and audit
+
+    def document_index(self, scope: str) -> dict[str, tuple[str, int, int]]:
+        return {r[0]: (r[1], r[2], r[3]) for r in self.con.execute(
+            "SELECT path, content_hash, size, mtime_ns FROM documents"
+            " WHERE scope=? AND deleted_at IS NULL AND source_kind='file'", (scope,))}
+
+    def document(self, scope: str, path: str) -> dict[str, object] | None:
+        row = self.con.execute(
+            "SELECT id, scope, path, title, doc_type, version_id, content_hash, created_at,"
+            " updated_at, deleted_at, source_kind FROM documents WHERE scope=? AND path=?"
+            " ORDER BY deleted_at IS NULL DESC, id DESC LIMIT 1", (scope, path)).fetchone()
+        if row is None:
+            return None
+        keys = ("id", "scope", "path", "title", "doc_type", "version_id", "content_hash",
+                "created_at", "updated_at", "deleted_at", "source_kind")
+        return dict(zip(keys, row, strict=True))
+
+    def events(self, *, document_id: int | None = None, fact_ids: Sequence[int] = (),
+               limit: int = 100) -> list[dict[str, object]]:
+        where, args = [], []
+        if document_id is not None:
+            where.append("document_id = ?")
+            args.append(document_id)
+        if fact_ids:
+            where.append(f"fact_id IN ({_marks(fact_ids)})")
+            args.extend(fact_ids)
+        sql = "SELECT id, at, actor, action, scope, document_id, fact_id, reason, detail FROM events"
+        if where:
+            sql += " WHERE " + " OR ".join(where)
+        sql += f" ORDER BY id DESC LIMIT {int(limit)}"
+        keys = ("id", "at", "actor", "action", "scope", "document_id", "fact_id", "reason",
+                "detail")
+        out = []
+        for r in self.con.execute(sql, args):
+            ev = dict(zip(keys, r, strict=True))
+            ev["detail"] = json.loads(str(ev["detail"])) if ev["detail"] else None
+            out.append(ev)
+        return out
+
+    def stats(self) -> dict[str, int]:
+        q = self.con.execute
+        return {
+            "documents": q("SELECT COUNT(*) FROM documents WHERE deleted_at IS NULL").fetchone()[0],
+            "tombstones": q("SELECT COUNT(*) FROM documents WHERE deleted_at IS NOT NULL"
+                            " AND NOT EXISTS (SELECT 1 FROM documents l WHERE l.deleted_at IS NULL"
+                            " AND l.scope = documents.scope AND l.path = documents.path)"
+                            ).fetchone()[0],
+            "versions": q("SELECT COUNT(*) FROM versions").fetchone()[0],
+            "chunks": q("SELECT COUNT(*) FROM chunks WHERE live = 1").fetchone()[0],
+            "entities": q("SELECT COUNT(*) FROM entities WHERE resolved_id IS NULL").fetchone()[0],
+            "facts": q("SELECT COUNT(*) FROM facts WHERE retracted_at IS NULL").fetchone()[0],
+            "retracted_facts": q("SELECT COUNT(*) FROM facts WHERE retracted_at IS NOT NULL"
+                                 ).fetchone()[0],
+            "events": q("SELECT COUNT(*) FROM events").fetchone()[0],
+        }
+
+    def ambiguous_names(self, limit: int = 50) -> list[tuple[str, list[str]]]:
+        """Names declared by more than one note, with the paths (the winner first)."""
+        out = []
+        for key, paths in self.con.execute(
+                "SELECT key, group_concat(path, char(10)) FROM (SELECT key, path FROM names"
+                " ORDER BY key, rank, length(path), path) GROUP BY key"
+                f" HAVING COUNT(DISTINCT path) > 1 LIMIT {int(limit)}"):
+            out.append((key, list(dict.fromkeys(str(paths).split("\n")))))
+        return out

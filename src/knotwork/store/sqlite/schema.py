@@ -1,0 +1,149 @@
+"""Ordered schema migrations for the SQLite store.
+
+Each migration is a list of statements applied in one transaction; ``meta.schema_version``
+records how many have run. A store written by a newer knotwork is refused.
+
+Design notes (why the shape):
+- ``versions`` is the raw-source layer: immutable text per content change.
+- ``facts`` rows are never deleted: retracting sets ``retracted_at``; partial indexes cover
+  live rows only, so an edit or a query touches indexed live rows, never the history.
+- Link targets are stored as *name* entities (``entities.kind = 'name'``); ``names`` maps
+  the names a note declares to the note's entity, and ``entities.resolved_id`` caches the
+  winner per name. A note appearing, vanishing or gaining an alias updates only the name
+  rows it declares: no other document's facts are rewritten.
+"""
+
+from __future__ import annotations
+
+MIGRATIONS: list[list[str]] = [
+    [
+        """CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL)""",
+        """CREATE TABLE documents(
+            id INTEGER PRIMARY KEY,
+            scope TEXT NOT NULL,
+            path TEXT NOT NULL,
+            source_kind TEXT NOT NULL DEFAULT 'file',
+            title TEXT NOT NULL,
+            doc_type TEXT NOT NULL,
+            version_id INTEGER,
+            content_hash TEXT,
+            size INTEGER NOT NULL DEFAULT 0,
+            mtime_ns INTEGER NOT NULL DEFAULT 0,
+            created_at TEXT NOT NULL,
+            updated_at TEXT NOT NULL,
+            deleted_at TEXT
+        )""",
+        """CREATE UNIQUE INDEX documents_live_path ON documents(scope, path)
+            WHERE deleted_at IS NULL""",
+        """CREATE INDEX documents_path ON documents(scope, path)""",
+        """CREATE TABLE versions(
+            id INTEGER PRIMARY KEY,
+            document_id INTEGER NOT NULL REFERENCES documents(id),
+            path TEXT NOT NULL,
+            content_hash TEXT NOT NULL,
+            text TEXT NOT NULL,
+            recorded_at TEXT NOT NULL,
+            actor TEXT NOT NULL
+        )""",
+        """CREATE INDEX versions_document ON versions(document_id)""",
+        """CREATE TABLE chunks(
+            id INTEGER PRIMARY KEY,
+            version_id INTEGER NOT NULL REFERENCES versions(id),
+            document_id INTEGER NOT NULL REFERENCES documents(id),
+            ord INTEGER NOT NULL,
+            heading TEXT NOT NULL,
+            context TEXT NOT NULL,
+            text TEXT NOT NULL,
+            line_start INTEGER NOT NULL,
+            line_end INTEGER NOT NULL,
+            text_hash TEXT NOT NULL,
+            live INTEGER NOT NULL DEFAULT 1
+        )""",
+        """CREATE INDEX chunks_version ON chunks(version_id)""",
+        """CREATE INDEX chunks_document_live ON chunks(document_id) WHERE live = 1""",
+        """CREATE VIRTUAL TABLE chunk_fts USING fts5(
+            context, text, content='chunks', content_rowid='id',
+            tokenize='porter unicode61 remove_diacritics 2')""",
+        """CREATE TABLE entities(
+            id INTEGER PRIMARY KEY,
+            key TEXT NOT NULL UNIQUE,
+            kind TEXT NOT NULL,
+            scope TEXT NOT NULL,
+            iri TEXT NOT NULL,
+            label TEXT NOT NULL,
+            name_key TEXT,
+            document_id INTEGER,
+            resolved_id INTEGER,
+            created_at TEXT NOT NULL
+        )""",
+        """CREATE INDEX entities_iri ON entities(iri)""",
+        """CREATE INDEX entities_name_key ON entities(name_key) WHERE name_key IS NOT NULL""",
+        """CREATE INDEX entities_resolved ON entities(resolved_id) WHERE resolved_id IS NOT NULL""",
+        """CREATE INDEX entities_document ON entities(document_id) WHERE document_id IS NOT NULL""",
+        """CREATE VIRTUAL TABLE entity_fts USING fts5(
+            label, aliases, literals, tokenize='porter unicode61 remove_diacritics 2')""",
+        """CREATE TABLE names(
+            key TEXT NOT NULL,
+            document_id INTEGER NOT NULL,
+            entity_id INTEGER NOT NULL,
+            kind TEXT NOT NULL,
+            text TEXT NOT NULL,
+            rank INTEGER NOT NULL,
+            path TEXT NOT NULL,
+            PRIMARY KEY(key, document_id, kind)
+        )""",
+        """CREATE INDEX names_document ON names(document_id)""",
+        """CREATE TABLE facts(
+            id INTEGER PRIMARY KEY,
+            scope TEXT NOT NULL,
+            fact_key TEXT NOT NULL,
+            subject_id INTEGER NOT NULL REFERENCES entities(id),
+            predicate TEXT NOT NULL,
+            object_id INTEGER REFERENCES entities(id),
+            value TEXT NOT NULL,
+            datatype TEXT,
+            qualifiers TEXT,
+            valid_from TEXT,
+            valid_to TEXT,
+            confidence REAL NOT NULL,
+            trust TEXT NOT NULL,
+            review TEXT NOT NULL,
+            document_id INTEGER REFERENCES documents(id),
+            version_id INTEGER,
+            chunk_id INTEGER,
+            line_start INTEGER,
+            line_end INTEGER,
+            supporting_text TEXT,
+            extractor TEXT NOT NULL,
+            extractor_version TEXT NOT NULL,
+            actor TEXT,
+            recorded_at TEXT NOT NULL,
+            retracted_at TEXT,
+            retract_reason TEXT
+        )""",
+        """CREATE INDEX facts_subject_live ON facts(subject_id) WHERE retracted_at IS NULL""",
+        """CREATE INDEX facts_object_live ON facts(object_id)
+            WHERE retracted_at IS NULL AND object_id IS NOT NULL""",
+        """CREATE INDEX facts_document_live ON facts(document_id) WHERE retracted_at IS NULL""",
+        """CREATE INDEX facts_subject_all ON facts(subject_id, recorded_at)""",
+        """CREATE INDEX facts_object_all ON facts(object_id) WHERE object_id IS NOT NULL""",
+        """CREATE INDEX facts_chunk_live ON facts(chunk_id)
+            WHERE retracted_at IS NULL AND chunk_id IS NOT NULL""",
+        """CREATE INDEX facts_predicate_live ON facts(predicate) WHERE retracted_at IS NULL""",
+        """CREATE TABLE events(
+            id INTEGER PRIMARY KEY,
+            at TEXT NOT NULL,
+            actor TEXT NOT NULL,
+            action TEXT NOT NULL,
+            scope TEXT,
+            document_id INTEGER,
+            fact_id INTEGER,
+            reason TEXT,
+            detail TEXT
+        )""",
+        """CREATE INDEX events_document ON events(document_id)""",
+        """CREATE INDEX events_fact ON events(fact_id) WHERE fact_id IS NOT NULL""",
+    ],
+]
+
+SCHEMA_VERSION = len(MIGRATIONS)

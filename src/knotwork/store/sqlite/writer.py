@@ -1,0 +1,413 @@
+"""Apply document versions and fact assertions inside one write transaction.
+
+The ownership rule lives here: a document's new fact drafts are diffed against the live
+facts it owns by ``fact_key`` (what the fact says: subject, predicate, object, valid time,
+qualifiers). Removed ones are retracted, new ones inserted, unchanged ones kept with their
+``recorded_at`` while their citation moves to the new version's line span and chunk.
+"""
+
+from __future__ import annotations
+
+import bisect
+import hashlib
+import json
+import sqlite3
+from collections.abc import Iterable, Sequence
+from contextlib import AbstractContextManager
+from urllib.parse import quote
+
+from ...types import (
+    DEFAULT_SCOPE,
+    Applied,
+    ChunkDraft,
+    Deleted,
+    FactDraft,
+    LiteralValue,
+    NameRef,
+    ObjectRef,
+    ParsedDocument,
+    SelfRef,
+    Unchanged,
+)
+from .connection import Transaction, now_iso
+
+_NAME_RANK = {"path": 0, "stem": 1, "title": 1, "alias": 2}
+_REVIEW_BY_TRUST = {"stated": "approved", "asserted": "unreviewed", "extracted": "unreviewed"}
+
+
+def note_iri(scope: str, path: str) -> str:
+    stem = path[:-3] if path.lower().endswith(".md") else path
+    prefix = "kw:note/" if scope == DEFAULT_SCOPE else f"kw:{scope}/note/"
+    return prefix + quote(stem, safe="/")
+
+
+def name_iri(key: str) -> str:
+    return "kw:name/" + quote(key, safe="/")
+
+
+def fact_key(subject_key: str, predicate: str, object_key: str, valid_from: str | None,
+             valid_to: str | None, qualifiers: Sequence[tuple[str, str]]) -> str:
+    raw = json.dumps([subject_key, predicate, object_key, valid_from, valid_to,
+                      list(qualifiers)], ensure_ascii=False)
+    return hashlib.blake2b(raw.encode(), digest_size=16).hexdigest()
+
+
+def literal_key(value: LiteralValue) -> str:
+    return f"lit:{value.datatype}:{value.value}"
+
+
+class Writer:
+    """Write operations over one open ``Transaction``."""
+
+    def __init__(self, tx: Transaction, *, actor: str) -> None:
+        self.tx = tx
+        self.con: sqlite3.Connection = tx.con
+        self.actor = actor
+        self._entity_ids: dict[str, int] = {}
+
+    def savepoint(self) -> AbstractContextManager[None]:
+        """Make the next block atomic on its own: a failure undoes only that block."""
+        return self.tx.savepoint()
+
+    # ------------------------------------------------------------ documents
+
+    def apply(self, scope: str, doc: ParsedDocument, *, force: bool = False,
+              rename_from: str | None = None) -> Applied | Unchanged:
+        """Write ``doc`` as the current version of ``(scope, doc.path)``.
+
+        Idempotent: the content hash is compared inside the transaction, so two writers
+        that saw the same edit cannot apply it twice.
+        """
+        try:
+            return self._apply(scope, doc, force=force, rename_from=rename_from)
+        except BaseException:
+            self._entity_ids.clear()
+            raise
+
+    def _apply(self, scope: str, doc: ParsedDocument, *, force: bool,
+               rename_from: str | None) -> Applied | Unchanged:
+        con, ts = self.con, now_iso()
+        row = con.execute(
+            "SELECT id, content_hash FROM documents WHERE scope=? AND path=? AND deleted_at IS NULL",
+            (scope, rename_from or doc.path)).fetchone()
+        if row and rename_from is None and row[1] == doc.content_hash and not force:
+            return Unchanged(doc.path)
+        created = row is None
+        if row:
+            doc_id = int(row[0])
+        else:
+            doc_id = self._resurrect_or_create(scope, doc, ts)
+        version_id = self.tx.next_id("versions")
+        con.execute("INSERT INTO versions(id, document_id, path, content_hash, text, recorded_at,"
+                    " actor) VALUES(?,?,?,?,?,?,?)",
+                    (version_id, doc_id, doc.path, doc.content_hash, doc.text, ts, self.actor))
+        con.execute("UPDATE documents SET path=?, title=?, doc_type=?, version_id=?, content_hash=?,"
+                    " size=?, mtime_ns=?, updated_at=?, source_kind=? WHERE id=?",
+                    (doc.path, doc.title, doc.doc_type, version_id, doc.content_hash, doc.size,
+                     doc.mtime_ns, ts, doc.source_kind, doc_id))
+        note_id = self._note_entity(scope, doc_id, doc, ts)
+        chunk_ids, chunk_starts = self._replace_chunks(doc_id, version_id, doc)
+        self._replace_names(doc_id, note_id, doc)
+        added, retracted, kept, touched = self._diff_facts(
+            scope, doc_id, version_id, note_id, doc.facts, chunk_ids, chunk_starts, ts)
+        self._refresh_entity_fts({note_id, *touched})
+        action = "rename" if rename_from else ("create" if created else "update")
+        self._event(action, scope=scope, document_id=doc_id, detail={
+            "path": doc.path, "from": rename_from, "version_id": version_id,
+            "added": added, "retracted": retracted, "kept": kept})
+        return Applied(doc.path, created, added, retracted, kept, renamed_from=rename_from)
+
+    def _resurrect_or_create(self, scope: str, doc: ParsedDocument, ts: str) -> int:
+        tomb = self.con.execute(
+            "SELECT id FROM documents WHERE scope=? AND path=? AND deleted_at IS NOT NULL"
+            " ORDER BY id DESC LIMIT 1", (scope, doc.path)).fetchone()
+        if tomb:
+            self.con.execute("UPDATE documents SET deleted_at=NULL WHERE id=?", (tomb[0],))
+            return int(tomb[0])
+        doc_id = self.tx.next_id("documents")
+        self.con.execute(
+            "INSERT INTO documents(id, scope, path, source_kind, title, doc_type, created_at,"
+            " updated_at) VALUES(?,?,?,?,?,?,?,?)",
+            (doc_id, scope, doc.path, doc.source_kind, doc.title, doc.doc_type, ts, ts))
+        return doc_id
+
+    def _note_entity(self, scope: str, doc_id: int, doc: ParsedDocument, ts: str) -> int:
+        key = f"doc:{doc_id}"
+        iri = note_iri(scope, doc.path)
+        row = self.con.execute("SELECT id FROM entities WHERE key=?", (key,)).fetchone()
+        if row:
+            self.con.execute("UPDATE entities SET iri=?, label=? WHERE id=?",
+                             (iri, doc.title, row[0]))
+            return int(row[0])
+        ent_id = self.tx.next_id("entities")
+        self.con.execute(
+            "INSERT INTO entities(id, key, kind, scope, iri, label, document_id, created_at)"
+            " VALUES(?,?,?,?,?,?,?,?)", (ent_id, key, "note", scope, iri, doc.title, doc_id, ts))
+        return ent_id
+
+    def _replace_chunks(self, doc_id: int, version_id: int, doc: ParsedDocument
+                        ) -> tuple[list[int], list[int]]:
+        self._retire_chunks(doc_id)
+        rows, ids, starts = [], [], []
+        for ch in doc.chunks:
+            cid = self.tx.next_id("chunks")
+            heading = " > ".join(ch.heading_path)
+            context = doc.title if not heading else f"{doc.title} > {heading}"
+            rows.append((cid, version_id, doc_id, ch.ord, heading, context, ch.text,
+                         ch.span.line_start, ch.span.line_end, _text_hash(context, ch)))
+            ids.append(cid)
+            starts.append(ch.span.line_start)
+        self.con.executemany(
+            "INSERT INTO chunks(id, version_id, document_id, ord, heading, context, text,"
+            " line_start, line_end, text_hash) VALUES(?,?,?,?,?,?,?,?,?,?)", rows)
+        self.con.executemany("INSERT INTO chunk_fts(rowid, context, text) VALUES(?,?,?)",
+                             [(r[0], r[5], r[6]) for r in rows])
+        return ids, starts
+
+    def _retire_chunks(self, doc_id: int) -> None:
+        old = self.con.execute("SELECT id, context, text FROM chunks WHERE document_id=? AND live=1",
+                               (doc_id,)).fetchall()
+        if not old:
+            return
+        self.con.executemany(
+            "INSERT INTO chunk_fts(chunk_fts, rowid, context, text) VALUES('delete',?,?,?)", old)
+        self.con.execute("UPDATE chunks SET live=0 WHERE document_id=? AND live=1", (doc_id,))
+
+    def _replace_names(self, doc_id: int, note_id: int, doc: ParsedDocument) -> None:
+        old = {r[0] for r in self.con.execute("SELECT key FROM names WHERE document_id=?",
+                                              (doc_id,))}
+        self.con.execute("DELETE FROM names WHERE document_id=?", (doc_id,))
+        self.con.executemany(
+            "INSERT OR IGNORE INTO names(key, document_id, entity_id, kind, text, rank, path)"
+            " VALUES(?,?,?,?,?,?,?)",
+            [(n.key, doc_id, note_id, n.kind, n.text, _NAME_RANK[n.kind], doc.path)
+             for n in doc.names if n.key])
+        self._resolve_names(old | {n.key for n in doc.names})
+
+    def _resolve_names(self, keys: Iterable[str]) -> None:
+        """Re-point the name entities for ``keys`` to the note that now wins each name.
+
+        Obsidian's rule: an exact path first, then the shortest path; aliases last.
+        """
+        keys = list(keys)
+        for i in range(0, len(keys), 500):
+            part = keys[i:i + 500]
+            marks = ",".join("?" * len(part))
+            self.con.execute(
+                "UPDATE entities SET resolved_id = (SELECT n.entity_id FROM names n"
+                " WHERE n.key = entities.name_key ORDER BY n.rank, length(n.path), n.path LIMIT 1)"
+                f" WHERE name_key IN ({marks})", part)
+
+    # ------------------------------------------------------------ facts
+
+    def entity_ids(self, scope: str, refs: Iterable[NameRef]) -> dict[str, int]:
+        """Return entity ids for name refs, creating name entities that are new."""
+        out: dict[str, int] = {}
+        missing: dict[str, NameRef] = {}
+        for ref in refs:
+            key = "name:" + ref.key
+            if key in self._entity_ids:
+                out[ref.key] = self._entity_ids[key]
+            else:
+                missing[key] = ref
+        if not missing:
+            return out
+        keys = list(missing)
+        for i in range(0, len(keys), 500):
+            part = keys[i:i + 500]
+            marks = ",".join("?" * len(part))
+            for k, eid in self.con.execute(
+                    f"SELECT key, id FROM entities WHERE key IN ({marks})", part):
+                self._entity_ids[k] = eid
+                out[missing[k].key] = eid
+        new = [k for k in keys if k not in self._entity_ids]
+        if new:
+            ts = now_iso()
+            rows = []
+            for k in new:
+                ref, eid = missing[k], self.tx.next_id("entities")
+                self._entity_ids[k] = eid
+                out[ref.key] = eid
+                rows.append((eid, k, "name", scope, name_iri(ref.key), ref.text, ref.key, ts))
+            self.con.executemany(
+                "INSERT INTO entities(id, key, kind, scope, iri, label, name_key, created_at)"
+                " VALUES(?,?,?,?,?,?,?,?)", rows)
+            self.con.executemany("INSERT INTO entity_fts(rowid, label, aliases, literals)"
+                                 " VALUES(?,?,'','')", [(r[0], r[5]) for r in rows])
+            self._resolve_names(missing[k].key for k in new)
+        return out
+
+    def _diff_facts(self, scope: str, doc_id: int, version_id: int, note_id: int,
+                    drafts: Sequence[FactDraft], chunk_ids: list[int], chunk_starts: list[int],
+                    ts: str) -> tuple[int, int, int, set[int]]:
+        names = [r for d in drafts for r in (d.subject, d.object) if isinstance(r, NameRef)]
+        ids = self.entity_ids(scope, names)
+        live = dict(self.con.execute(
+            "SELECT fact_key, id FROM facts WHERE document_id=? AND retracted_at IS NULL",
+            (doc_id,)).fetchall())
+        inserts, updates, seen, touched = [], [], set(), set()
+        for d in drafts:
+            subj_id, subj_key = self._ref(d.subject, note_id, doc_id, ids)
+            obj_id, obj_key, value, datatype = self._object(d.object, note_id, doc_id, ids)
+            key = fact_key(subj_key, d.predicate, obj_key, d.valid_from, d.valid_to, d.qualifiers)
+            if key in seen:
+                continue
+            seen.add(key)
+            chunk_id = _chunk_for(d.span.line_start, chunk_ids, chunk_starts)
+            cite = (version_id, chunk_id, d.span.line_start, d.span.line_end, d.supporting_text)
+            if key in live:
+                updates.append((*cite, live[key]))
+                continue
+            touched.add(subj_id)
+            fid = self.tx.next_id("facts")
+            inserts.append((fid, scope, key, subj_id, d.predicate, obj_id, value, datatype,
+                            json.dumps(dict(d.qualifiers)) if d.qualifiers else None,
+                            d.valid_from, d.valid_to, d.confidence, d.trust,
+                            _REVIEW_BY_TRUST[d.trust], doc_id, *cite, d.extractor,
+                            d.extractor_version, self.actor, ts))
+        gone = [fid for key, fid in live.items() if key not in seen]
+        self.con.executemany(
+            "INSERT INTO facts(id, scope, fact_key, subject_id, predicate, object_id, value,"
+            " datatype, qualifiers, valid_from, valid_to, confidence, trust, review, document_id,"
+            " version_id, chunk_id, line_start, line_end, supporting_text, extractor,"
+            " extractor_version, actor, recorded_at) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,"
+            "?,?,?,?)", inserts)
+        self.con.executemany(
+            "UPDATE facts SET version_id=?, chunk_id=?, line_start=?, line_end=?,"
+            " supporting_text=? WHERE id=?", updates)
+        if gone:
+            touched |= self._retract_ids(gone, ts, "source edited")
+        return len(inserts), len(gone), len(updates), touched
+
+    def _ref(self, ref: SelfRef | NameRef, note_id: int, doc_id: int, ids: dict[str, int]
+             ) -> tuple[int, str]:
+        if isinstance(ref, NameRef):
+            return ids[ref.key], "name:" + ref.key
+        return note_id, f"doc:{doc_id}"
+
+    def _object(self, obj: ObjectRef, note_id: int, doc_id: int, ids: dict[str, int]
+                ) -> tuple[int | None, str, str, str | None]:
+        if isinstance(obj, LiteralValue):
+            return None, literal_key(obj), obj.value, obj.datatype
+        eid, key = self._ref(obj, note_id, doc_id, ids)
+        text = obj.text if isinstance(obj, NameRef) else ""
+        return eid, key, text, None
+
+    def _retract_ids(self, fact_ids: Sequence[int], ts: str, reason: str) -> set[int]:
+        """Retract facts by id; return the subjects whose indexed literals may change."""
+        subjects: set[int] = set()
+        for i in range(0, len(fact_ids), 500):
+            part = list(fact_ids[i:i + 500])
+            marks = ",".join("?" * len(part))
+            subjects.update(r[0] for r in self.con.execute(
+                f"SELECT DISTINCT subject_id FROM facts WHERE id IN ({marks})", part))
+            self.con.execute(f"UPDATE facts SET retracted_at=?, retract_reason=? WHERE id IN"
+                             f" ({marks}) AND retracted_at IS NULL", [ts, reason, *part])
+        return subjects
+
+    def _refresh_entity_fts(self, entity_ids: Iterable[int]) -> None:
+        """Re-index label, names and live literal values of the given entities."""
+        for eid in entity_ids:
+            row = self.con.execute("SELECT label, kind FROM entities WHERE id=?", (eid,)).fetchone()
+            if row is None:
+                continue
+            aliases = " ".join(r[0] for r in self.con.execute(
+                "SELECT DISTINCT text FROM names WHERE entity_id=?", (eid,)))
+            literals = " ".join(r[0] for r in self.con.execute(
+                "SELECT value FROM facts WHERE subject_id=? AND retracted_at IS NULL"
+                " AND object_id IS NULL LIMIT 200", (eid,)))
+            self.con.execute("DELETE FROM entity_fts WHERE rowid=?", (eid,))
+            if row[1] == "note" and not aliases:
+                continue  # a deleted note: nothing left to find it by
+            self.con.execute("INSERT INTO entity_fts(rowid, label, aliases, literals)"
+                             " VALUES(?,?,?,?)", (eid, row[0], aliases, literals))
+
+    # ------------------------------------------------------------ deletes
+
+    def delete(self, scope: str, path: str, *, reason: str = "source deleted") -> Deleted | None:
+        """Tombstone a document and retract every fact it owned."""
+        row = self.con.execute(
+            "SELECT id FROM documents WHERE scope=? AND path=? AND deleted_at IS NULL",
+            (scope, path)).fetchone()
+        if row is None:
+            return None
+        doc_id, ts = int(row[0]), now_iso()
+        self.con.execute("UPDATE documents SET deleted_at=?, updated_at=? WHERE id=?",
+                         (ts, ts, doc_id))
+        self._retire_chunks(doc_id)
+        keys = [r[0] for r in self.con.execute("SELECT key FROM names WHERE document_id=?",
+                                               (doc_id,))]
+        self.con.execute("DELETE FROM names WHERE document_id=?", (doc_id,))
+        self._resolve_names(keys)
+        live = [r[0] for r in self.con.execute(
+            "SELECT id FROM facts WHERE document_id=? AND retracted_at IS NULL", (doc_id,))]
+        touched = self._retract_ids(live, ts, reason)
+        note = self.con.execute("SELECT id FROM entities WHERE key=?", (f"doc:{doc_id}",)).fetchone()
+        self._refresh_entity_fts(touched | ({note[0]} if note else set()))
+        self._event("delete", scope=scope, document_id=doc_id, reason=reason,
+                    detail={"path": path, "retracted": len(live)})
+        return Deleted(path, len(live))
+
+    # ------------------------------------------------------------ single facts
+
+    def assert_fact(self, scope: str, draft: FactDraft, *, reason: str | None = None) -> int:
+        """Record one fact asserted through the API (owned by no document)."""
+        names = [r for r in (draft.subject, draft.object) if isinstance(r, NameRef)]
+        ids = self.entity_ids(scope, names)
+        if not isinstance(draft.subject, NameRef):
+            raise ValueError("an asserted fact needs a named subject")
+        subj_id, subj_key = ids[draft.subject.key], "name:" + draft.subject.key
+        obj_id, obj_key, value, datatype = self._object(draft.object, 0, 0, ids)
+        key = fact_key(subj_key, draft.predicate, obj_key, draft.valid_from, draft.valid_to,
+                       draft.qualifiers)
+        ts, fid = now_iso(), self.tx.next_id("facts")
+        self.con.execute(
+            "INSERT INTO facts(id, scope, fact_key, subject_id, predicate, object_id, value,"
+            " datatype, qualifiers, valid_from, valid_to, confidence, trust, review,"
+            " line_start, line_end, supporting_text, extractor, extractor_version, actor,"
+            " recorded_at) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            (fid, scope, key, subj_id, draft.predicate, obj_id, value, datatype,
+             json.dumps(dict(draft.qualifiers)) if draft.qualifiers else None, draft.valid_from,
+             draft.valid_to, draft.confidence, draft.trust, _REVIEW_BY_TRUST[draft.trust],
+             None, None, draft.supporting_text, draft.extractor, draft.extractor_version,
+             self.actor, ts))
+        self._refresh_entity_fts({subj_id})
+        self._event("assert", scope=scope, fact_id=fid, reason=reason,
+                    detail={"predicate": draft.predicate})
+        return fid
+
+    def retract_fact(self, fact_id: int, *, reason: str) -> bool:
+        """Retract one live fact; False when it is unknown or already retracted."""
+        row = self.con.execute("SELECT scope FROM facts WHERE id=? AND retracted_at IS NULL",
+                               (fact_id,)).fetchone()
+        if row is None:
+            return False
+        touched = self._retract_ids([fact_id], now_iso(), reason)
+        self._refresh_entity_fts(touched)
+        self._event("retract", scope=row[0], fact_id=fact_id, reason=reason)
+        return True
+
+    def set_review(self, fact_id: int, status: str, *, reason: str | None) -> bool:
+        cur = self.con.execute("UPDATE facts SET review=? WHERE id=?", (status, fact_id))
+        if cur.rowcount:
+            self._event("review", fact_id=fact_id, reason=reason, detail={"status": status})
+        return bool(cur.rowcount)
+
+    def _event(self, action: str, *, scope: str | None = None, document_id: int | None = None,
+               fact_id: int | None = None, reason: str | None = None,
+               detail: dict[str, object] | None = None) -> None:
+        self.con.execute(
+            "INSERT INTO events(at, actor, action, scope, document_id, fact_id, reason, detail)"
+            " VALUES(?,?,?,?,?,?,?,?)",
+            (now_iso(), self.actor, action, scope, document_id, fact_id, reason,
+             json.dumps(detail, ensure_ascii=False) if detail else None))
+
+
+def _chunk_for(line: int, ids: list[int], starts: list[int]) -> int | None:
+    """The chunk whose span begins at or before ``line`` (frontmatter lines have none)."""
+    i = bisect.bisect_right(starts, line) - 1
+    return ids[i] if i >= 0 else None
+
+
+def _text_hash(context: str, ch: ChunkDraft) -> str:
+    return hashlib.blake2b(f"{context}\n{ch.text}".encode(), digest_size=16).hexdigest()

@@ -1,0 +1,175 @@
+"""Bring the store in step with a folder: add, edit, rename and delete, per document.
+
+Shape of the work: hash every file in this process (cheap), parse only what changed in
+worker processes (the costly part, both cores), and write in one writer with large
+transactions and a savepoint per document, so one bad file never undoes another and a
+crash leaves every document at its previous version or its new one, never between.
+Renames are a vanished path and a new path with the same content hash: the document keeps
+its id, versions and facts. An editor's atomic save (delete + create) is just an edit,
+because only the folder's state at sync time is compared.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from .errors import KnotworkError
+from .ingest.sources import DEFAULT_PATTERNS, SourceFile, scan
+from .store import Store
+from .types import Applied, Issue, ParsedDocument, SyncReport, Unchanged
+
+Progress = Callable[[int, int], None]
+_PARALLEL_MIN = 200  # below this, starting worker processes costs more than it saves
+
+
+@dataclass(slots=True)
+class _Plan:
+    changed: list[tuple[SourceFile, bytes]] = field(default_factory=list)
+    renames: dict[str, str] = field(default_factory=dict)  # new path -> old path
+    deleted: list[str] = field(default_factory=list)
+    unchanged: int = 0
+    new: set[str] = field(default_factory=set)
+    issues: list[Issue] = field(default_factory=list)
+
+
+def _parse_job(job: tuple[str, bytes, int, int, int]) -> ParsedDocument | Issue:
+    from .ingest import parse_markdown
+
+    path, data, mtime_ns, max_bytes, chunk_tokens = job
+    try:
+        out = parse_markdown(path, data, max_bytes=max_bytes, chunk_tokens=chunk_tokens)
+    except KnotworkError as exc:
+        return Issue(path, str(exc))
+    except (ValueError, RecursionError) as exc:  # a parser bug must not sink the whole run
+        return Issue(path, f"parser failed: {exc}")
+    return replace(out, mtime_ns=mtime_ns) if isinstance(out, ParsedDocument) else out
+
+
+def plan(store: Store, root: Path, *, scope: str, patterns: tuple[str, ...],
+         force: bool, max_bytes: int) -> _Plan:
+    """Compare the folder with the store: what to parse, rename and delete."""
+    files, issues = scan(root, patterns=patterns)
+    index = store.reader.document_index(scope)
+    p = _Plan(issues=list(issues))
+    on_disk: set[str] = set()
+    new_by_hash: dict[str, list[tuple[SourceFile, bytes]]] = {}
+    for f in files:
+        on_disk.add(f.path)
+        if f.size > max_bytes:
+            p.issues.append(Issue(f.path, f"file too large: {f.size} bytes > limit {max_bytes}"))
+            continue
+        try:
+            data = Path(f.abspath).read_bytes()
+        except OSError as exc:
+            p.issues.append(Issue(f.path, f"cannot read: {exc.strerror or exc}"))
+            continue
+        digest = hashlib.sha256(data).hexdigest()
+        known = index.get(f.path)
+        if known and known[0] == digest and not force:
+            p.unchanged += 1
+            continue
+        p.changed.append((f, data))
+        if known is None:
+            p.new.add(f.path)
+            new_by_hash.setdefault(digest, []).append((f, data))
+    gone = [path for path in index if path not in on_disk]
+    for old in gone:
+        candidates = new_by_hash.get(index[old][0])
+        if candidates:
+            f, _ = candidates.pop(0)
+            p.renames[f.path] = old
+        else:
+            p.deleted.append(old)
+    return p
+
+
+def sync(store: Store, root: str | os.PathLike[str], *, scope: str, actor: str,
+         patterns: tuple[str, ...] = DEFAULT_PATTERNS, force: bool = False,
+         dry_run: bool = False, max_bytes: int = 5_000_000, chunk_tokens: int = 220,
+         workers: int = 0, batch_size: int = 500, progress: Progress | None = None
+         ) -> SyncReport:
+    """Apply every change in ``root`` since the last sync; return what was done."""
+    base = Path(root).expanduser().resolve()
+    if not base.is_dir():
+        raise KnotworkError(f"not a folder: {root}")
+    p = plan(store, base, scope=scope, patterns=patterns, force=force, max_bytes=max_bytes)
+    total = len(p.changed) + len(p.deleted)
+    if dry_run:
+        added = len(p.new) - len(p.renames)
+        return SyncReport(added=added, updated=len(p.changed) - len(p.new),
+                          deleted=len(p.deleted), unchanged=p.unchanged, renamed=len(p.renames),
+                          errors=tuple(p.issues))
+    jobs = [(f.path, data, f.mtime_ns, max_bytes, chunk_tokens) for f, data in p.changed]
+    counts = {"added": 0, "updated": 0, "deleted": 0, "renamed": 0, "unchanged": p.unchanged,
+              "fa": 0, "fr": 0}
+    errors = list(p.issues)
+    done = 0
+    for batch in _batches(_parsed(jobs, workers), batch_size):
+        with store.write(actor=actor) as w:
+            for item in batch:
+                done += 1
+                if isinstance(item, Issue):
+                    errors.append(item)
+                    continue
+                errors.extend(item.issues)
+                try:
+                    with w.savepoint():
+                        out = w.apply(scope, item, force=force,
+                                      rename_from=p.renames.get(item.path))
+                except KnotworkError as exc:
+                    errors.append(Issue(item.path, f"store refused: {exc}"))
+                    continue
+                _count(out, counts)
+        if progress:
+            progress(done, total)
+    if p.deleted:
+        with store.write(actor=actor) as w:
+            for path in p.deleted:
+                gone = w.delete(scope, path)
+                if gone:
+                    counts["deleted"] += 1
+                    counts["fr"] += gone.retracted
+                done += 1
+        if progress:
+            progress(done, total)
+    return SyncReport(added=counts["added"], updated=counts["updated"], deleted=counts["deleted"],
+                      unchanged=counts["unchanged"],
+                      renamed=counts["renamed"], errors=tuple(errors),
+                      facts_added=counts["fa"], facts_retracted=counts["fr"])
+
+
+def _count(out: Applied | Unchanged, counts: dict[str, int]) -> None:
+    if isinstance(out, Applied):
+        key = "renamed" if out.renamed_from else ("added" if out.created else "updated")
+        counts[key] += 1
+        counts["fa"] += out.added
+        counts["fr"] += out.retracted
+    else:
+        counts["unchanged"] += 1
+
+
+def _parsed(jobs: list[tuple[str, bytes, int, int, int]], workers: int
+            ) -> Iterator[ParsedDocument | Issue]:
+    if len(jobs) < _PARALLEL_MIN or workers == 1:
+        yield from map(_parse_job, jobs)
+        return
+    n = workers or os.cpu_count() or 1
+    with ProcessPoolExecutor(max_workers=n) as pool:
+        yield from pool.map(_parse_job, jobs, chunksize=32)
+
+
+def _batches(items: Iterable[ParsedDocument | Issue], size: int
+             ) -> Iterator[list[ParsedDocument | Issue]]:
+    batch: list[ParsedDocument | Issue] = []
+    for item in items:
+        batch.append(item)
+        if len(batch) >= size:
+            yield batch
+            batch = []
+    if batch:
+        yield batch

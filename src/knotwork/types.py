@@ -1,0 +1,501 @@
+"""Frozen value types that flow between the layers.
+
+Ingestion produces a ``ParsedDocument`` (names, chunks and fact drafts, all with
+line spans); the store applies it; retrieval reads ``EntityRow``/``FactRow``/``ChunkRow``
+records and returns a ``KnowledgeContext``. Nothing here knows about SQL or files.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+Trust = Literal["stated", "asserted", "extracted"]
+Review = Literal["unreviewed", "approved", "rejected"]
+ValueType = Literal["Entity", "Literal"]
+Relevance = Literal["Direct", "Linked", "Semantic"]
+NameKind = Literal["path", "stem", "title", "alias"]
+
+DEFAULT_SCOPE = "default"
+
+
+def name_key(text: str) -> str:
+    """Normalise a name as written into the key links are resolved by.
+
+    Case-folded, whitespace collapsed, a trailing ``.md`` and surrounding slashes dropped:
+    ``[[ Kestrel  Queue ]]`` and ``[[kestrel queue]]`` name the same thing.
+    """
+    key = " ".join(text.replace("\\", "/").split()).casefold()
+    if key.endswith(".md"):
+        key = key[:-3]
+    return key.strip("/ ")
+
+
+@dataclass(frozen=True, slots=True)
+class Span:
+    """Where a piece of text sits in a document: 1-based inclusive lines."""
+
+    line_start: int
+    line_end: int
+
+
+@dataclass(frozen=True, slots=True)
+class NameDecl:
+    """A name a document declares for its own entity (path, file stem, title, alias)."""
+
+    key: str
+    text: str
+    kind: NameKind
+
+
+@dataclass(frozen=True, slots=True)
+class SelfRef:
+    """The entity of the document the fact came from (the note itself)."""
+
+
+SELF = SelfRef()
+
+
+@dataclass(frozen=True, slots=True)
+class NameRef:
+    """An entity named by text (a link target, an agent-extracted entity).
+
+    Resolved to a note when read, never when written: see ``name_key``.
+    """
+
+    key: str
+    text: str
+
+    @staticmethod
+    def of(text: str) -> NameRef:
+        return NameRef(name_key(text), " ".join(text.split()))
+
+
+@dataclass(frozen=True, slots=True)
+class LiteralValue:
+    """A typed literal: ``datatype`` is string | integer | number | boolean | date | datetime."""
+
+    value: str
+    datatype: str = "string"
+
+
+EntityRef = SelfRef | NameRef
+ObjectRef = SelfRef | NameRef | LiteralValue
+
+
+@dataclass(frozen=True, slots=True)
+class FactDraft:
+    """A fact as an extractor proposes it, before the store gives it an id and a time."""
+
+    subject: EntityRef
+    predicate: str
+    object: ObjectRef
+    span: Span
+    supporting_text: str
+    extractor: str
+    extractor_version: str = "1"
+    confidence: float = 1.0
+    trust: Trust = "stated"
+    valid_from: str | None = None
+    valid_to: str | None = None
+    qualifiers: tuple[tuple[str, str], ...] = ()
+
+    def identity(self) -> tuple[object, ...]:
+        """What the fact says, not where it sits: the key edits are diffed by."""
+        return (self.subject, self.predicate, self.object, self.valid_from, self.valid_to,
+                self.qualifiers)
+
+
+@dataclass(frozen=True, slots=True)
+class ChunkDraft:
+    """A heading-bounded span of a document, ready to index and cite."""
+
+    ord: int
+    heading_path: tuple[str, ...]
+    text: str
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class Issue:
+    """A problem met while ingesting one source; ``fatal`` ones keep it out of the store."""
+
+    path: str
+    reason: str
+    line: int | None = None
+    fatal: bool = True
+
+    def as_dict(self) -> dict[str, object]:
+        return {"path": self.path, "line": self.line, "reason": self.reason}
+
+
+@dataclass(frozen=True, slots=True)
+class ParsedDocument:
+    """One source turned into what the store needs: names, chunks and fact drafts."""
+
+    path: str
+    text: str
+    content_hash: str
+    title: str
+    doc_type: str
+    names: tuple[NameDecl, ...]
+    chunks: tuple[ChunkDraft, ...]
+    facts: tuple[FactDraft, ...]
+    issues: tuple[Issue, ...] = ()
+    size: int = 0
+    mtime_ns: int = 0
+    source_kind: Literal["file", "api"] = "file"
+
+
+# ---------------------------------------------------------------- outcomes of a write
+
+
+@dataclass(frozen=True, slots=True)
+class Applied:
+    """A document version was written: ``created`` is False for an edit or rename."""
+
+    path: str
+    created: bool
+    added: int
+    retracted: int
+    kept: int
+    renamed_from: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Unchanged:
+    path: str
+
+
+@dataclass(frozen=True, slots=True)
+class Deleted:
+    path: str
+    retracted: int
+
+
+@dataclass(frozen=True, slots=True)
+class Failed:
+    issue: Issue
+
+
+ApplyOutcome = Applied | Unchanged | Deleted | Failed
+
+
+@dataclass(frozen=True, slots=True)
+class SyncReport:
+    """What one ingest run did, in the CLI contract's shape."""
+
+    added: int = 0
+    updated: int = 0
+    deleted: int = 0
+    unchanged: int = 0
+    renamed: int = 0
+    errors: tuple[Issue, ...] = ()
+    warnings: tuple[Issue, ...] = ()
+    facts_added: int = 0
+    facts_retracted: int = 0
+
+    def as_dict(self) -> dict[str, object]:
+        return {
+            "added": self.added,
+            "updated": self.updated,
+            "deleted": self.deleted,
+            "unchanged": self.unchanged,
+            "renamed": self.renamed,
+            "errors": [i.as_dict() for i in self.errors],
+            "warnings": [i.as_dict() for i in self.warnings],
+            "facts_added": self.facts_added,
+            "facts_retracted": self.facts_retracted,
+        }
+
+
+# ---------------------------------------------------------------- rows read back
+
+
+@dataclass(frozen=True, slots=True)
+class EntityRow:
+    id: int
+    iri: str
+    label: str
+    kind: str  # note | name
+    scope: str
+    document_id: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Source:
+    """A fact's citation: the document text it came from."""
+
+    path: str
+    line_start: int
+    line_end: int
+    chunk_id: int | None
+    supporting_text: str
+    document_id: int | None = None
+    version_id: int | None = None
+    heading: str = ""
+
+    def as_dict(self) -> dict[str, object]:
+        return {
+            "path": self.path,
+            "line_start": self.line_start,
+            "line_end": self.line_end,
+            "chunk_id": self.chunk_id,
+            "supporting_text": self.supporting_text,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class FactRow:
+    """A stored fact with its object resolved for reading."""
+
+    id: int
+    subject_id: int
+    subject_iri: str
+    subject_label: str
+    predicate: str
+    value: str
+    value_type: ValueType
+    datatype: str | None
+    object_id: int | None
+    value_label: str | None
+    confidence: float
+    trust: Trust
+    review: Review
+    scope: str
+    recorded_at: str
+    retracted_at: str | None
+    valid_from: str | None
+    valid_to: str | None
+    extractor: str
+    source: Source | None
+    actor: str | None = None
+    qualifiers: tuple[tuple[str, str], ...] = ()
+
+    def as_dict(self) -> dict[str, object]:
+        out: dict[str, object] = {
+            "id": self.id,
+            "subject": self.subject_iri,
+            "subject_label": self.subject_label,
+            "predicate": self.predicate,
+            "value": self.value,
+            "value_type": self.value_type,
+        }
+        if self.value_type == "Entity":
+            out["value_label"] = self.value_label
+        else:
+            out["datatype"] = self.datatype
+        out.update(
+            confidence=self.confidence,
+            trust=self.trust,
+            review=self.review,
+            scope=self.scope,
+            recorded_at=self.recorded_at,
+            retracted_at=self.retracted_at,
+            valid_from=self.valid_from,
+            valid_to=self.valid_to,
+            extractor=self.extractor,
+            actor=self.actor,
+            source=self.source.as_dict() if self.source else None,
+        )
+        if self.qualifiers:
+            out["qualifiers"] = dict(self.qualifiers)
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class ChunkRow:
+    id: int
+    document_id: int
+    path: str
+    title: str
+    heading_path: str
+    line_start: int
+    line_end: int
+    text: str
+    scope: str
+
+
+@dataclass(frozen=True, slots=True)
+class Hit:
+    """A scored full-text or vector hit on a row id."""
+
+    id: int
+    score: float
+
+
+# ---------------------------------------------------------------- the context answer
+
+
+@dataclass(frozen=True, slots=True)
+class Evidence:
+    chunk_id: int
+    path: str
+    heading: str
+    line_start: int
+    line_end: int
+    text: str
+    score: float
+
+    def as_dict(self) -> dict[str, object]:
+        return {
+            "chunk_id": self.chunk_id,
+            "path": self.path,
+            "heading": self.heading,
+            "line_start": self.line_start,
+            "line_end": self.line_end,
+            "text": self.text,
+            "score": round(self.score, 4),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class ContextEntity:
+    iri: str
+    label: str
+    types: tuple[str, ...]
+    relevance: Relevance
+    score: float
+    facts: tuple[FactRow, ...]
+    incoming: tuple[FactRow, ...] = ()
+    why: tuple[str, ...] = ()
+    entity_id: int = 0
+
+    def as_dict(self, *, explain: bool = False) -> dict[str, object]:
+        out: dict[str, object] = {
+            "iri": self.iri,
+            "label": self.label,
+            "types": list(self.types),
+            "relevance": self.relevance,
+            "score": round(self.score, 4),
+            "facts": [_context_fact(f) for f in self.facts],
+        }
+        if self.incoming:
+            out["incoming"] = [
+                {"subject": f.subject_iri, "subject_label": f.subject_label, **_context_fact(f)}
+                for f in self.incoming
+            ]
+        if explain:
+            out["why"] = list(self.why)
+        return out
+
+
+def _context_fact(f: FactRow) -> dict[str, object]:
+    out: dict[str, object] = {
+        "id": f.id,
+        "predicate": f.predicate,
+        "value": f.value,
+        "value_type": f.value_type,
+    }
+    if f.value_type == "Entity":
+        out["value_label"] = f.value_label
+    elif f.datatype and f.datatype != "string":
+        out["datatype"] = f.datatype
+    out.update(
+        confidence=f.confidence,
+        trust=f.trust,
+        recorded_at=f.recorded_at,
+        retracted_at=f.retracted_at,
+        source=f.source.as_dict() if f.source else None,
+    )
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class ContextSummary:
+    total_entities: int
+    total_facts: int
+    direct_hits: int
+    linked_additions: int
+    semantic_hits: int
+    tokens: int
+    truncated: bool
+    embedding_status: str = "none"
+
+    def as_dict(self) -> dict[str, object]:
+        return {
+            "total_entities": self.total_entities,
+            "total_facts": self.total_facts,
+            "direct_hits": self.direct_hits,
+            "linked_additions": self.linked_additions,
+            "semantic_hits": self.semantic_hits,
+            "tokens": self.tokens,
+            "truncated": self.truncated,
+            "embedding_status": self.embedding_status,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class KnowledgeContext:
+    """The answer to ``context(query)``: the seed's shape plus evidence and a summary."""
+
+    query: str
+    entities: tuple[ContextEntity, ...]
+    evidence: tuple[Evidence, ...]
+    summary: ContextSummary
+    evidence_chain: tuple[str, ...] = ()
+    explain: bool = False
+    notes: tuple[str, ...] = field(default=())
+
+    def as_dict(self) -> dict[str, object]:
+        out: dict[str, object] = {
+            "query": self.query,
+            "entities": [e.as_dict(explain=self.explain) for e in self.entities],
+            "evidence": [e.as_dict() for e in self.evidence],
+            "summary": self.summary.as_dict(),
+        }
+        if self.evidence_chain:
+            out["evidence_chain"] = list(self.evidence_chain)
+        if self.notes:
+            out["notes"] = list(self.notes)
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class SearchHit:
+    """A chunk found by search, with its citation."""
+
+    chunk_id: int
+    path: str
+    title: str
+    heading: str
+    line_start: int
+    line_end: int
+    text: str
+    score: float
+    why: tuple[str, ...] = ()
+
+    def as_dict(self) -> dict[str, object]:
+        return {
+            "chunk_id": self.chunk_id,
+            "path": self.path,
+            "title": self.title,
+            "heading": self.heading,
+            "line_start": self.line_start,
+            "line_end": self.line_end,
+            "score": round(self.score, 4),
+            "text": self.text,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class EntityView:
+    """One entity with everything known about it."""
+
+    entity: EntityRow
+    names: tuple[tuple[str, str], ...]
+    types: tuple[str, ...]
+    facts: tuple[FactRow, ...]
+    incoming: tuple[FactRow, ...]
+
+    def as_dict(self) -> dict[str, object]:
+        return {
+            "iri": self.entity.iri,
+            "label": self.entity.label,
+            "kind": self.entity.kind,
+            "scope": self.entity.scope,
+            "types": list(self.types),
+            "names": [{"kind": k, "text": t} for k, t in self.names],
+            "facts": [f.as_dict() for f in self.facts],
+            "incoming": [f.as_dict() for f in self.incoming],
+        }

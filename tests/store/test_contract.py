@@ -1,0 +1,202 @@
+"""The store contract: every backend must pass this suite (parametrised in conftest)."""
+
+from __future__ import annotations
+
+import pytest
+
+from knotwork.errors import StoreError
+from knotwork.store import Store
+from knotwork.types import Applied, Deleted, Unchanged, name_key
+
+from .conftest import doc, fact, link, lit
+
+
+def live(store: Store, label: str) -> set[tuple[str, str]]:
+    eid = store.reader.find_entity(label, name_key(label))
+    assert eid is not None, label
+    return {(f.predicate, f.value_label or f.value) for f in store.reader.facts([eid])}
+
+
+def apply(store: Store, *docs, force: bool = False):  # type: ignore[no-untyped-def]
+    with store.write(actor="test") as w:
+        return [w.apply("default", d, force=force) for d in docs]
+
+
+def test_apply_then_unchanged(store: Store) -> None:
+    d = doc("a.md", [fact("role", lit("engineer"), 2)])
+    [out] = apply(store, d)
+    assert isinstance(out, Applied) and out.created and out.added == 1
+    [again] = apply(store, d)
+    assert isinstance(again, Unchanged)
+    assert store.reader.stats()["versions"] == 1
+
+
+def test_edit_diffs_owned_facts_and_keeps_recorded_at(store: Store) -> None:
+    apply(store, doc("a.md", [fact("role", lit("engineer"), 2), fact("links_to", link("B"), 3)]))
+    eid = store.reader.find_entity("a", "a")
+    before = {f.predicate: f for f in store.reader.facts([eid])}
+    [out] = apply(store, doc("a.md", [fact("role", lit("engineer"), 5),
+                                       fact("links_to", link("C"), 6)]))
+    assert isinstance(out, Applied) and (out.added, out.retracted, out.kept) == (1, 1, 1)
+    after = {f.predicate: f for f in store.reader.facts([eid])}
+    assert after["role"].recorded_at == before["role"].recorded_at
+    assert after["role"].source is not None and after["role"].source.line_start == 5
+    assert after["links_to"].value_label == "C"
+    hist = store.reader.facts([eid], history=True)
+    gone = [f for f in hist if f.retracted_at]
+    assert [f.value_label for f in gone] == ["B"]
+
+
+def test_delete_tombstones_and_retracts_everything(store: Store) -> None:
+    apply(store, doc("a.md", [fact("role", lit("engineer"), 2)], body="kestrel words here"))
+    with store.write(actor="test") as w:
+        out = w.delete("default", "a.md")
+    assert isinstance(out, Deleted) and out.retracted == 1
+    assert store.reader.search_chunks('"kestrel"', limit=5) == []
+    assert store.reader.lookup_names(["a"]) == {}
+    assert store.reader.document("default", "a.md")["deleted_at"] is not None  # type: ignore[index]
+    assert store.reader.stats()["facts"] == 0
+    with store.write(actor="test") as w:
+        assert w.delete("default", "a.md") is None
+
+
+def test_forward_link_binds_when_note_appears_and_unbinds_on_delete(store: Store) -> None:
+    apply(store, doc("a.md", [fact("depends_on", link("Kestrel Queue"), 2)]))
+    eid = store.reader.find_entity("a", "a")
+    [f] = store.reader.facts([eid])
+    assert f.value.startswith("kw:name/")
+    apply(store, doc("services/Kestrel Queue.md", [fact("port", lit("5672", "integer"), 2)]))
+    [f] = store.reader.facts([eid])
+    assert f.value == "kw:note/services/Kestrel%20Queue"
+    target = store.reader.find_entity("kestrel queue", "kestrel queue")
+    incoming = store.reader.facts([target], direction="in")
+    assert [x.subject_label for x in incoming] == ["a"]
+    with store.write(actor="test") as w:
+        w.delete("default", "services/Kestrel Queue.md")
+    [f] = store.reader.facts([eid])
+    assert f.value.startswith("kw:name/")
+
+
+def test_alias_repoints_links_without_rewriting_them(store: Store) -> None:
+    apply(store, doc("a.md", [fact("uses", link("KQ"), 2)]),
+          doc("queue.md", [], title="Kestrel Queue"))
+    eid = store.reader.find_entity("a", "a")
+    assert store.reader.facts([eid])[0].value_label == "KQ"
+    apply(store, doc("queue.md", [], title="Kestrel Queue", aliases=("KQ",)))
+    assert store.reader.facts([eid])[0].value_label == "Kestrel Queue"
+
+
+def test_same_name_resolves_to_shortest_path_and_is_reported(store: Store) -> None:
+    apply(store, doc("deep/nested/x.md", []), doc("x.md", []), doc("a.md", [fact(
+        "links_to", link("x"), 1)]))
+    eid = store.reader.find_entity("a", "a")
+    assert store.reader.facts([eid])[0].value == "kw:note/x"
+    assert ("x", ["x.md", "deep/nested/x.md"]) in store.reader.ambiguous_names()
+
+
+def test_rename_keeps_document_and_facts(store: Store) -> None:
+    d = doc("old.md", [fact("role", lit("engineer"), 2)])
+    apply(store, d)
+    before = store.reader.document("default", "old.md")
+    eid = store.reader.find_entity("old", "old")
+    f0 = store.reader.facts([eid])[0]
+    moved = doc("new.md", [fact("role", lit("engineer"), 2)])
+    with store.write(actor="test") as w:
+        out = w.apply("default", moved, rename_from="old.md")
+    assert isinstance(out, Applied) and out.renamed_from == "old.md" and out.retracted == 0
+    after = store.reader.document("default", "new.md")
+    assert after is not None and before is not None and after["id"] == before["id"]
+    f1 = store.reader.facts([store.reader.find_entity("new", "new")])[0]
+    assert f1.id == f0.id and f1.source is not None and f1.source.path == "new.md"
+
+
+def test_as_of_sees_the_past(store: Store) -> None:
+    apply(store, doc("a.md", [fact("status", lit("draft"), 2)]))
+    eid = store.reader.find_entity("a", "a")
+    t0 = store.reader.facts([eid])[0].recorded_at
+    apply(store, doc("a.md", [fact("status", lit("final"), 2)]))
+    assert {f.value for f in store.reader.facts([eid])} == {"final"}
+    assert {f.value for f in store.reader.facts([eid], as_of=t0)} == {"draft"}
+
+
+def test_failed_document_rolls_back_alone(store: Store) -> None:
+    good, bad = doc("good.md", [fact("role", lit("x"), 1)]), doc("bad.md", [fact("r", lit("y"), 1)])
+    with store.write(actor="test") as w:
+        w.apply("default", good)
+        with pytest.raises(RuntimeError), w.savepoint():
+            w.apply("default", bad)
+            raise RuntimeError("crash mid-document")
+    assert store.reader.document("default", "good.md") is not None
+    assert store.reader.document("default", "bad.md") is None
+    assert store.reader.stats()["facts"] == 1
+
+
+def test_crash_in_transaction_leaves_previous_state(store: Store) -> None:
+    apply(store, doc("a.md", [fact("status", lit("one"), 1)]))
+    with pytest.raises(RuntimeError), store.write(actor="test") as w:
+        w.apply("default", doc("a.md", [fact("status", lit("two"), 1)]))
+        raise RuntimeError("power cut")
+    assert live(store, "a") == {("status", "one")}
+
+
+def test_assert_and_retract_single_fact_with_events(store: Store) -> None:
+    from knotwork.types import FactDraft, Span
+
+    draft = FactDraft(subject=link("Traefik"), predicate="port", object=lit("443", "integer"),
+                      span=Span(0, 0), supporting_text="agent saw it", extractor="api",
+                      trust="asserted")
+    with store.write(actor="agent:x") as w:
+        fid = w.assert_fact("default", draft, reason="observed")
+    assert live(store, "traefik") == {("port", "443")}
+    with store.write(actor="agent:x") as w:
+        assert w.retract_fact(fid, reason="wrong port")
+        assert not w.retract_fact(fid, reason="again")
+    assert live(store, "traefik") == set()
+    actions = [e["action"] for e in store.reader.events(fact_ids=[fid])]
+    assert actions == ["retract", "assert"]
+
+
+def test_every_mutation_writes_an_event(store: Store) -> None:
+    apply(store, doc("a.md", [fact("r", lit("1"), 1)]))
+    apply(store, doc("a.md", [fact("r", lit("2"), 1)]))
+    with store.write(actor="test") as w:
+        w.delete("default", "a.md")
+    d = store.reader.document("default", "a.md")
+    assert d is not None
+    events = store.reader.events(document_id=int(d["id"]))  # type: ignore[arg-type]
+    assert [e["action"] for e in events] == ["delete", "update", "create"]
+    assert all(e["actor"] == "test" for e in events)
+
+
+def test_fulltext_finds_entities_and_chunks(store: Store) -> None:
+    apply(store, doc("services/Traefik.md", [fact("port", lit("443", "integer"), 2)],
+                     body="Traefik is the reverse proxy", aliases=("edge proxy",)))
+    hits = store.reader.search_entities('"proxy"', limit=5)
+    assert [h.id for h in hits] == [store.reader.find_entity("traefik", "traefik")]
+    assert len(store.reader.search_chunks('"reverse"', limit=5)) == 1
+
+
+def test_reopen_sees_committed_data(store: Store, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from knotwork.store import open_store
+
+    apply(store, doc("a.md", [fact("r", lit("1"), 1)]))
+    other = open_store(store.path)
+    try:
+        assert other.reader.stats()["facts"] == 1
+    finally:
+        other.close()
+
+
+def test_schema_newer_than_code_is_refused(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    import sqlite3
+
+    from knotwork.store import open_store
+
+    path = str(tmp_path / "s.db")
+    open_store(path).close()
+    con = sqlite3.connect(path)
+    con.execute("UPDATE meta SET value='999' WHERE key='schema_version'")
+    con.commit()
+    con.close()
+    with pytest.raises(StoreError, match="newer"):
+        open_store(path)
