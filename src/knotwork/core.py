@@ -12,28 +12,36 @@ from __future__ import annotations
 
 import getpass
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 from types import TracebackType
 from typing import Any
 
 from . import sync as _sync
+from .agent import build_agent_document
 from .config import Settings
-from .errors import InvalidQuery, NotFound
+from .errors import Conflict, InvalidQuery, NotFound
+from .ingest.lexicon import normalize_relation
 from .ingest.sources import DEFAULT_PATTERNS
 from .render import renderer
 from .retrieve import ContextOptions, build_context, count_tokens
 from .retrieve.query import fts_query
 from .store import Store, open_store
 from .types import (
+    Applied,
     EntityView,
+    FactDraft,
     FactRow,
     KnowledgeContext,
+    LiteralValue,
+    NameRef,
     SearchHit,
+    Span,
     SyncReport,
     name_key,
 )
+from .watch import VaultWatcher
 
 
 class Knotwork:
@@ -71,8 +79,14 @@ class Knotwork:
 
     def ingest(self, path: str | os.PathLike[str] | None = None, *, scope: str | None = None,
                patterns: Sequence[str] = DEFAULT_PATTERNS, force: bool = False,
-               dry_run: bool = False, progress: _sync.Progress | None = None) -> SyncReport:
-        """Bring the store in step with a folder: only what changed is applied."""
+               dry_run: bool = False, progress: _sync.Progress | None = None,
+               only: Sequence[str] | None = None) -> SyncReport:
+        """Bring the store in step with a folder: only what changed is applied.
+
+        ``only`` limits the work to those vault-relative paths (what a watcher saw change);
+        a path that no longer exists is deleted, a vanished path whose content reappears
+        under a new path is a rename.
+        """
         root = Path(path).expanduser() if path is not None else self.vault
         if root is None:
             raise InvalidQuery("no folder to ingest: pass a path or open a vault")
@@ -80,7 +94,98 @@ class Knotwork:
         return _sync.sync(self.store, root, scope=scope or s.scope, actor=self.actor,
                           patterns=tuple(patterns), force=force, dry_run=dry_run,
                           max_bytes=s.max_file_bytes, chunk_tokens=s.chunk_tokens,
-                          workers=s.workers, progress=progress)
+                          workers=s.workers, progress=progress, only=only)
+
+    def ingest_document(self, doc_id: str, title: str, source: str, raw_content: str, *,
+                        entities: Sequence[Mapping[str, Any]] = (),
+                        relations: Sequence[Mapping[str, Any]] = (),
+                        scope: str | None = None, min_confidence: float | None = None
+                        ) -> dict[str, object]:
+        """Store an agent's document with the entities and relations it extracted.
+
+        Re-sending a ``doc_id`` follows the ownership rule: facts the new payload no longer
+        states are retracted. Dropped entities and relations come back with their reasons.
+        """
+        s = self.settings
+        reader = self.store.reader
+        doc, dropped = build_agent_document(
+            doc_id, title, source, raw_content, entities, relations,
+            min_confidence=s.min_confidence if min_confidence is None else min_confidence,
+            known=lambda keys: set(reader.lookup_names(keys)), chunk_tokens=s.chunk_tokens)
+        with self.store.write(actor=self.actor) as w:
+            out = w.apply(scope or s.scope, doc)
+        applied = out if isinstance(out, Applied) else None
+        return {
+            "doc_id": doc_id,
+            "status": "unchanged" if applied is None else (
+                "created" if applied.created else "updated"),
+            "chunk_count": len(doc.chunks),
+            "nodes_added": sum(1 for f in doc.facts if f.predicate == "mentions"),
+            "edges_added": sum(1 for f in doc.facts if isinstance(f.object, NameRef)
+                               and f.predicate != "mentions"),
+            "facts_added": applied.added if applied else 0,
+            "facts_retracted": applied.retracted if applied else 0,
+            "dropped": [d.as_dict() for d in dropped],
+        }
+
+    def assert_fact(self, subject: str, predicate: str, value: str, *,
+                    value_type: str = "Literal", datatype: str = "string",
+                    confidence: float = 1.0, supporting_text: str = "",
+                    valid_from: str | None = None, valid_to: str | None = None,
+                    scope: str | None = None, reason: str | None = None) -> FactRow:
+        """Record one fact an agent or a person asserts (trust ``asserted``)."""
+        if not subject.strip() or not predicate.strip() or not value.strip():
+            raise InvalidQuery("subject, predicate and value are required")
+        if not 0.0 <= confidence <= 1.0:
+            raise InvalidQuery(f"confidence must be within 0..1, got {confidence}")
+        if value_type not in ("Entity", "Literal"):
+            raise InvalidQuery(f"value_type must be Entity or Literal, got {value_type!r}")
+        obj: NameRef | LiteralValue = NameRef.of(value) if value_type == "Entity" \
+            else LiteralValue(value, datatype)
+        draft = FactDraft(subject=NameRef.of(self._subject_name(subject)),
+                          predicate=normalize_relation(predicate), object=obj, span=Span(0, 0),
+                          supporting_text=supporting_text, extractor="api", trust="asserted",
+                          confidence=confidence, valid_from=valid_from, valid_to=valid_to)
+        with self.store.write(actor=self.actor) as w:
+            fid = w.assert_fact(scope or self.settings.scope, draft, reason=reason)
+        return self.store.reader.facts_by_id([fid])[0]
+
+    def _subject_name(self, ref: str) -> str:
+        """Assert on an existing entity by its label, so ``Traefik`` means the note."""
+        eid = self.store.reader.find_entity(ref.strip(), name_key(ref))
+        if eid is None:
+            return ref
+        return self.store.reader.entities([eid])[eid].label
+
+    def retract_fact(self, fact_id: int, *, reason: str) -> FactRow:
+        """Retract one fact (never deleted: ``as_of`` still sees it)."""
+        if not reason or not reason.strip():
+            raise InvalidQuery("a retraction needs a reason")
+        with self.store.write(actor=self.actor) as w:
+            ok = w.retract_fact(fact_id, reason=reason)
+        rows = self.store.reader.facts_by_id([fact_id])
+        if not rows:
+            raise NotFound("fact", str(fact_id))
+        if not ok:
+            raise Conflict(f"fact {fact_id} is already retracted", key=str(fact_id))
+        return rows[0]
+
+    def watcher(self, *, on_report: Callable[[SyncReport], None] | None = None,
+                on_error: Callable[[BaseException], None] | None = None) -> VaultWatcher:
+        """A watcher that applies the vault's changes as they happen (call ``.start()``).
+
+        It catches up first: changes made while nothing watched are applied at once.
+        """
+        if self.vault is None:
+            raise InvalidQuery("no vault to watch: open Knotwork with a vault folder")
+
+        def apply(paths: list[str] | None) -> None:
+            report = self.ingest(only=paths)
+            if on_report:
+                on_report(report)
+
+        return VaultWatcher(self.vault, apply, debounce_ms=self.settings.debounce_ms,
+                            on_error=on_error)
 
     # ------------------------------------------------------------ read
 

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from .errors import KnotworkError
-from .ingest.sources import DEFAULT_PATTERNS, SourceFile, scan
+from .ingest.sources import DEFAULT_PATTERNS, SourceFile, is_ignored, matches, scan, vault_path
 from .store import Store
 from .types import Applied, Issue, ParsedDocument, SyncReport, Unchanged
 
@@ -51,10 +51,19 @@ def _parse_job(job: tuple[str, bytes, int, int, int]) -> ParsedDocument | Issue:
 
 
 def plan(store: Store, root: Path, *, scope: str, patterns: tuple[str, ...],
-         force: bool, max_bytes: int) -> _Plan:
-    """Compare the folder with the store: what to parse, rename and delete."""
-    files, issues = scan(root, patterns=patterns)
-    index = store.reader.document_index(scope)
+         force: bool, max_bytes: int, only: Iterable[str] | None = None) -> _Plan:
+    """Compare the folder (or just the paths in ``only``) with the store.
+
+    ``only`` is the watcher's path: the cost is the number of paths named, not the size of
+    the vault.
+    """
+    if only is None:
+        files, issues = scan(root, patterns=patterns)
+        index = store.reader.document_index(scope)
+    else:
+        paths = sorted(set(only))
+        files, issues = _stat_paths(root, paths, patterns)
+        index = store.reader.document_index(scope, paths=paths)
     p = _Plan(issues=list(issues))
     on_disk: set[str] = set()
     new_by_hash: dict[str, list[tuple[SourceFile, bytes]]] = {}
@@ -88,16 +97,40 @@ def plan(store: Store, root: Path, *, scope: str, patterns: tuple[str, ...],
     return p
 
 
+def _stat_paths(root: Path, paths: list[str], patterns: tuple[str, ...]
+                ) -> tuple[list[SourceFile], list[Issue]]:
+    files, issues = [], []
+    for rel in paths:
+        if not matches(rel, patterns) or is_ignored(rel):
+            continue
+        try:
+            full = vault_path(root, rel)
+        except ValueError as exc:
+            issues.append(Issue(rel, str(exc)))
+            continue
+        try:
+            st = full.stat()
+        except FileNotFoundError:
+            continue  # gone: the plan treats it as deleted
+        except OSError as exc:
+            issues.append(Issue(rel, f"cannot read: {exc.strerror or exc}"))
+            continue
+        if full.is_file():
+            files.append(SourceFile(rel, str(full), st.st_size, st.st_mtime_ns))
+    return files, issues
+
+
 def sync(store: Store, root: str | os.PathLike[str], *, scope: str, actor: str,
          patterns: tuple[str, ...] = DEFAULT_PATTERNS, force: bool = False,
          dry_run: bool = False, max_bytes: int = 5_000_000, chunk_tokens: int = 220,
-         workers: int = 0, batch_size: int = 500, progress: Progress | None = None
-         ) -> SyncReport:
-    """Apply every change in ``root`` since the last sync; return what was done."""
+         workers: int = 0, batch_size: int = 500, progress: Progress | None = None,
+         only: Iterable[str] | None = None) -> SyncReport:
+    """Apply every change in ``root`` (or in the paths ``only``) since the last sync."""
     base = Path(root).expanduser().resolve()
     if not base.is_dir():
         raise KnotworkError(f"not a folder: {root}")
-    p = plan(store, base, scope=scope, patterns=patterns, force=force, max_bytes=max_bytes)
+    p = plan(store, base, scope=scope, patterns=patterns, force=force, max_bytes=max_bytes,
+             only=only)
     total = len(p.changed) + len(p.deleted)
     if dry_run:
         added = len(p.new) - len(p.renames)

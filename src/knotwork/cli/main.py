@@ -170,7 +170,8 @@ def entity(ref: Annotated[str, typer.Argument(help="Label, alias, name or iri.")
         _print_json(view.as_dict())
         return
     e = view.entity
-    out.print(f"[bold]{e.label}[/bold]  {e.iri}  ({e.kind}{', ' + ', '.join(view.types) if view.types else ''})")
+    kinds = ", ".join([e.kind, *view.types])
+    out.print(f"[bold]{e.label}[/bold]  {e.iri}  ({kinds})")
     if view.names:
         out.print("names: " + ", ".join(f"{t} ({k})" for k, t in view.names))
     _print_facts(list(view.facts))

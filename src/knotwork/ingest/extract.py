@@ -206,10 +206,13 @@ class _BlockReader:
         line = self.line_of(pos)
         return Span(line, line)
 
-    def add(self, pos: int, predicate: str, obj: ObjectRef, extractor: str, **kw: object) -> None:
-        """Add a fact whose source is the line holding ``pos``."""
+    def add(
+        self, pos: int, predicate: str, obj: ObjectRef, extractor: str,
+        qualifiers: tuple[tuple[str, str], ...] = (),
+    ) -> None:
+        """Add a fact about the note whose source is the line holding ``pos``."""
         self.sink.add(SELF, predicate, obj, self.line_span(pos), self.line_text(pos), extractor,
-                      **kw)  # type: ignore[arg-type]
+                      qualifiers=qualifiers)
 
     # -- inline fields and tags
 
@@ -292,9 +295,10 @@ class _BlockReader:
         if predicate is None:
             return
         for i in note_links:
-            link = self.links[i]
+            target = self.links[i].target
+            assert target is not None
             self.consumed.add(i)
-            self.add(link.start, predicate, link.target, "list_relation")  # type: ignore[arg-type]
+            self.add(self.links[i].start, predicate, target, "list_relation")
 
     def _rest_after(self, pos: int) -> str:
         return self.masked_links("\x01")[pos:]

@@ -100,6 +100,11 @@ def scan(root: str | os.PathLike[str], *, patterns: tuple[str, ...] = DEFAULT_PA
     return files, issues
 
 
+def is_ignored(path: str, ignore: tuple[str, ...] = DEFAULT_IGNORES) -> bool:
+    """True when any folder on ``path`` is one the scan skips (``.git/``, ``.obsidian/``…)."""
+    return any(part in ignore for part in path.split("/")[:-1])
+
+
 def vault_path(root: str | os.PathLike[str], path: str) -> Path:
     """Resolve a vault-relative path, refusing one that escapes the vault."""
     base = Path(root).resolve()

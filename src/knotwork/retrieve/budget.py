@@ -43,6 +43,13 @@ def pack(ctx: KnowledgeContext, *, max_tokens: int | None, measure: Measure) -> 
     if measure(probe) <= max_tokens:
         return _settle(ctx, measure, truncated=ctx.summary.truncated)
     entities, evidence = list(ctx.entities), list(ctx.evidence)
+    # First the cheapest loss: the "referenced by" lists, lowest-ranked entity first.
+    for i in range(len(entities) - 1, -1, -1):
+        if entities[i].incoming:
+            entities[i] = replace(entities[i], incoming=())
+            cut = _recount(ctx, entities, evidence)
+            if measure(_preset(cut, max_tokens, True)) <= max_tokens:
+                return _settle(cut, measure, truncated=True)
     while entities or evidence:
         drop_evidence = bool(evidence) and (
             not entities or evidence[-1].score <= entities[-1].score or len(entities) == 1)

@@ -44,7 +44,8 @@ def _fact_row(r: sqlite3.Row | tuple[object, ...]) -> FactRow:
     is_entity = r[7] is not None
     return FactRow(
         id=r[0], subject_id=r[1], subject_iri=r[2], subject_label=r[3], predicate=r[4],
-        value=str(r[8]) if is_entity else str(r[5]), value_type="Entity" if is_entity else "Literal",
+        value=str(r[8]) if is_entity else str(r[5]),
+        value_type="Entity" if is_entity else "Literal",
         datatype=r[6], object_id=r[7], value_label=r[9] if is_entity else None,
         confidence=float(r[10]), trust=r[11], review=r[12], scope=r[13], recorded_at=r[14],
         retracted_at=r[15], valid_from=r[16], valid_to=r[17], extractor=r[18], actor=r[19],
@@ -294,10 +295,19 @@ class Reader:
 
     # ------------------------------------------------------------ documents and audit
 
-    def document_index(self, scope: str) -> dict[str, tuple[str, int, int]]:
-        return {r[0]: (r[1], r[2], r[3]) for r in self.con.execute(
-            "SELECT path, content_hash, size, mtime_ns FROM documents"
-            " WHERE scope=? AND deleted_at IS NULL AND source_kind='file'", (scope,))}
+    def document_index(self, scope: str, *, paths: Sequence[str] | None = None
+                       ) -> dict[str, tuple[str, int, int]]:
+        """Live file documents of a scope (or just ``paths``): path → (hash, size, mtime)."""
+        sql = ("SELECT path, content_hash, size, mtime_ns FROM documents"
+               " WHERE scope=? AND deleted_at IS NULL AND source_kind='file'")
+        if paths is None:
+            return {r[0]: (r[1], r[2], r[3]) for r in self.con.execute(sql, (scope,))}
+        out: dict[str, tuple[str, int, int]] = {}
+        for i in range(0, len(paths), 500):
+            part = list(paths[i:i + 500])
+            out.update({r[0]: (r[1], r[2], r[3]) for r in self.con.execute(
+                f"{sql} AND path IN ({_marks(part)})", [scope, *part])})
+        return out
 
     def document(self, scope: str, path: str) -> dict[str, object] | None:
         row = self.con.execute(
@@ -319,7 +329,8 @@ class Reader:
         if fact_ids:
             where.append(f"fact_id IN ({_marks(fact_ids)})")
             args.extend(fact_ids)
-        sql = "SELECT id, at, actor, action, scope, document_id, fact_id, reason, detail FROM events"
+        sql = ("SELECT id, at, actor, action, scope, document_id, fact_id, reason, detail"
+               " FROM events")
         if where:
             sql += " WHERE " + " OR ".join(where)
         sql += f" ORDER BY id DESC LIMIT {int(limit)}"

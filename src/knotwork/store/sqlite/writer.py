@@ -88,7 +88,8 @@ class Writer:
                rename_from: str | None) -> Applied | Unchanged:
         con, ts = self.con, now_iso()
         row = con.execute(
-            "SELECT id, content_hash FROM documents WHERE scope=? AND path=? AND deleted_at IS NULL",
+            "SELECT id, content_hash FROM documents WHERE scope=? AND path=?"
+            " AND deleted_at IS NULL",
             (scope, rename_from or doc.path)).fetchone()
         if row and rename_from is None and row[1] == doc.content_hash and not force:
             return Unchanged(doc.path)
@@ -101,8 +102,8 @@ class Writer:
         con.execute("INSERT INTO versions(id, document_id, path, content_hash, text, recorded_at,"
                     " actor) VALUES(?,?,?,?,?,?,?)",
                     (version_id, doc_id, doc.path, doc.content_hash, doc.text, ts, self.actor))
-        con.execute("UPDATE documents SET path=?, title=?, doc_type=?, version_id=?, content_hash=?,"
-                    " size=?, mtime_ns=?, updated_at=?, source_kind=? WHERE id=?",
+        con.execute("UPDATE documents SET path=?, title=?, doc_type=?, version_id=?,"
+                    " content_hash=?, size=?, mtime_ns=?, updated_at=?, source_kind=? WHERE id=?",
                     (doc.path, doc.title, doc.doc_type, version_id, doc.content_hash, doc.size,
                      doc.mtime_ns, ts, doc.source_kind, doc_id))
         note_id = self._note_entity(scope, doc_id, doc, ts)
@@ -165,8 +166,9 @@ class Writer:
         return ids, starts
 
     def _retire_chunks(self, doc_id: int) -> None:
-        old = self.con.execute("SELECT id, context, text FROM chunks WHERE document_id=? AND live=1",
-                               (doc_id,)).fetchall()
+        old = self.con.execute(
+            "SELECT id, context, text FROM chunks WHERE document_id=? AND live=1",
+            (doc_id,)).fetchall()
         if not old:
             return
         self.con.executemany(
@@ -270,8 +272,8 @@ class Writer:
             "INSERT INTO facts(id, scope, fact_key, subject_id, predicate, object_id, value,"
             " datatype, qualifiers, valid_from, valid_to, confidence, trust, review, document_id,"
             " version_id, chunk_id, line_start, line_end, supporting_text, extractor,"
-            " extractor_version, actor, recorded_at) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,"
-            "?,?,?,?)", inserts)
+            " extractor_version, actor, recorded_at)"
+            f" VALUES({','.join('?' * 24)})", inserts)
         self.con.executemany(
             "UPDATE facts SET version_id=?, chunk_id=?, line_start=?, line_end=?,"
             " supporting_text=? WHERE id=?", updates)
@@ -342,7 +344,8 @@ class Writer:
         live = [r[0] for r in self.con.execute(
             "SELECT id FROM facts WHERE document_id=? AND retracted_at IS NULL", (doc_id,))]
         touched = self._retract_ids(live, ts, reason)
-        note = self.con.execute("SELECT id FROM entities WHERE key=?", (f"doc:{doc_id}",)).fetchone()
+        note = self.con.execute("SELECT id FROM entities WHERE key=?",
+                                (f"doc:{doc_id}",)).fetchone()
         self._refresh_entity_fts(touched | ({note[0]} if note else set()))
         self._event("delete", scope=scope, document_id=doc_id, reason=reason,
                     detail={"path": path, "retracted": len(live)})

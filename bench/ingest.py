@@ -1,0 +1,155 @@
+"""Ingest and query benchmark: prints one JSON line of numbers (never run as a test).
+
+    python bench/ingest.py                       # synthetic vault of 10,000 notes
+    python bench/ingest.py --notes 1000
+    python bench/ingest.py --vault ../shared/datasets/rust_rfcs/text
+
+Measures cold structural ingest (seconds, notes/s), peak RSS (this process plus its
+parser workers), store size, single-note edit and delete latency through the watcher's
+path (median of 20, each one a durable commit), and ``context`` latency p50/p95 over
+200 queries.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import resource
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from knotwork import Knotwork
+
+WORDS = ("queue proxy cluster deploy metrics alert latency storage backup replica schema "
+         "index cache token budget router gateway service host network volume snapshot "
+         "release rollout canary feature flag incident review decision context graph entity "
+         "fact chunk vector search ranking budget agent prompt pipeline worker scheduler "
+         "kernel memory disk thread process socket tls certificate dns zone record policy "
+         "role team owner status priority milestone sprint roadmap customer contract invoice "
+         "ledger audit compliance privacy retention encryption key rotation secret vault").split()
+TYPES = ("service", "host", "person", "project", "decision", "meeting", "team")
+RELS = ("depends_on", "runs_on", "uses", "part_of", "owns")
+
+
+def _words(rng: random.Random, n: int) -> str:
+    # Zipf-like: low indexes far more common, like real prose
+    return " ".join(WORDS[min(int(rng.paretovariate(1.2)) - 1, len(WORDS) - 1)]
+                    if rng.random() < 0.7 else rng.choice(WORDS) for _ in range(n))
+
+
+def make_vault(root: Path, n: int, seed: int = 7) -> list[str]:
+    """Write ``n`` notes of ~2–4 KB with frontmatter, headings, links (hubs included)."""
+    rng = random.Random(seed)
+    names = [f"Note {i:05d} {rng.choice(WORDS).title()}" for i in range(n)]
+    folders = ["services", "hosts", "people", "projects", "decisions", "meetings", "teams"]
+    paths = []
+    for i, name in enumerate(names):
+        folder = folders[i % len(folders)]
+        rel = f"{folder}/{i // 1000:02d}/{name}.md"
+        paths.append(rel)
+
+        def target() -> str:
+            # preferential attachment: a few notes are linked from everywhere
+            return names[min(int(rng.paretovariate(0.8)) - 1, n - 1)] if rng.random() < 0.3 \
+                else names[rng.randrange(n)]
+
+        lines = ["---", f"title: {name}", f"type: {TYPES[i % len(TYPES)]}",
+                 f"tags: [{rng.choice(WORDS)}, {rng.choice(WORDS)}]",
+                 f'{rng.choice(RELS)}: "[[{target()}]]"', f"priority: {rng.randint(1, 5)}",
+                 "---", "", f"# {name}", "", _words(rng, 60) + f" See [[{target()}]].", ""]
+        for s in range(rng.randint(3, 5)):
+            lines += [f"## {_words(rng, 3).title()} {s}", "",
+                      _words(rng, 50) + f" It depends on [[{target()}]] and uses [[{target()}]].",
+                      "", f"- {rng.choice(RELS)} [[{target()}]]",
+                      f"- [{rng.choice(WORDS)}] {_words(rng, 8)} #{rng.choice(WORDS)}",
+                      f"owner:: [[{target()}]]", "", _words(rng, 70), ""]
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text("\n".join(lines), encoding="utf-8")
+    return paths
+
+
+def _peak_rss_mb() -> float:
+    own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    kids = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    return round(max(own, kids) / 1024, 1)
+
+
+def _pct(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return round(ordered[min(len(ordered) - 1, int(q * len(ordered)))], 2)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--notes", type=int, default=10_000)
+    ap.add_argument("--vault", help="benchmark a real folder instead (copied, never modified)")
+    ap.add_argument("--queries", type=int, default=200)
+    ap.add_argument("--edits", type=int, default=20)
+    ap.add_argument("--workers", type=int, default=0)
+    args = ap.parse_args()
+
+    tmp = Path(tempfile.mkdtemp(prefix="kw-bench-"))
+    vault = tmp / "vault"
+    if args.vault:
+        shutil.copytree(args.vault, vault)
+        paths = sorted(str(p.relative_to(vault)) for p in vault.rglob("*.md"))
+    else:
+        vault.mkdir()
+        paths = make_vault(vault, args.notes)
+    db = tmp / "store.db"
+    kw = Knotwork.open(vault, db=str(db), workers=args.workers)
+    try:
+        t0 = time.perf_counter()
+        report = kw.ingest()
+        cold = time.perf_counter() - t0
+        rng = random.Random(11)
+
+        edit_ms = []
+        for rel in rng.sample(paths, min(args.edits, len(paths))):
+            f = vault / rel
+            f.write_text(f.read_text(encoding="utf-8") + f"\nEdited: uses [[{Path(rel).stem}]] "
+                         f"{rng.random()}\n", encoding="utf-8")
+            t = time.perf_counter()
+            r = kw.ingest(only=[rel])
+            edit_ms.append((time.perf_counter() - t) * 1000)
+            assert r.updated == 1, r
+        delete_ms = []
+        for rel in rng.sample(paths, min(args.edits, len(paths))):
+            (vault / rel).unlink()
+            t = time.perf_counter()
+            r = kw.ingest(only=[rel])
+            delete_ms.append((time.perf_counter() - t) * 1000)
+            assert r.deleted == 1, r
+
+        queries = []
+        for _ in range(args.queries):
+            queries.append(" ".join(rng.sample(WORDS, 2)) if rng.random() < 0.5
+                           else Path(rng.choice(paths)).stem)
+        kw.context(queries[0])  # load the token tables once
+        ctx_ms = []
+        for q in queries:
+            t = time.perf_counter()
+            kw.context(q)
+            ctx_ms.append((time.perf_counter() - t) * 1000)
+        size = sum(p.stat().st_size for p in tmp.glob("store.db*"))
+        print(json.dumps({
+            "notes": len(paths), "cold_ingest_s": round(cold, 2),
+            "notes_per_s": round(len(paths) / cold, 1), "errors": len(report.errors),
+            "facts": kw.stats()["facts"], "peak_rss_mb": _peak_rss_mb(),
+            "store_mb": round(size / 1e6, 1),
+            "edit_ms_median": round(statistics.median(edit_ms), 2),
+            "delete_ms_median": round(statistics.median(delete_ms), 2),
+            "context_ms_p50": _pct(ctx_ms, 0.5), "context_ms_p95": _pct(ctx_ms, 0.95),
+        }))
+    finally:
+        kw.close()
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

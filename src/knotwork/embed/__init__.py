@@ -1,0 +1,40 @@
+"""Embedders: the Protocol, the default offline model, and the alternatives.
+
+``open_embedder("minilm")`` (the default) runs all-MiniLM-L6-v2 int8 on onnxruntime,
+offline. ``"hash"`` is a deterministic test double; ``"openai:<model>"`` calls an
+OpenAI-compatible server; ``"st:<model>"`` uses sentence-transformers if installed.
+Importing this package loads none of onnxruntime, tokenizers or torch: each backend
+loads what it needs when first used.
+
+    >>> from knotwork.embed import open_embedder, manifest
+    >>> manifest(open_embedder("hash", dim=16)).dim
+    16
+"""
+
+from knotwork.embed.base import (
+    DEFAULT_EMBEDDER,
+    Embedder,
+    EmbedderManifest,
+    l2_normalize,
+    manifest,
+    open_embedder,
+    valid_specs,
+)
+from knotwork.embed.hashing import HashEmbedder
+from knotwork.embed.minilm import MiniLMEmbedder
+from knotwork.embed.openai_compat import OpenAIEmbedder
+from knotwork.embed.st import SentenceTransformerEmbedder
+
+__all__ = [
+    "DEFAULT_EMBEDDER",
+    "Embedder",
+    "EmbedderManifest",
+    "HashEmbedder",
+    "MiniLMEmbedder",
+    "OpenAIEmbedder",
+    "SentenceTransformerEmbedder",
+    "l2_normalize",
+    "manifest",
+    "open_embedder",
+    "valid_specs",
+]

@@ -1,0 +1,224 @@
+"""Find the inline syntax that carries structure: links, tags, inline fields, list items.
+
+Every finder works on *masked* text: the scanner has already replaced code spans and
+comments by ``\\x00`` and list/quote markers by spaces, one character for one, so offsets
+here are offsets into the file's own lines and nothing inside code is ever matched.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from dataclasses import dataclass
+from datetime import date, datetime
+from urllib.parse import unquote
+
+from ..types import LiteralValue, NameRef
+
+# [[Target]], [[Target|alias]], [[Target#Heading]], [[Target^block]], ![[embed]].
+# No "[" or "]" inside, and never across lines.
+_WIKILINK = re.compile(r"(!?)\[\[([^\[\]\n]*)\]\]")
+
+# [text](dest "title"): link text may hold one level of brackets ("[a [b] c](x.md)"),
+# the destination is either <angle bracketed, spaces allowed> or has balanced parens.
+_MD_LINK = re.compile(
+    r"(!?)\[((?:[^\[\]\n]|\[[^\[\]\n]*\])*)\]"
+    r"\(\s*(<[^<>\n]*>|(?:[^\s()]|\([^\s()]*\))+)"
+    r"""(?:\s+(?:"[^"\n]*"|'[^'\n]*'|\([^()\n]*\)))?\s*\)"""
+)
+
+# A scheme ("https:", "mailto:", "obsidian:") or protocol-relative "//host": not a note.
+_SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*:|//")
+
+# #tag, #nested/tag, #tag-with_dash; only after start, whitespace or "(" so that
+# "http://x/#frag", "a#b" and "\#escaped" are no tags.
+_TAG = re.compile(r"(?<![^\s(])#([\w/\-]+)")
+
+# Dataview "key:: value" filling a whole line; "::" must be followed by a blank or the
+# line end, so prose like "std::vector" is not a field.
+_LINE_FIELD = re.compile(
+    r"^[ \t]*(?P<key>[\w*][\w *\-/.'’]{0,60}?)[ \t]*::(?:[ \t]+(?P<value>[^\n]*)|[ \t]*$)",
+    re.MULTILINE,
+)
+# Dataview inline "[key:: value]" and "(key:: value)"; values may hold [[links]].
+_BRACKET_FIELD = re.compile(
+    r"\[(?P<key>[\w*][\w *\-/.'’]{0,60}?)::[ \t]*(?P<value>(?:\[\[[^\[\]\n]*\]\]|[^\[\]\n])*)\]"
+)
+_PAREN_FIELD = re.compile(
+    r"\((?P<key>[\w*][\w *\-/.'’]{0,60}?)::[ \t]*(?P<value>(?:\[\[[^\[\]\n]*\]\]|[^()\n])*)\)"
+)
+
+# "- [category] text": not a task box ("[ ]", "[x]", any single character), not a
+# Markdown link "[t](u)" or reference "[t][r]", not an inline field "[k:: v]".
+_OBSERVATION = re.compile(r"\[(?P<cat>[^\[\]\n:]{2,40})\](?![(\[:])[ \t]+(?P<text>\S.*)")
+# A trailing "(context)" of an observation line.
+_TRAILING_CONTEXT = re.compile(r"[ \t]*\([^()\n]*\)[ \t]*\Z")
+
+_INT = re.compile(r"[+-]?\d+\Z")
+_NUMBER = re.compile(r"[+-]?(?:\d+\.\d*|\.\d+)(?:[eE][+-]?\d+)?\Z|[+-]?\d+[eE][+-]?\d+\Z")
+_DATE = re.compile(r"\d{4}-\d{2}-\d{2}\Z")
+_DATETIME = re.compile(
+    r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?\Z"
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Link:
+    """A link found in masked text; ``target`` is None when it names no other note."""
+
+    start: int
+    end: int
+    kind: str  # "wikilink" | "mdlink"
+    target: NameRef | None
+    embed: bool = False
+    escaped: str | None = None  # the destination of a relative link that left the vault
+
+
+@dataclass(frozen=True, slots=True)
+class Field:
+    """A Dataview inline field; ``value_start``/``value_end`` are offsets in the text."""
+
+    start: int
+    key: str
+    value: str
+    value_start: int
+    value_end: int
+
+
+def wikilink_target(inner: str) -> str:
+    """Return the note part of a wikilink's inside ("" for a same-note ``[[#Heading]]``).
+
+    In a table the alias bar is escaped (``[[Target\\|alias]]``), so a backslash right
+    before the bar belongs to the escape, not to the target.
+    """
+    bar = inner.find("|")
+    target = inner if bar < 0 else inner[:bar].removesuffix("\\")
+    for stop in ("#", "^"):
+        cut = target.find(stop)
+        if cut >= 0:
+            target = target[:cut]
+    return target.strip()
+
+
+def find_wikilinks(text: str) -> list[Link]:
+    """Return every ``[[...]]`` in ``text``, embeds flagged."""
+    out: list[Link] = []
+    for m in _WIKILINK.finditer(text):
+        target = wikilink_target(m.group(2))
+        ref = NameRef.of(target) if target else None
+        out.append(Link(m.start(), m.end(), "wikilink", ref, embed=bool(m.group(1))))
+    return out
+
+
+def resolve_relative(dest: str, note_dir: str) -> tuple[str | None, bool]:
+    """Resolve a Markdown link destination to a vault path without ``.md``.
+
+    Returns ``(path, escaped)``: ``path`` is None for URLs, anchors and non-notes;
+    ``escaped`` is True when the link climbs out of the vault root. A leading ``/``
+    means the vault root (how Obsidian writes "absolute path in vault" links).
+    """
+    if dest.startswith("<"):
+        dest = dest[1:-1]
+    if _SCHEME.match(dest):
+        return None, False
+    dest = unquote(dest.split("#", 1)[0].split("?", 1)[0]).strip()
+    if not dest.lower().endswith(".md"):
+        return None, False
+    joined = dest.lstrip("/") if dest.startswith("/") else posixpath.join(note_dir, dest)
+    norm = posixpath.normpath(joined)
+    if norm == ".." or norm.startswith("../"):
+        return None, True
+    return norm[:-3], False
+
+
+def find_mdlinks(text: str, note_dir: str) -> list[Link]:
+    """Return every inline Markdown link (images and URLs too, with ``target=None``).
+
+    Links that name nothing are still returned so their spans can be masked before
+    tags are looked for (``[a](#frag)`` holds no tag).
+    """
+    out: list[Link] = []
+    for m in _MD_LINK.finditer(text):
+        if m.group(1):  # an image ![alt](src) is not a relation
+            out.append(Link(m.start(), m.end(), "mdlink", None, embed=True))
+            continue
+        path, escaped = resolve_relative(m.group(3), note_dir)
+        ref = NameRef.of(path) if path else None
+        dest = m.group(3) if escaped else None
+        out.append(Link(m.start(), m.end(), "mdlink", ref, escaped=dest))
+    return out
+
+
+def find_tags(text: str) -> list[tuple[int, str]]:
+    """Return ``(offset, tag)`` for each ``#tag`` (``#123`` is a number, not a tag)."""
+    out: list[tuple[int, str]] = []
+    for m in _TAG.finditer(text):
+        tag = m.group(1).rstrip("/")
+        if any(c.isalpha() or c == "_" for c in tag):
+            out.append((m.start(), tag))
+    return out
+
+
+def find_fields(text: str) -> list[Field]:
+    """Return the Dataview inline fields of ``text`` in order of appearance."""
+    out: list[Field] = []
+    if "::" not in text:
+        return out
+    for m in _BRACKET_FIELD.finditer(text):
+        out.append(_field(m))
+    for m in _PAREN_FIELD.finditer(text):
+        out.append(_field(m))
+    inline = [f.start for f in out]
+    for m in _LINE_FIELD.finditer(text):
+        # A line holding "[k:: v]" is prose around that field, not a "key:: value" line.
+        if m.group("value") is not None and not any(m.start() <= s < m.end() for s in inline):
+            out.append(_field(m))
+    out.sort(key=lambda f: f.start)
+    return out
+
+
+def _field(m: re.Match[str]) -> Field:
+    """Build a Field; "**Status**" keys lose their emphasis like Dataview's do."""
+    key = m.group("key").strip().strip("*_ ").strip()
+    raw = m.group("value")
+    lead = len(raw) - len(raw.lstrip())
+    value = raw.strip()
+    start = m.start("value") + lead
+    return Field(m.start(), key, value, start, start + len(value))
+
+
+def observation(content: str) -> tuple[str, int, int] | None:
+    """Match ``[category] text`` at the start of a list item's content.
+
+    Returns ``(category, text_start, text_end)`` with offsets into ``content``; the end
+    excludes a trailing ``(context)``.
+    """
+    m = _OBSERVATION.match(content)
+    if m is None or "::" in m.group("cat"):
+        return None
+    start = m.start("text")
+    ctx = _TRAILING_CONTEXT.search(content, start)
+    end = ctx.start() if ctx and ctx.start() > start else len(content.rstrip())
+    return m.group("cat").strip(), start, end
+
+
+def typed_literal(value: str) -> LiteralValue:
+    """Infer a literal's datatype from how it is written (``42``, ``true``, ``2024-05-01``)."""
+    low = value.lower()
+    if low in ("true", "false"):
+        return LiteralValue(low, "boolean")
+    if _INT.match(value):
+        return LiteralValue(str(int(value)), "integer")
+    if _NUMBER.match(value):
+        return LiteralValue(repr(float(value)), "number")
+    if _DATE.match(value):
+        try:
+            return LiteralValue(date.fromisoformat(value).isoformat(), "date")
+        except ValueError:
+            return LiteralValue(value)
+    if _DATETIME.match(value):
+        try:
+            return LiteralValue(datetime.fromisoformat(value).isoformat(), "datetime")
+        except ValueError:
+            return LiteralValue(value)
+    return LiteralValue(value)

@@ -1,0 +1,456 @@
+"""Parse one Markdown note: bytes in, a ``ParsedDocument`` (or a fatal ``Issue``) out.
+
+One pass over the lines classifies each as blank, prose, heading or code (fenced or
+indented) and masks what must never yield structure: inline code spans, HTML comments
+``<!-- -->`` and Obsidian comments ``%% %%`` (both may span lines). Masking replaces a
+character by ``\\x00`` (and list/quote markers by spaces), one for one, so every offset
+found later is an offset into the file's own line. Headings cut the text into chunks;
+prose lines are grouped into blocks for ``extract``.
+
+>>> doc = parse_markdown("ops/Traefik.md", b"# Traefik\\nIt runs on [[kota]].\\n")
+>>> [(f.predicate, f.object.text) for f in doc.facts]
+[('runs_on', 'kota')]
+"""
+
+from __future__ import annotations
+
+import hashlib
+import posixpath
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+from ..types import ChunkDraft, Issue, NameDecl, ParsedDocument, Span, name_key
+from .extract import Block, extract_facts
+from .frontmatter import Entry, read_frontmatter
+from .lexicon import normalize_key
+
+BLANK, TEXT, HEADING, CODE, RULE = range(5)
+_BINARY_SNIFF = 8192
+
+# ATX heading "## Title ##": 1-6 "#" then a blank or the line end ("#tag" is no heading).
+_ATX = re.compile(r" {0,3}(#{1,6})(?=[ \t]|$)[ \t]*")
+_ATX_CLOSE = re.compile(r"(?:^|[ \t]+)#+[ \t]*$")
+# Setext underline "===" / "---" under a one-line paragraph.
+_SETEXT = re.compile(r" {0,3}(=+|-+)[ \t]*$")
+# Fence opener, also inside block quotes ("> ```") and list items (any indent).
+_FENCE = re.compile(r"(?:[ \t]*>)*[ \t]*(`{3,}|~{3,})(.*)")
+_QUOTE = re.compile(r"(?:[ \t]*>[ \t]?)+")
+_LIST = re.compile(r"[ \t]*(?:[-*+]|\d{1,9}[.)])(?:[ \t]+|$)")
+# A task box "[ ]", "[x]" or any one-character Obsidian status such as "[-]" or "[/]".
+_TASK = re.compile(r"\[[^\[\]]\](?:[ \t]+|$)")
+_SPECIAL = re.compile(r"`+|<!--|%%")
+
+
+@lru_cache(maxsize=16)
+def _closing_ticks(n: int) -> re.Pattern[str]:
+    """A code span closes with a backtick run of exactly the opening length."""
+    return re.compile(rf"(?<!`)`{{{n}}}(?!`)")
+
+
+def mask_inline(line: str, state: int) -> tuple[str, int]:
+    """Mask code spans and comments in ``line``; ``state`` carries an open comment.
+
+    ``state`` is 0 (none), 1 (inside ``<!--``) or 2 (inside ``%%``); the returned state
+    is the one the next line starts in.
+    """
+    if not state and "`" not in line and "<!--" not in line and "%%" not in line:
+        return line, 0
+    out: list[str] = []
+    i, n = 0, len(line)
+    while i < n:
+        if state:
+            closer = "-->" if state == 1 else "%%"
+            j = line.find(closer, i)
+            stop = n if j < 0 else j + len(closer)
+            out.append("\x00" * (stop - i))
+            i, state = stop, (state if j < 0 else 0)
+            continue
+        m = _SPECIAL.search(line, i)
+        if m is None:
+            out.append(line[i:])
+            break
+        out.append(line[i:m.start()])
+        token = m.group()
+        if token in ("<!--", "%%"):
+            state = 1 if token == "<!--" else 2
+            out.append("\x00" * len(token))
+            i = m.end()
+            continue
+        close = _closing_ticks(len(token)).search(line, m.end())
+        if close is None:  # an unmatched backtick run is literal text
+            out.append(token)
+            i = m.end()
+        else:
+            out.append("\x00" * (close.end() - m.start()))
+            i = close.end()
+    return "".join(out), state
+
+
+@dataclass(slots=True)
+class ScannedLine:
+    kind: int
+    masked: str = ""
+    content: int = 0
+    level: int = 0
+    heading: str = ""
+    list_item: bool = False
+    task: bool = False
+    table: bool = False
+
+
+def _indent(line: str) -> int:
+    width = 0
+    for c in line:
+        if c == " ":
+            width += 1
+        elif c == "\t":
+            width += 4 - width % 4
+        else:
+            break
+    return width
+
+
+@dataclass(slots=True)
+class _Scanner:
+    """The line classifier's state between lines."""
+
+    fence: str = ""  # the opening fence run while inside a fenced block
+    comment: int = 0
+    indented: bool = False
+    list_ctx: bool = False
+    after_break: bool = True  # previous line blank, a heading, a fence or the start
+    out: list[ScannedLine] = field(default_factory=list)
+
+    def scan(self, lines: Sequence[str], start: int) -> list[ScannedLine]:
+        for raw in lines[start:]:
+            self.out.append(self.line(raw))
+        return self.out
+
+    def line(self, raw: str) -> ScannedLine:
+        if self.fence:
+            return self.in_fence(raw)
+        if self.comment:  # a comment left open masks on; no block syntax inside it
+            masked, self.comment = mask_inline(raw, self.comment)
+            self.after_break = False
+            return ScannedLine(TEXT, masked)
+        if not raw.strip():
+            self.after_break = True
+            return ScannedLine(BLANK)
+        indent = _indent(raw)
+        if self.indented and indent >= 4:
+            return ScannedLine(CODE)
+        self.indented = False
+        if indent >= 4 and self.after_break and not self.list_ctx:
+            self.indented = True  # an indented code block, not a list continuation
+            return ScannedLine(CODE)
+        fence = _FENCE.match(raw)
+        if fence and not (fence.group(1)[0] == "`" and "`" in fence.group(2)):
+            self.fence, self.after_break = fence.group(1), False
+            if indent == 0:  # a fence at the margin ends any list before it
+                self.list_ctx = False
+            return ScannedLine(CODE)
+        return self.prose(raw, indent)
+
+    def in_fence(self, raw: str) -> ScannedLine:
+        """Inside a fence until a run of the same character, at least as long, alone."""
+        stripped = raw.strip().lstrip(">").strip()
+        char = self.fence[0]
+        if len(stripped) >= len(self.fence) and stripped == char * len(stripped):
+            self.fence, self.after_break = "", True
+        return ScannedLine(CODE)
+
+    def prose(self, raw: str, indent: int) -> ScannedLine:
+        masked, self.comment = mask_inline(raw, 0)
+        heading = _ATX.match(masked) if indent < 4 else None
+        if heading:
+            self.list_ctx, self.after_break = False, True
+            text = _ATX_CLOSE.sub("", raw[heading.end():]).strip()
+            content = heading.end()
+            return ScannedLine(HEADING, " " * content + masked[content:], content,
+                               len(heading.group(1)), text)
+        if self.setext(raw):
+            return ScannedLine(RULE)
+        line = self.structure(raw, masked, indent)
+        self.after_break = False
+        return line
+
+    def structure(self, raw: str, masked: str, indent: int) -> ScannedLine:
+        """Classify list items, tasks, quotes and table rows; blank their markers."""
+        quote = _QUOTE.match(raw)
+        content = quote.end() if quote else 0
+        item = _LIST.match(raw, content)
+        task = False
+        if item:
+            content = item.end()
+            box = _TASK.match(raw, content)
+            if box:
+                task, content = True, box.end()
+            self.list_ctx = True
+        elif indent == 0 and self.after_break:
+            self.list_ctx = False  # a paragraph after a blank line ends the list
+        table = raw.startswith("|", content) if not item else False
+        return ScannedLine(TEXT, " " * content + masked[content:], content,
+                           list_item=bool(item), task=task, table=table)
+
+    def setext(self, raw: str) -> bool:
+        """Turn the previous one-line paragraph into a heading if ``raw`` underlines it."""
+        m = _SETEXT.match(raw)
+        if not m or self.after_break or not self.out:
+            return False
+        prev = self.out[-1]
+        before = self.out[-2].kind if len(self.out) > 1 else BLANK
+        if prev.kind != TEXT or prev.list_item or prev.table or prev.content:
+            return False
+        if before not in (BLANK, HEADING, CODE, RULE):
+            return False
+        prev.kind, prev.level = HEADING, 1 if m.group(1)[0] == "=" else 2
+        prev.heading = prev.masked.strip()
+        self.after_break = True
+        return True
+
+
+def scan_body(lines: Sequence[str], start: int) -> list[ScannedLine]:
+    """Classify ``lines[start:]``; the result is aligned with those lines."""
+    return _Scanner().scan(lines, start)
+
+
+def blocks_of(lines: Sequence[str], start: int, scanned: list[ScannedLine]) -> list[Block]:
+    """Group prose lines into blocks: paragraphs, list items, headings, table rows."""
+    blocks: list[Block] = []
+    current: Block | None = None
+    prev_table = False
+    for offset, line in enumerate(scanned):
+        if line.kind not in (TEXT, HEADING):
+            current = None
+            continue
+        number = start + offset + 1
+        joins = (current is not None and line.kind == TEXT and not line.list_item
+                 and not line.table and not prev_table)
+        if joins and current is not None:
+            current.masked.append(line.masked)
+            current.raw.append(lines[number - 1])
+        else:
+            current = Block(number, [line.masked], [lines[number - 1]], line.content,
+                            line.list_item, line.task, line.table)
+            blocks.append(current)
+        if line.kind == HEADING:
+            current = None
+        prev_table = line.table
+    return blocks
+
+
+# ---------------------------------------------------------------- chunks
+
+
+def build_chunks(
+    lines: Sequence[str], start: int, scanned: list[ScannedLine], chunk_tokens: int
+) -> tuple[ChunkDraft, ...]:
+    """Cut the body at headings; split long sections at paragraphs, then at lines."""
+    budget = max(1, chunk_tokens) * 4  # tokens estimated as characters / 4
+    prefix = [0]
+    for line in lines:
+        prefix.append(prefix[-1] + len(line) + 1)
+    chunker = _Chunker(lines, start, scanned, budget, prefix)
+    return chunker.chunks()
+
+
+@dataclass(slots=True)
+class _Chunker:
+    lines: Sequence[str]
+    start: int
+    scanned: list[ScannedLine]
+    budget: int
+    prefix: list[int]
+    out: list[ChunkDraft] = field(default_factory=list)
+
+    def size(self, a: int, b: int) -> int:
+        """Characters of lines ``a..b`` (0-based, inclusive) joined by "\\n"."""
+        return self.prefix[b + 1] - self.prefix[a] - 1
+
+    def chunks(self) -> tuple[ChunkDraft, ...]:
+        stack: list[tuple[int, str]] = []
+        section_start, path = self.start, ()
+        for offset, line in enumerate(self.scanned):
+            if line.kind != HEADING:
+                continue
+            index = self.start + offset
+            self.section(section_start, index - 1, path)
+            while stack and stack[-1][0] >= line.level:
+                stack.pop()
+            stack.append((line.level, line.heading))
+            section_start, path = index, tuple(text for _, text in stack)
+        self.section(section_start, len(self.lines) - 1, path)
+        return tuple(self.out)
+
+    def blank(self, i: int) -> bool:
+        """A blank line outside fenced code (where blank lines are content)."""
+        return not self.lines[i].strip() and self.scanned[i - self.start].kind != CODE
+
+    def section(self, a: int, b: int, path: tuple[str, ...]) -> None:
+        while a <= b and not self.lines[a].strip():
+            a += 1
+        while b >= a and not self.lines[b].strip():
+            b -= 1
+        if a > b:
+            return
+        if self.size(a, b) <= self.budget:
+            self.emit(a, b, path)
+            return
+        for pa, pb in self.pieces(a, b):
+            self.emit(pa, pb, path)
+
+    def pieces(self, a: int, b: int) -> list[tuple[int, int]]:
+        """Pack paragraphs (fenced code kept whole) into pieces under the budget."""
+        out: list[tuple[int, int]] = []
+        cur: tuple[int, int] | None = None
+        for ua, ub in self.units(a, b):
+            if cur is not None and self.size(cur[0], ub) <= self.budget:
+                cur = (cur[0], ub)
+            elif self.size(ua, ub) <= self.budget:
+                if cur is not None:
+                    out.append(cur)
+                cur = (ua, ub)
+            else:  # one paragraph alone is too big: split it (and what precedes) by lines
+                out.extend(self.by_lines(cur[0] if cur else ua, ub))
+                cur = None
+        if cur is not None:
+            out.append(cur)
+        return out
+
+    def units(self, a: int, b: int) -> list[tuple[int, int]]:
+        units: list[tuple[int, int]] = []
+        ua: int | None = None
+        for i in range(a, b + 1):
+            if self.blank(i):
+                if ua is not None:
+                    units.append((ua, i - 1))
+                ua = None
+            elif ua is None:
+                ua = i
+        if ua is not None:
+            units.append((ua, b))
+        return units
+
+    def by_lines(self, a: int, b: int) -> list[tuple[int, int]]:
+        out: list[tuple[int, int]] = []
+        pa = a
+        for i in range(a + 1, b + 1):
+            if self.size(pa, i) > self.budget:
+                out.append((pa, i - 1))
+                pa = i
+        out.append((pa, b))
+        return out
+
+    def emit(self, a: int, b: int, path: tuple[str, ...]) -> None:
+        while a <= b and not self.lines[a].strip():
+            a += 1
+        while b >= a and not self.lines[b].strip():
+            b -= 1
+        if a > b:
+            return
+        text = "\n".join(self.lines[a:b + 1])
+        self.out.append(ChunkDraft(len(self.out), path, text, Span(a + 1, b + 1)))
+
+
+# ---------------------------------------------------------------- the entry point
+
+
+def split_lines(text: str) -> list[str]:
+    """Split on "\\n" only (a CRLF is one break; no other character ends a line)."""
+    lines = text.split("\n")
+    if lines[-1] == "":
+        lines.pop()
+    if "\r" in text:
+        lines = [line[:-1] if line.endswith("\r") else line for line in lines]
+    return lines
+
+
+def decode(path: str, data: bytes, max_bytes: int) -> str | Issue:
+    """Return the text without a BOM, or the fatal issue that keeps the file out."""
+    if len(data) > max_bytes:
+        return Issue(path, f"file too large: {len(data)} bytes > limit {max_bytes}")
+    if b"\x00" in data[:_BINARY_SNIFF]:
+        return Issue(path, "binary file")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        return Issue(path, f"invalid UTF-8 at byte {exc.start}", line)
+    return text[1:] if text.startswith("\ufeff") else text
+
+
+def _names(path: str, entries: Sequence[Entry]) -> tuple[str, str, tuple[NameDecl, ...]]:
+    """Return ``(title, doc_type, names)``; names are deduplicated by key, path first."""
+    bare = path[:-3] if path.lower().endswith(".md") else path
+    stem = posixpath.basename(bare)
+    title, doc_type, aliases = "", "note", []
+    for entry in entries:
+        canon = normalize_key(entry.key)
+        if canon == "title" and not title and _scalar(entry.value):
+            title = str(entry.value).strip()
+        elif canon == "type" and doc_type == "note":
+            doc_type = _doc_type(entry.value) or doc_type
+        elif canon == "aliases":
+            values = entry.value if isinstance(entry.value, list) else [entry.value]
+            aliases += [str(v).strip() for v in values if _scalar(v) and str(v).strip()]
+    candidates = [(bare, "path"), (stem, "stem")]
+    if title:
+        candidates.append((title, "title"))
+    candidates += [(alias, "alias") for alias in aliases]
+    names: dict[str, NameDecl] = {}
+    for text, kind in candidates:
+        key = name_key(text)
+        if key and key not in names:
+            names[key] = NameDecl(key, text, kind)  # type: ignore[arg-type]
+    return title or stem, doc_type, tuple(names.values())
+
+
+def _scalar(value: object) -> bool:
+    return value is not None and not isinstance(value, dict | list)
+
+
+def _doc_type(value: object) -> str | None:
+    """The note type: a string (``[[Person]]`` → ``Person``), or a list's first string."""
+    if isinstance(value, list):
+        value = next((v for v in value if isinstance(v, str)), None)
+    if not isinstance(value, str) or not value.strip():
+        return None
+    text = value.strip()
+    if text.startswith("[[") and text.endswith("]]"):
+        text = text[2:-2].split("|")[0].strip()
+    return text or None
+
+
+def parse_markdown(
+    path: str, data: bytes, *, max_bytes: int = 5_000_000, chunk_tokens: int = 220
+) -> ParsedDocument | Issue:
+    """Parse a Markdown note into names, chunks and fact drafts, or a fatal ``Issue``.
+
+    ``path`` is the vault-relative POSIX path; it names the note and anchors relative
+    links. Problems that do not stop the note (malformed frontmatter, a link escaping
+    the vault) come back as non-fatal issues on the document.
+    """
+    text = decode(path, data, max_bytes)
+    if isinstance(text, Issue):
+        return text
+    lines = split_lines(text) if text else []
+    front = read_frontmatter(path, lines)
+    scanned = scan_body(lines, front.body_start)
+    chunks = build_chunks(lines, front.body_start, scanned, chunk_tokens)
+    blocks = blocks_of(lines, front.body_start, scanned)
+    facts, issues = extract_facts(path, front.entries, blocks)
+    title, doc_type, names = _names(path, front.entries)
+    return ParsedDocument(
+        path=path,
+        text=text,
+        content_hash=hashlib.sha256(data).hexdigest(),
+        title=title,
+        doc_type=doc_type,
+        names=names,
+        chunks=chunks,
+        facts=facts,
+        issues=front.issues + issues,
+        size=len(data),
+    )

@@ -1,0 +1,111 @@
+"""The invariant that defines knotwork: after any sequence of creates, edits, renames,
+deletes and atomic saves, the live facts equal those of a fresh ingest of the files."""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from knotwork import Knotwork
+from knotwork.types import FactRow
+
+NAMES = ["Alpha", "Beta", "ops/Gamma", "ops/deep/Delta", "Kestrel Queue", "kota"]
+TARGETS = ["Alpha", "Beta", "Gamma", "Delta", "Kestrel Queue", "kota", "KQ", "Missing Note",
+           "ops/Gamma"]
+
+line = st.one_of(
+    st.sampled_from(["", "Plain prose without links.", "## Section", "### Deeper", "#infra note",
+                     "- [decision] Pin the version #ops (after review)", "status:: active",
+                     "```", "port:: 443"]),
+    st.builds(lambda t: f"See [[{t}]] for details.", st.sampled_from(TARGETS)),
+    st.builds(lambda a, b: f"[[{a}]] runs on [[{b}]].", st.sampled_from(TARGETS),
+              st.sampled_from(TARGETS)),
+    st.builds(lambda t: f"- depends_on [[{t}]] (for storage)", st.sampled_from(TARGETS)),
+    st.builds(lambda t: f"It works with [[{t}|the team]] daily.", st.sampled_from(TARGETS)),
+    st.builds(lambda t: f"owner:: [[{t}]]", st.sampled_from(TARGETS)),
+    st.builds(lambda t: f"Read [the note](../{t}.md).", st.sampled_from(["Alpha", "ops/Gamma"])),
+)
+
+
+@st.composite
+def note(draw: st.DrawFn) -> str:
+    head: list[str] = []
+    if draw(st.booleans()):
+        head = ["---"]
+        if draw(st.booleans()):
+            head.append(f"aliases: [{draw(st.sampled_from(['KQ', 'Q', 'ops']))}]")
+        if draw(st.booleans()):
+            head.append(f'runs_on: "[[{draw(st.sampled_from(TARGETS))}]]"')
+        if draw(st.booleans()):
+            head.append("role: ruolo")
+        if draw(st.booleans()):
+            head.append("tags: [x, y")  # malformed YAML: an error, the body still counts
+        head.append("---")
+    body = draw(st.lists(line, max_size=8))
+    return "\n".join(head + body) + ("\n" if draw(st.booleans()) else "")
+
+
+op = st.one_of(
+    st.tuples(st.just("write"), st.sampled_from(NAMES), note()),
+    st.tuples(st.just("delete"), st.sampled_from(NAMES), st.just("")),
+    st.tuples(st.just("rename"), st.sampled_from(NAMES), st.sampled_from(NAMES)),
+    st.tuples(st.just("atomic"), st.sampled_from(NAMES), note()),
+    st.tuples(st.just("prepend"), st.sampled_from(NAMES), st.just("")),
+)
+
+
+def canon(f: FactRow) -> tuple[object, ...]:
+    src = f.source
+    return (f.subject_iri, f.predicate, f.value, f.value_type, f.datatype, f.confidence,
+            f.trust, f.qualifiers, src and (src.path, src.line_start, src.line_end,
+                                            src.supporting_text))
+
+
+def live(kw: Knotwork) -> list[tuple[object, ...]]:
+    return sorted((canon(f) for f in kw.store.reader.live_facts()), key=repr)
+
+
+def apply_op(vault: Path, kind: str, name: str, arg: str) -> None:
+    path = vault / f"{name}.md"
+    if kind == "write" or kind == "atomic":
+        if kind == "atomic" and path.exists():
+            path.unlink()  # an editor's atomic save: delete, then create the same path
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(arg, encoding="utf-8")
+    elif kind == "delete" and path.exists():
+        path.unlink()
+    elif kind == "rename" and path.exists():
+        dest = vault / f"{arg}.md"
+        if not dest.exists():
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            path.rename(dest)
+    elif kind == "prepend" and path.exists():
+        path.write_text("Inserted first line.\n" + path.read_text(encoding="utf-8"),
+                        encoding="utf-8")
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(op, min_size=1, max_size=10))
+def test_live_facts_equal_a_fresh_ingest_after_every_step(ops: list[tuple[str, str, str]]
+                                                          ) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        vault = Path(tmp) / "vault"
+        vault.mkdir()
+        kw = Knotwork.open(vault, db=str(Path(tmp) / "inc.db"), synchronous="OFF")
+        try:
+            for i, (kind, name, arg) in enumerate(ops):
+                apply_op(vault, kind, name, arg)
+                kw.ingest()
+                fresh = Knotwork.open(vault, db=str(Path(tmp) / f"fresh{i}.db"),
+                                      synchronous="OFF")
+                try:
+                    fresh.ingest()
+                    assert live(kw) == live(fresh), f"step {i}: {kind} {name}"
+                    assert kw.stats()["documents"] == fresh.stats()["documents"]
+                finally:
+                    fresh.close()
+        finally:
+            kw.close()

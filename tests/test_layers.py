@@ -1,0 +1,68 @@
+"""The dependency direction of STYLE.md, enforced by walking every import with ``ast``."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import knotwork
+
+ROOT = Path(knotwork.__file__).parent
+
+# layer -> the knotwork layers it may import (itself always allowed)
+ALLOWED: dict[str, set[str]] = {
+    "types": set(),
+    "errors": set(),
+    "config": {"errors"},
+    "ingest": {"types", "errors"},
+    "store": {"types", "errors"},
+    "embed": {"types", "errors"},
+    "retrieve": {"types", "errors", "store", "embed"},
+    "render": {"types"},
+    "sync": {"types", "errors", "ingest", "store"},
+    "core": {"types", "errors", "config", "ingest", "store", "embed", "retrieve", "render",
+             "sync", "agent", "watch"},
+    "agent": {"types", "errors", "ingest"},
+    "watch": {"types", "errors"},
+    "cli": {"core", "types", "render", "errors", "config", "server", "mcp", "watch"},
+    "server": {"core", "types", "render", "errors", "config"},
+    "mcp": {"core", "types", "render", "errors", "config"},
+    "web": {"core", "types", "render", "errors"},
+    "__init__": {"config", "core", "errors", "types"},
+}
+
+
+def _layer(path: Path) -> str:
+    rel = path.relative_to(ROOT)
+    return rel.parts[0].removesuffix(".py")
+
+
+def _imports(path: Path) -> set[str]:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    pkg = path.relative_to(ROOT.parent).with_suffix("").parts[:-1]
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = list(pkg[: len(pkg) - node.level + 1])
+                mod = ".".join(base + ([node.module] if node.module else []))
+                if not node.module:
+                    found.update(f"{mod}.{a.name}" for a in node.names)
+                    continue
+            else:
+                mod = node.module or ""
+            found.add(mod)
+        elif isinstance(node, ast.Import):
+            found.update(a.name for a in node.names)
+    return {m.split(".")[1] for m in found if m.startswith("knotwork.") and m.count(".") >= 1}
+
+
+def test_no_layer_imports_a_higher_one() -> None:
+    bad = []
+    for path in sorted(ROOT.rglob("*.py")):
+        layer = _layer(path)
+        assert layer in ALLOWED, f"unknown layer {layer} ({path})"
+        for dep in _imports(path) - {layer}:
+            if dep not in ALLOWED[layer]:
+                bad.append(f"{path.relative_to(ROOT)} imports knotwork.{dep}")
+    assert not bad, "\n".join(bad)
