@@ -36,10 +36,27 @@ TYPES = ("service", "host", "person", "project", "decision", "meeting", "team")
 RELS = ("depends_on", "runs_on", "uses", "part_of", "owns")
 
 
+def _vocabulary(rng: random.Random, size: int = 4000) -> list[str]:
+    syll = ["ka", "lo", "mi", "ren", "ta", "vo", "sel", "dor", "pra", "qu", "ist", "en", "ar",
+            "tel", "gon", "ux", "be", "ra", "mon", "fi"]
+    words = {"".join(rng.choice(syll) for _ in range(rng.randint(2, 4))) for _ in range(size * 2)}
+    return sorted(words)[:size]
+
+
+_VOCAB: list[str] = []
+
+
 def _words(rng: random.Random, n: int) -> str:
-    # Zipf-like: low indexes far more common, like real prose
-    return " ".join(WORDS[min(int(rng.paretovariate(1.2)) - 1, len(WORDS) - 1)]
-                    if rng.random() < 0.7 else rng.choice(WORDS) for _ in range(n))
+    """Prose with a Zipfian vocabulary of a few thousand words, domain terms sprinkled in."""
+    if not _VOCAB:
+        _VOCAB.extend(_vocabulary(random.Random(3)))
+    out = []
+    for _ in range(n):
+        if rng.random() < 0.08:
+            out.append(rng.choice(WORDS))
+        else:
+            out.append(_VOCAB[min(int(rng.paretovariate(1.1)) - 1, len(_VOCAB) - 1)])
+    return " ".join(out)
 
 
 def make_vault(root: Path, n: int, seed: int = 7) -> list[str]:

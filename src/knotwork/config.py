@@ -31,6 +31,8 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("max_entities", 20, "Default number of entities a context answer returns."),
     Setting("link_depth", 1, "Default hops of link expansion in context answers."),
     Setting("max_facts", 20, "Facts listed per entity in a context answer."),
+    Setting("context_max_tokens", 6000,
+            "Default token budget of a context answer as rendered (0 = no limit)."),
     Setting("min_confidence", 0.6, "Relations below this confidence are dropped on agent ingest."),
     Setting("token_encoding", "o200k_base", "Tokenizer used to count the tokens of answers."),
     Setting("debounce_ms", 500, "Watcher debounce: file events closer than this are merged."),
@@ -51,6 +53,7 @@ class Settings:
     max_entities: int = 20
     link_depth: int = 1
     max_facts: int = 20
+    context_max_tokens: int = 6000
     min_confidence: float = 0.6
     token_encoding: str = "o200k_base"
     debounce_ms: int = 500

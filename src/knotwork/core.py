@@ -195,7 +195,11 @@ class Knotwork:
                 as_of: str | None = None, valid_at: str | None = None,
                 min_confidence: float = 0.0, trusts: Sequence[str] | None = None,
                 explain: bool = False, fmt: str = "json") -> KnowledgeContext:
-        """Ranked, cited context for ``query``; ``max_tokens`` counts the ``fmt`` rendering."""
+        """Ranked, cited context for ``query``.
+
+        ``max_tokens`` (default ``Settings.context_max_tokens``; 0 = no limit) counts the
+        tokens of the answer as rendered in ``fmt`` — what the agent actually receives.
+        """
         if not query or not query.strip():
             raise InvalidQuery("query is empty")
         s = self.settings
@@ -204,7 +208,7 @@ class Knotwork:
             link_depth=_bounded("link_depth", s.link_depth if link_depth is None else link_depth,
                                 0, 3),
             expand_links=expand_links, max_facts=s.max_facts,
-            max_tokens=None if max_tokens is None else _positive("max_tokens", max_tokens),
+            max_tokens=_budget(s.context_max_tokens if max_tokens is None else max_tokens),
             scopes=list(scopes) if scopes else None, as_of=as_of, valid_at=valid_at,
             min_confidence=min_confidence, trusts=list(trusts) if trusts else None,
             explain=explain)
@@ -276,6 +280,13 @@ def _positive(name: str, value: int) -> int:
     if not isinstance(value, int) or value < 1:
         raise InvalidQuery(f"{name} must be a positive integer, got {value!r}")
     return value
+
+
+def _budget(value: int) -> int | None:
+    """A token budget: 0 means none; a negative or absurdly small one is refused."""
+    if not isinstance(value, int) or value < 0 or 0 < value < 50:
+        raise InvalidQuery(f"max_tokens must be 0 (no limit) or at least 50, got {value!r}")
+    return value or None
 
 
 def _bounded(name: str, value: int, lo: int, hi: int) -> int:

@@ -17,6 +17,9 @@ Relevance = Literal["Direct", "Linked", "Semantic"]
 NameKind = Literal["path", "stem", "title", "alias"]
 
 DEFAULT_SCOPE = "default"
+# A context answer quotes at most this much of a fact's supporting text; the line span
+# (and the evidence section) lead to the rest.
+SUPPORT_QUOTE_CHARS = 160
 
 
 def name_key(text: str) -> str:
@@ -235,13 +238,16 @@ class Source:
     version_id: int | None = None
     heading: str = ""
 
-    def as_dict(self) -> dict[str, object]:
+    def as_dict(self, *, max_quote: int | None = None) -> dict[str, object]:
+        quote = self.supporting_text
+        if max_quote and len(quote) > max_quote:
+            quote = quote[: max_quote - 1].rstrip() + "…"
         return {
             "path": self.path,
             "line_start": self.line_start,
             "line_end": self.line_end,
             "chunk_id": self.chunk_id,
-            "supporting_text": self.supporting_text,
+            "supporting_text": quote,
         }
 
 
@@ -396,7 +402,7 @@ def _context_fact(f: FactRow) -> dict[str, object]:
         trust=f.trust,
         recorded_at=f.recorded_at,
         retracted_at=f.retracted_at,
-        source=f.source.as_dict() if f.source else None,
+        source=f.source.as_dict(max_quote=SUPPORT_QUOTE_CHARS) if f.source else None,
     )
     return out
 

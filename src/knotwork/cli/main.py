@@ -228,3 +228,154 @@ def stats(as_json: JsonOpt = False) -> None:
 
 def main() -> None:
     app()
+
+
+# ---------------------------------------------------------------- long-running front ends
+# Their heavier imports (FastAPI, uvicorn, the MCP SDK, Rich Live) are local, so the
+# short commands above do not pay for them on every call.
+
+VaultOpt = Annotated[str | None, typer.Option(
+    "--vault", help="Vault folder: caught up at start, then watched. The store defaults to "
+                    "<vault>/.knotwork/store.db unless --db is given.")]
+
+
+@contextmanager
+def _vault_kw(vault: str | None) -> Iterator[Knotwork]:
+    """Open the store for a vault command: ``--db`` if given, else the vault's own store."""
+    import os
+
+    if vault is None:
+        with _kw() as kw:
+            yield kw
+        return
+    if not os.path.isdir(vault):
+        raise typer.BadParameter(f"not a folder: {vault}", param_hint="--vault")
+    try:
+        kw = Knotwork.open(vault, db=state.db, scope=state.scope)  # None keeps the default
+    except KnotworkError as exc:
+        _fail(exc)
+    try:
+        yield kw
+    except KnotworkError as exc:
+        _fail(exc)
+    finally:
+        kw.close()
+
+
+@app.command("mcp")
+def mcp_command(vault: VaultOpt = None) -> None:
+    """Speak MCP on stdin/stdout for an agent; keeps the store in step with --vault."""
+    from ..mcp import serve_stdio
+
+    with _vault_kw(vault) as kw:
+        serve_stdio(kw, scopes=_scopes())
+
+
+@app.command("serve")
+def serve_command(
+        vault: VaultOpt = None,
+        host: Annotated[str, typer.Option(
+            "--host", help="Address to bind; anything but loopback needs --token.")]
+        = "127.0.0.1",
+        port: Annotated[int, typer.Option("--port", min=1, max=65535)] = 3030,
+        token: Annotated[str | None, typer.Option(
+            "--token", envvar="KNOTWORK_TOKEN", show_default=False,
+            help="Every request must send 'Authorization: Bearer <token>'.")] = None
+        ) -> None:
+    """Serve the REST API (OpenAPI at /docs); keeps the store in step with --vault."""
+    from ..server import check_bind, serve
+
+    try:
+        check_bind(host, token)  # before opening anything: refuse an unsafe bind at once
+    except KnotworkError as exc:
+        _fail(exc)
+    with _vault_kw(vault) as kw:
+        serve(kw, host=host, port=port, token=token, scopes=_scopes())
+
+
+class _WatchStatus:
+    """Counts what the watcher applied; shown as a live line, plain lines or JSON lines.
+
+    ``applied`` runs on the watcher's thread, hence the lock.
+    """
+
+    def __init__(self, vault: str, *, as_json: bool) -> None:
+        import threading
+
+        self.vault, self.as_json = vault, as_json
+        self.lock = threading.Lock()
+        self.batches = self.files = self.facts_added = self.facts_retracted = self.errors = 0
+        self.last = "nothing yet"
+
+    def applied(self, report: Any) -> None:
+        r = report
+        with self.lock:
+            self.batches += 1
+            self.files += r.added + r.updated + r.deleted + r.renamed
+            self.facts_added += r.facts_added
+            self.facts_retracted += r.facts_retracted
+            self.errors += len(r.errors)
+            self.last = (f"+{r.added} ~{r.updated} -{r.deleted} ↻{r.renamed}"
+                         f" (facts +{r.facts_added} -{r.facts_retracted})")
+            self.emit({"event": "applied", **r.as_dict()}, f"applied {self.last}")
+        for issue in r.errors if not self.as_json else ():
+            err.print(f"[yellow]{issue.path}[/yellow]: {issue.reason}", highlight=False)
+
+    def failed(self, exc: BaseException) -> None:
+        with self.lock:
+            self.errors += 1
+            self.emit({"event": "error", "message": str(exc)}, f"[red]error:[/red] {exc}")
+
+    def emit(self, data: dict[str, Any], line: str) -> None:
+        if self.as_json:
+            sys.stdout.write(json.dumps(data, ensure_ascii=False) + "\n")
+            sys.stdout.flush()
+        elif not err.is_terminal:
+            err.print(line, highlight=False)
+
+    def render(self) -> str:
+        with self.lock:
+            return (f"[bold]watching[/bold] {self.vault} · last: {self.last} · total: "
+                    f"{self.files} files, {self.batches} batches, {self.errors} errors"
+                    " · Ctrl-C stops")
+
+
+@app.command("watch")
+def watch_command(
+        vault: Annotated[str, typer.Option("--vault", help="Vault folder to keep in step.")],
+        as_json: Annotated[bool, typer.Option(
+            "--json", help="One JSON line per applied batch on stdout.")] = False) -> None:
+    """Keep the store in step with a vault as its files change (foreground; Ctrl-C stops)."""
+    import signal
+    import time
+
+    from rich.live import Live
+    from rich.text import Text
+
+    signal.signal(signal.SIGTERM, signal.default_int_handler)  # stop on SIGTERM as on Ctrl-C
+    status = _WatchStatus(vault, as_json=as_json)
+    live = err.is_terminal and not as_json
+    with _vault_kw(vault) as kw:
+        watcher = kw.watcher(on_report=status.applied, on_error=status.failed).start()
+        try:
+            status.applied(kw.ingest())  # catch up with what changed while nothing watched
+            status.emit({"event": "watching", "vault": str(kw.vault)}, f"watching {kw.vault}")
+            with Live(get_renderable=lambda: Text.from_markup(status.render()), console=err,
+                      refresh_per_second=4, transient=False) if live else _nothing():
+                while True:
+                    time.sleep(0.25)
+        except KeyboardInterrupt:
+            pass
+        finally:
+            watcher.stop()
+    if not as_json:
+        err.print(f"stopped: {status.files} files applied in {status.batches} batches")
+
+
+@contextmanager
+def _nothing() -> Iterator[None]:
+    yield
+
+
+if __name__ == "__main__":
+    main()

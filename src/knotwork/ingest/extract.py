@@ -14,10 +14,17 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import date, datetime
+from functools import lru_cache
 
 from ..types import SELF, EntityRef, FactDraft, Issue, LiteralValue, NameRef, ObjectRef, Span
 from .frontmatter import Entry
-from .lexicon import exact_relation, infer_relation, normalize_key, normalize_relation
+from .lexicon import (
+    DETERMINERS,
+    exact_relation,
+    infer_relation,
+    normalize_key,
+    normalize_relation,
+)
 from .links import (
     Field,
     Link,
@@ -25,6 +32,7 @@ from .links import (
     find_mdlinks,
     find_tags,
     find_wikilinks,
+    name_ref,
     observation,
     typed_literal,
     wikilink_target,
@@ -33,6 +41,7 @@ from .links import (
 VERSION = "1"
 INFERRED_CONFIDENCE = 0.8
 MAX_VALUES_PER_KEY = 1000  # a YAML alias bomb must not turn into millions of facts
+MAX_DEPTH = 16  # nesting deeper than this in frontmatter is data, not note metadata
 
 # Predicates whose values are spelled differently from their key.
 _SPECIAL_PREDICATES = {"tags": "tag", "aliases": "alias"}
@@ -66,20 +75,30 @@ class Block:
 
 @dataclass(slots=True)
 class _Sink:
-    """Collect facts, keeping the first of each identity, and issues."""
+    """Collect facts, keeping the first of each identity, and issues.
+
+    Names differing only in case or spacing are one name (their ``key``); the first
+    spelling met in the note is used for all, so they also dedupe as one fact.
+    """
 
     facts: dict[tuple[object, ...], FactDraft] = field(default_factory=dict)
     issues: list[Issue] = field(default_factory=list)
+    spellings: dict[str, NameRef] = field(default_factory=dict)  # name key → first NameRef
 
     def add(
         self, subject: EntityRef, predicate: str, obj: ObjectRef, span: Span, text: str,
         extractor: str, confidence: float = 1.0, qualifiers: tuple[tuple[str, str], ...] = (),
     ) -> None:
-        if not predicate:
+        # One spelling per name within a note: [[Kota]] and [[kota]] are one fact.
+        if isinstance(obj, NameRef):
+            obj = self.spellings.setdefault(obj.key, obj)
+        if isinstance(subject, NameRef):
+            subject = self.spellings.setdefault(subject.key, subject)
+        identity = (subject, predicate, obj, None, None, qualifiers)  # FactDraft.identity()
+        if not predicate or identity in self.facts:
             return
-        fact = FactDraft(subject, predicate, obj, span, text, extractor, VERSION, confidence,
-                         qualifiers=qualifiers)
-        self.facts.setdefault(fact.identity(), fact)
+        self.facts[identity] = FactDraft(subject, predicate, obj, span, text, extractor,
+                                         VERSION, confidence, qualifiers=qualifiers)
 
 
 def extract_facts(
@@ -91,8 +110,17 @@ def extract_facts(
         _entry_facts(entry, sink)
     note_dir = path.rpartition("/")[0]
     for block in blocks:
-        _BlockReader(block, path, note_dir, sink).read()
+        if block.list_item or any(_may_hold_structure(line) for line in block.masked):
+            _BlockReader(block, path, note_dir, sink).read()
     return tuple(sink.facts.values()), tuple(sink.issues)
+
+
+def _may_hold_structure(line: str) -> bool:
+    """A line without "[", "#" or "::" holds no link, tag or field: skip it unread.
+
+    Plain substring tests, not a regex: they run at memchr speed on long prose lines.
+    """
+    return "[" in line or "#" in line or "::" in line
 
 
 # ---------------------------------------------------------------- frontmatter
@@ -115,26 +143,31 @@ class _Target(str):
     """A wikilink target recovered from unquoted YAML: ``key: [[X]]`` parses as [['X']]."""
 
 
-def _leaves(predicate: str, value: object) -> Iterator[tuple[str, object]]:
-    """Flatten lists (one leaf per item) and mappings (``owner: {team: x}`` → owner_team)."""
+def _leaves(predicate: str, value: object, depth: int = 0) -> Iterator[tuple[str, object]]:
+    """Flatten lists (one leaf per item) and mappings (``owner: {team: x}`` → owner_team).
+
+    ``depth`` stops a recursive YAML anchor (a list that contains itself).
+    """
+    if depth > MAX_DEPTH:
+        return
     if isinstance(value, dict):
         for k, v in value.items():
-            yield from _leaves(f"{predicate}_{normalize_key(str(k))}", v)
+            yield from _leaves(f"{predicate}_{normalize_key(str(k))}", v, depth + 1)
     elif isinstance(value, list | tuple | set):
         for item in value:
             if isinstance(item, list) and len(item) == 1 and isinstance(item[0], str):
                 yield predicate, _Target(item[0])
             else:
-                yield from _leaves(predicate, item)
+                yield from _leaves(predicate, item, depth + 1)
     elif value is not None:
         yield predicate, value
 
 
 def _yaml_objects(predicate: str, value: object) -> list[ObjectRef]:
     """Return the fact objects one YAML scalar stands for."""
-    if isinstance(value, _Target):
+    if isinstance(value, _Target) and predicate not in ("tag", "alias"):
         target = wikilink_target(value)
-        return [NameRef.of(target)] if target else []
+        return [name_ref(target)] if target else []
     if isinstance(value, bool):
         return [LiteralValue("true" if value else "false", "boolean")]
     if isinstance(value, int):
@@ -169,17 +202,21 @@ class _BlockReader:
 
     def __init__(self, block: Block, path: str, note_dir: str, sink: _Sink) -> None:
         self.block, self.path, self.sink = block, path, sink
-        self.text = "\n".join(block.masked)
-        self.raw = "\n".join(block.raw)
-        self.starts = [0]
-        for line in block.masked[:-1]:
-            self.starts.append(self.starts[-1] + len(line) + 1)
+        if len(block.masked) == 1:  # most blocks are one line: skip the joins
+            self.text, self.raw, self.starts = block.masked[0], block.raw[0], [0]
+        else:
+            self.text = "\n".join(block.masked)
+            self.raw = "\n".join(block.raw)
+            self.starts = [0]
+            for line in block.masked[:-1]:
+                self.starts.append(self.starts[-1] + len(line) + 1)
         links = find_wikilinks(self.text) if "[[" in self.text else []
         if "](" in self.text:
-            links = sorted(links + find_mdlinks(self.text, note_dir), key=lambda x: x.start)
+            links = _merge(links, find_mdlinks(self.text, note_dir))
         self.links = links
         self.consumed: set[int] = set()  # indexes of links another extractor claimed
         self._ends: list[int] | None = None
+        self._masked: dict[str, str] = {}
 
     def read(self) -> None:
         for link in self.links:
@@ -197,14 +234,17 @@ class _BlockReader:
     # -- positions
 
     def line_of(self, pos: int) -> int:
+        if len(self.starts) == 1:
+            return self.block.first
         return self.block.first + bisect_right(self.starts, pos) - 1
 
     def line_text(self, pos: int) -> str:
+        if len(self.starts) == 1:
+            return self.raw.strip()
         return self.block.raw[bisect_right(self.starts, pos) - 1].strip()
 
     def line_span(self, pos: int) -> Span:
-        line = self.line_of(pos)
-        return Span(line, line)
+        return _span(self.line_of(pos))
 
     def add(
         self, pos: int, predicate: str, obj: ObjectRef, extractor: str,
@@ -254,13 +294,16 @@ class _BlockReader:
         """The block text with every link blanked: no tag or sentence end inside a link."""
         if not self.links:
             return self.text
-        parts, last = [], 0
-        for link in self.links:
-            parts.append(self.text[last:link.start])
-            parts.append(fill * (link.end - link.start))
-            last = link.end
-        parts.append(self.text[last:])
-        return "".join(parts)
+        done = self._masked.get(fill)
+        if done is None:
+            parts, last = [], 0
+            for link in self.links:
+                parts.append(self.text[last:link.start])
+                parts.append(fill * (link.end - link.start))
+                last = link.end
+            parts.append(self.text[last:])
+            done = self._masked[fill] = "".join(parts)
+        return done
 
     # -- list items
 
@@ -281,15 +324,20 @@ class _BlockReader:
                      qualifiers=(("category", category.casefold()),))
 
     def list_relation(self) -> None:
-        """``- relation_type [[Target]] (context)`` → SELF relation_type Target."""
+        """``- relation_type [[Target]] (context)`` → SELF relation_type Target.
+
+        Only the item's first line counts: a continuation line is prose about it.
+        """
+        line_end = self.first_line_end()
         note_links = [i for i, link in enumerate(self.links)
-                      if link.target is not None and not link.embed]
+                      if link.target is not None and not link.embed and link.end <= line_end]
         if not note_links:
             return
         first = self.links[note_links[0]]
         phrase = self.text[self.block.content:first.start]
         m = _PHRASE.match(phrase)
-        if m is None or not _RELATION_REST.match(self._rest_after(first.end)):
+        rest = self.masked_links("\x01")[first.end:line_end]
+        if m is None or not _RELATION_REST.match(rest):
             return
         predicate = _list_predicate(m.group(1))
         if predicate is None:
@@ -300,12 +348,10 @@ class _BlockReader:
             self.consumed.add(i)
             self.add(self.links[i].start, predicate, target, "list_relation")
 
-    def _rest_after(self, pos: int) -> str:
-        return self.masked_links("\x01")[pos:]
-
     # -- links in sentences
 
     def sentence_links(self) -> None:
+        """Emit a fact per link nothing else claimed; track the previous link per sentence."""
         prev: Link | None = None
         prev_sentence = -1
         for i, link in enumerate(self.links):
@@ -314,16 +360,18 @@ class _BlockReader:
             if link.embed:
                 self.add(link.start, "embeds", link.target, "wikilink")
                 continue
-            start, end = self.sentence(link)
-            if prev is not None and prev_sentence != start:
+            sentence = bisect_right(self.sentence_ends(), link.start)  # boundaries before it
+            if prev_sentence != sentence:
                 prev = None
             if i not in self.consumed:
-                self.link_fact(link, prev, start, end)
-            prev, prev_sentence = link, start
+                self.link_fact(link, prev, sentence)
+            prev, prev_sentence = link, sentence
 
-    def link_fact(self, link: Link, prev: Link | None, start: int, end: int) -> None:
+    def link_fact(self, link: Link, prev: Link | None, sentence: int) -> None:
         """Infer the predicate from the text before the link, else ``links_to``."""
         assert link.target is not None
+        ends = self.sentence_ends()
+        start = ends[sentence - 1] if sentence else 0
         between = self.text[prev.end if prev else start:link.start]
         predicate = infer_relation(between)
         if predicate is None or predicate == "links_to":
@@ -332,15 +380,14 @@ class _BlockReader:
         subject: EntityRef = SELF
         if prev is not None and prev.target is not None and exact_relation(between):
             subject = prev.target  # "[[Traefik]] runs on [[kota]]": Traefik runs on kota
-        span = Span(self.line_of(start), self.line_of(end - 1))
+        start, end = self.sentence_bounds(start, link)
+        span = _span(self.line_of(start), self.line_of(end - 1))
         self.sink.add(subject, predicate, link.target, span, self.raw[start:end].strip(),
                       link.kind, INFERRED_CONFIDENCE)
 
-    def sentence(self, link: Link) -> tuple[int, int]:
+    def sentence_bounds(self, start: int, link: Link) -> tuple[int, int]:
         """Return the ``[start, end)`` of the sentence holding ``link``, blanks trimmed."""
         ends = self.sentence_ends()
-        i = bisect_right(ends, link.start)
-        start = ends[i - 1] if i else 0
         j = bisect_left(ends, link.end + 1)
         end = ends[j] if j < len(ends) else len(self.text)
         text = self.text
@@ -351,21 +398,45 @@ class _BlockReader:
         return start, end
 
     def sentence_ends(self) -> list[int]:
+        """Offsets just past each sentence end (". ", "! ", "? ", "; ", table bars)."""
         if self._ends is None:
             pattern = _TABLE_BOUNDARY if self.block.table else _BOUNDARY
             self._ends = [m.end() for m in pattern.finditer(self.masked_links("\x01"))]
         return self._ends
 
 
+def _merge(wiki: list[Link], md: list[Link]) -> list[Link]:
+    """Join both kinds in text order; a Markdown link overlapping a wikilink is dropped.
+
+    ``[[X]](y.md)`` matches both patterns; the wikilink is what Obsidian renders.
+    """
+    if wiki:
+        md = [m for m in md if not any(w.start < m.end and m.start < w.end for w in wiki)]
+    return sorted(wiki + md, key=lambda link: link.start)
+
+
+@lru_cache(maxsize=4096)
+def _span(line: int, end: int | None = None) -> Span:
+    """Spans are immutable and repeat: build each one once."""
+    return Span(line, line if end is None else end)
+
+
 def _list_predicate(phrase: str) -> str | None:
     """Return the relation of a list item's phrase, or None when it reads as prose.
 
     A known phrase ("depends on", "dipende da") or an unknown one ("implements") is a
-    relation; a phrase that merely *ends* in a known one ("Traefik runs on") is a
-    sentence with its own subject, left to sentence inference.
+    relation; a phrase that merely *ends* in a known one ("Traefik runs on"), a lone
+    article, or three or more words starting with a capital ("Monitoring lives in") read
+    as a sentence and are left to sentence inference.
     """
-    if exact_relation(phrase) is None and infer_relation(phrase) is not None:
+    known = exact_relation(phrase)
+    if known is not None:
+        return known
+    if infer_relation(phrase) is not None or phrase.casefold() in DETERMINERS:
         return None
+    words = phrase.split()
+    if len(words) >= 3 and phrase[0].isupper() and "_" not in phrase:
+        return None  # "- Monitoring lives in [[Grafana]]": a sentence, not a relation type
     return normalize_relation(phrase)
 
 

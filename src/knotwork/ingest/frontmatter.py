@@ -100,8 +100,7 @@ def _entries(
             last = key_lines[i + 1] - 1 if i + 1 < len(key_lines) else close
             last = _trim_end(lines, first, last)
             try:
-                key = loader.construct_object(knode, deep=True)
-                value = loader.construct_object(vnode, deep=True)
+                key, value = _construct(loader, knode, {}), _construct(loader, vnode, {})
             except (yaml.YAMLError, ValueError, TypeError) as exc:
                 reason = f"malformed YAML frontmatter value: {exc}".splitlines()[0]
                 issues.append(Issue(path, reason, first, fatal=False))
@@ -110,6 +109,47 @@ def _entries(
         return tuple(entries), tuple(issues)
     finally:
         loader.dispose()
+
+
+_TAG = "tag:yaml.org,2002:"
+_STR, _BOOL, _NULL, _INT = _TAG + "str", _TAG + "bool", _TAG + "null", _TAG + "int"
+_SEQ, _MAP, _MERGE = _TAG + "seq", _TAG + "map", _TAG + "merge"
+
+
+def _construct(loader: yaml.SafeLoader, node: yaml.Node, memo: dict[int, object]) -> object:
+    """Construct a value from a composed node, the common tags without PyYAML's machinery.
+
+    Strings, booleans, nulls, decimal integers, lists and plain mappings are built here
+    (SafeConstructor costs ~10 µs a key); anything else (dates, floats, merges, binary)
+    goes to the loader. ``memo`` shares an aliased node's value, so "billion laughs"
+    anchors stay linear and a recursive anchor becomes a cycle, not a crash.
+    """
+    tag = node.tag
+    if tag == _STR:
+        return node.value
+    known = memo.get(id(node))
+    if known is not None:
+        return known
+    if tag == _SEQ:
+        items: list[object] = []
+        memo[id(node)] = items
+        items.extend(_construct(loader, child, memo) for child in node.value)
+        return items
+    if tag == _MAP and not any(k.tag == _MERGE for k, _ in node.value):
+        mapping: dict[object, object] = {}
+        memo[id(node)] = mapping
+        for knode, vnode in node.value:
+            key = _construct(loader, knode, memo)
+            mapping[key if isinstance(key, str | int | float | bool) else str(key)] = \
+                _construct(loader, vnode, memo)
+        return mapping
+    if tag == _BOOL:
+        return loader.bool_values[node.value.lower()]
+    if tag == _NULL:
+        return None
+    if tag == _INT and node.value.isdigit():
+        return int(node.value)
+    return loader.construct_object(node, deep=True)
 
 
 def _trim_end(lines: Sequence[str], first: int, last: int) -> int:

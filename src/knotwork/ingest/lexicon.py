@@ -76,7 +76,7 @@ RELATION_PATTERNS: dict[str, list[tuple[str, str]]] = {
         ("ist teil {von,der,des}", "part_of"), ("teil von", "part_of"),
         ("{gehört,gehören} {zu,zum,zur}", "part_of"),
         ("besitzt", "owns"), ("ersetzt", "replaces"),
-        ("{nutzt,benutzt,verwendet}", "uses"),
+        ("{nutzt,nutzen,benutzt,benutzen,verwendet,verwenden}", "uses"),
         ("befindet sich {in,im}", "located_at"),
         ("siehe auch", "links_to"), ("siehe", "links_to"),
     ],
@@ -149,6 +149,7 @@ def snake_case(text: str) -> str:
     return _NON_WORD.sub("_", _CAMEL.sub("_", text.strip())).strip("_").casefold()
 
 
+@lru_cache(maxsize=8192)
 def normalize_key(key: str) -> str:
     """Return the canonical predicate for a frontmatter or inline-field key.
 
@@ -167,6 +168,7 @@ def register_key(canonical: str, *synonyms: str) -> None:
     """Teach ``normalize_key`` more synonyms for ``canonical``."""
     for syn in (canonical, *synonyms):
         _KEY_TABLE[_fold(syn)] = canonical
+    normalize_key.cache_clear()
 
 
 def register_relation(lang: str, pattern: str, predicate: str) -> None:
@@ -196,15 +198,16 @@ def _words(text: str) -> tuple[str, ...]:
 
 
 @lru_cache(maxsize=4)
-def _phrase_table(version: int) -> tuple[dict[tuple[str, ...], str], int]:
-    """Every phrase of every language as case-folded words → predicate; the most words."""
+def _phrase_table(version: int) -> tuple[dict[tuple[str, ...], str], frozenset[str], int]:
+    """Every phrase as case-folded words → predicate; the phrases' last words; most words."""
     del version  # only the cache key
     table: dict[tuple[str, ...], str] = {}
     for pairs in RELATION_PATTERNS.values():
         for pattern, predicate in pairs:
             for phrase in expand(pattern):
                 table.setdefault(_words(phrase), predicate)
-    return table, max(map(len, table), default=0)
+    lasts = frozenset(words[-1] for words in table)
+    return table, lasts, max(map(len, table), default=0)
 
 
 def _is_word(part: str) -> bool:
@@ -214,7 +217,7 @@ def _is_word(part: str) -> bool:
 
 def _strip_quote(text: str) -> str:
     """Drop a quote before the link ("uses '[[X]]'") but keep an elision ("dall'[[X]]")."""
-    if text.endswith(("'", "’")) and (len(text) == 1 or not text[-2].isalpha()):
+    if text[-1:] in ("'", "’") and (len(text) == 1 or not text[-2].isalpha()):
         return text[:-1].rstrip(_JUNK)
     return text
 
@@ -225,30 +228,39 @@ def _match_tail(text: str, *, exact: bool) -> str | None:
     The text is cut into whitespace-separated parts from the end; the longest run of
     trailing words (optionally followed by one determiner) that spells a known phrase
     wins. Markup and quotes around the phrase are ignored; a phrase must start at a
-    word boundary ("(runs on" matches, "reruns on" does not).
+    word boundary ("(runs on" matches, "reruns on" does not). Most links follow no
+    relation, so a last word that ends no phrase is rejected first.
     """
+    table, lasts, longest = _phrase_table(_version)
     stripped = _strip_quote(text.rstrip(_JUNK))
     if exact:
         stripped = stripped.lstrip(_JUNK)
-        if len(stripped) > _WINDOW:
+    last = stripped[-_WINDOW:].rsplit(None, 1)
+    if not last:
+        return None
+    word = last[-1].replace("’", "'").casefold()
+    if word not in lasts and word not in DETERMINERS and word.lstrip(_JUNK) not in lasts:
+        return None  # the common case: no phrase ends here
+    parts = stripped[-_WINDOW:].rsplit(None, longest + 1)
+    if len(parts) > longest + 1 or len(stripped) > _WINDOW:
+        if exact:
             return None
-    parts = stripped[-_WINDOW:].replace("’", "'").casefold().split()
-    if not exact and len(stripped) > _WINDOW:
-        parts = parts[1:]  # the window may have cut the first word
+        parts = parts[1:]  # the remainder, or a word the window may have cut
     if not parts:
         return None
-    table, longest = _phrase_table(_version)
-    tails = [parts]
-    if len(parts) > 1 and parts[-1] in DETERMINERS:
+    parts = [p.replace("’", "'").casefold() for p in parts]
+    tails = []
+    if parts[-1] in lasts:
+        tails.append(parts)
+    if len(parts) > 1 and parts[-1] in DETERMINERS and parts[-2] in lasts:
         tails.append(parts[:-1])
     for words in tails:
         top = len(words)
         for k in (top,) if exact else range(min(top, longest), 0, -1):
-            candidate = [words[-k].lstrip(_JUNK), *words[len(words) - k + 1:]]
-            if all(_is_word(w) for w in candidate):
-                found = table.get(tuple(candidate))
-                if found is not None:
-                    return found
+            candidate = (words[-k].lstrip(_JUNK), *words[top - k + 1:])
+            found = table.get(candidate)
+            if found is not None and all(map(_is_word, candidate)):
+                return found
     return None
 
 

@@ -9,20 +9,22 @@ from __future__ import annotations
 
 import posixpath
 import re
-from dataclasses import dataclass
 from datetime import date, datetime
+from functools import lru_cache
+from typing import NamedTuple
 from urllib.parse import unquote
 
 from ..types import LiteralValue, NameRef
 
-# [[Target]], [[Target|alias]], [[Target#Heading]], [[Target^block]], ![[embed]].
+# [[Target]], [[Target|alias]], [[Target#Heading]], [[Target^block]]; "!" before it
+# (an embed) is looked at by hand: a literal first "[[" lets the regex engine skip ahead.
 # No "[" or "]" inside, and never across lines.
-_WIKILINK = re.compile(r"(!?)\[\[([^\[\]\n]*)\]\]")
+_WIKILINK = re.compile(r"\[\[([^\[\]\n]*)\]\]")
 
 # [text](dest "title"): link text may hold one level of brackets ("[a [b] c](x.md)"),
 # the destination is either <angle bracketed, spaces allowed> or has balanced parens.
 _MD_LINK = re.compile(
-    r"(!?)\[((?:[^\[\]\n]|\[[^\[\]\n]*\])*)\]"
+    r"\[((?:[^\[\]\n]|\[[^\[\]\n]*\])*)\]"
     r"\(\s*(<[^<>\n]*>|(?:[^\s()]|\([^\s()]*\))+)"
     r"""(?:\s+(?:"[^"\n]*"|'[^'\n]*'|\([^()\n]*\)))?\s*\)"""
 )
@@ -30,9 +32,9 @@ _MD_LINK = re.compile(
 # A scheme ("https:", "mailto:", "obsidian:") or protocol-relative "//host": not a note.
 _SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*:|//")
 
-# #tag, #nested/tag, #tag-with_dash; only after start, whitespace or "(" so that
-# "http://x/#frag", "a#b" and "\#escaped" are no tags.
-_TAG = re.compile(r"(?<![^\s(])#([\w/\-]+)")
+# #tag, #nested/tag, #tag-with_dash; find_tags keeps only those after the start, a
+# blank or "(" so that "http://x/#frag", "a#b" and "\#escaped" are no tags.
+_TAG = re.compile(r"#([\w/\-]+)")
 
 # Dataview "key:: value" filling a whole line; "::" must be followed by a blank or the
 # line end, so prose like "std::vector" is not a field.
@@ -62,8 +64,13 @@ _DATETIME = re.compile(
 )
 
 
-@dataclass(frozen=True, slots=True)
-class Link:
+@lru_cache(maxsize=65536)
+def name_ref(text: str) -> NameRef:
+    """``NameRef.of`` memoised: a vault names the same notes over and over."""
+    return NameRef.of(text)
+
+
+class Link(NamedTuple):
     """A link found in masked text; ``target`` is None when it names no other note."""
 
     start: int
@@ -74,8 +81,7 @@ class Link:
     escaped: str | None = None  # the destination of a relative link that left the vault
 
 
-@dataclass(frozen=True, slots=True)
-class Field:
+class Field(NamedTuple):
     """A Dataview inline field; ``value_start``/``value_end`` are offsets in the text."""
 
     start: int
@@ -104,9 +110,11 @@ def find_wikilinks(text: str) -> list[Link]:
     """Return every ``[[...]]`` in ``text``, embeds flagged."""
     out: list[Link] = []
     for m in _WIKILINK.finditer(text):
-        target = wikilink_target(m.group(2))
-        ref = NameRef.of(target) if target else None
-        out.append(Link(m.start(), m.end(), "wikilink", ref, embed=bool(m.group(1))))
+        target = wikilink_target(m.group(1))
+        ref = name_ref(target) if target else None
+        start = m.start()
+        embed = start > 0 and text[start - 1] == "!"
+        out.append(Link(start - embed, m.end(), "wikilink", ref, embed))
     return out
 
 
@@ -139,13 +147,13 @@ def find_mdlinks(text: str, note_dir: str) -> list[Link]:
     """
     out: list[Link] = []
     for m in _MD_LINK.finditer(text):
-        if m.group(1):  # an image ![alt](src) is not a relation
-            out.append(Link(m.start(), m.end(), "mdlink", None, embed=True))
+        start = m.start()
+        if start > 0 and text[start - 1] == "!":  # an image ![alt](src) is not a relation
+            out.append(Link(start - 1, m.end(), "mdlink", None, True))
             continue
-        path, escaped = resolve_relative(m.group(3), note_dir)
-        ref = NameRef.of(path) if path else None
-        dest = m.group(3) if escaped else None
-        out.append(Link(m.start(), m.end(), "mdlink", ref, escaped=dest))
+        path, escaped = resolve_relative(m.group(2), note_dir)
+        ref = name_ref(path) if path else None
+        out.append(Link(start, m.end(), "mdlink", ref, False, m.group(2) if escaped else None))
     return out
 
 
@@ -153,9 +161,12 @@ def find_tags(text: str) -> list[tuple[int, str]]:
     """Return ``(offset, tag)`` for each ``#tag`` (``#123`` is a number, not a tag)."""
     out: list[tuple[int, str]] = []
     for m in _TAG.finditer(text):
+        start = m.start()
+        if start and not (text[start - 1].isspace() or text[start - 1] == "("):
+            continue
         tag = m.group(1).rstrip("/")
         if any(c.isalpha() or c == "_" for c in tag):
-            out.append((m.start(), tag))
+            out.append((start, tag))
     return out
 
 

@@ -100,6 +100,11 @@ class ScannedLine:
     table: bool = False
 
 
+# Blank and code lines carry nothing but their kind: share one instance of each.
+_BLANK_LINE = ScannedLine(BLANK)
+_CODE_LINE = ScannedLine(CODE)
+
+
 def _indent(line: str) -> int:
     width = 0
     for c in line:
@@ -121,6 +126,7 @@ class _Scanner:
     indented: bool = False
     list_ctx: bool = False
     after_break: bool = True  # previous line blank, a heading, a fence or the start
+    prev_raw: str = ""  # the last prose line, for a Setext heading's text
     out: list[ScannedLine] = field(default_factory=list)
 
     def scan(self, lines: Sequence[str], start: int) -> list[ScannedLine]:
@@ -134,24 +140,38 @@ class _Scanner:
         if self.comment:  # a comment left open masks on; no block syntax inside it
             masked, self.comment = mask_inline(raw, self.comment)
             self.after_break = False
-            return ScannedLine(TEXT, masked)
-        if not raw.strip():
+            return self.keep(ScannedLine(TEXT, masked), raw)
+        lead = raw.lstrip(" \t")
+        if not lead or lead.isspace():
             self.after_break = True
-            return ScannedLine(BLANK)
-        indent = _indent(raw)
+            return _BLANK_LINE
+        indent = len(raw) - len(lead)
+        if indent and "\t" in raw[:indent]:
+            indent = _indent(raw)
         if self.indented and indent >= 4:
-            return ScannedLine(CODE)
+            return _CODE_LINE
         self.indented = False
         if indent >= 4 and self.after_break and not self.list_ctx:
             self.indented = True  # an indented code block, not a list continuation
-            return ScannedLine(CODE)
+            return _CODE_LINE
+        first = lead[0]
+        if first in "`~>" and self.opens_fence(raw, indent):
+            return _CODE_LINE
+        return self.keep(self.prose(raw, first, indent), raw)
+
+    def keep(self, line: ScannedLine, raw: str) -> ScannedLine:
+        self.prev_raw = raw
+        return line
+
+    def opens_fence(self, raw: str, indent: int) -> bool:
         fence = _FENCE.match(raw)
-        if fence and not (fence.group(1)[0] == "`" and "`" in fence.group(2)):
-            self.fence, self.after_break = fence.group(1), False
-            if indent == 0:  # a fence at the margin ends any list before it
-                self.list_ctx = False
-            return ScannedLine(CODE)
-        return self.prose(raw, indent)
+        # "```js```" on one line is inline code: a backtick fence's info has no backtick.
+        if fence is None or (fence.group(1)[0] == "`" and "`" in fence.group(2)):
+            return False
+        self.fence, self.after_break = fence.group(1), False
+        if indent == 0:  # a fence at the margin ends any list before it
+            self.list_ctx = False
+        return True
 
     def in_fence(self, raw: str) -> ScannedLine:
         """Inside a fence until a run of the same character, at least as long, alone."""
@@ -159,40 +179,44 @@ class _Scanner:
         char = self.fence[0]
         if len(stripped) >= len(self.fence) and stripped == char * len(stripped):
             self.fence, self.after_break = "", True
-        return ScannedLine(CODE)
+        return _CODE_LINE
 
-    def prose(self, raw: str, indent: int) -> ScannedLine:
+    def prose(self, raw: str, first: str, indent: int) -> ScannedLine:
         masked, self.comment = mask_inline(raw, 0)
-        heading = _ATX.match(masked) if indent < 4 else None
+        heading = _ATX.match(masked) if first == "#" and indent < 4 else None
         if heading:
             self.list_ctx, self.after_break = False, True
             text = _ATX_CLOSE.sub("", raw[heading.end():]).strip()
             content = heading.end()
             return ScannedLine(HEADING, " " * content + masked[content:], content,
                                len(heading.group(1)), text)
-        if self.setext(raw):
+        if first in "=-" and self.setext(raw):
             return ScannedLine(RULE)
-        line = self.structure(raw, masked, indent)
+        line = self.structure(raw, masked, first, indent)
         self.after_break = False
         return line
 
-    def structure(self, raw: str, masked: str, indent: int) -> ScannedLine:
+    def structure(self, raw: str, masked: str, first: str, indent: int) -> ScannedLine:
         """Classify list items, tasks, quotes and table rows; blank their markers."""
-        quote = _QUOTE.match(raw)
-        content = quote.end() if quote else 0
-        item = _LIST.match(raw, content)
+        content = 0
+        if first == ">":
+            quote = _QUOTE.match(raw)
+            content = quote.end() if quote else 0
+            first = raw[content:content + 1]
+        item = _LIST.match(raw, content) if first in "-*+" or first.isdigit() else None
         task = False
         if item:
             content = item.end()
-            box = _TASK.match(raw, content)
+            box = _TASK.match(raw, content) if raw.startswith("[", content) else None
             if box:
                 task, content = True, box.end()
             self.list_ctx = True
         elif indent == 0 and self.after_break:
             self.list_ctx = False  # a paragraph after a blank line ends the list
-        table = raw.startswith("|", content) if not item else False
-        return ScannedLine(TEXT, " " * content + masked[content:], content,
-                           list_item=bool(item), task=task, table=table)
+        table = first == "|" and not item
+        if content:
+            masked = " " * content + masked[content:]
+        return ScannedLine(TEXT, masked, content, list_item=bool(item), task=task, table=table)
 
     def setext(self, raw: str) -> bool:
         """Turn the previous one-line paragraph into a heading if ``raw`` underlines it."""
@@ -206,7 +230,7 @@ class _Scanner:
         if before not in (BLANK, HEADING, CODE, RULE):
             return False
         prev.kind, prev.level = HEADING, 1 if m.group(1)[0] == "=" else 2
-        prev.heading = prev.masked.strip()
+        prev.heading = self.prev_raw.strip()
         self.after_break = True
         return True
 

@@ -8,4 +8,5 @@ from ..types import KnowledgeContext
 
 
 def render_json(ctx: KnowledgeContext) -> str:
-    return json.dumps(ctx.as_dict(), ensure_ascii=False, indent=2)
+    """Compact JSON: what an agent receives, and what budgets count."""
+    return json.dumps(ctx.as_dict(), ensure_ascii=False, separators=(",", ":"))

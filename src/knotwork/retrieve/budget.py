@@ -8,7 +8,8 @@ format the agent receives and counts its tokens; packing drops the lowest-scored
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
+import warnings
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from functools import lru_cache
 
@@ -19,9 +20,12 @@ _lock = threading.Lock()
 
 @lru_cache(maxsize=4)
 def _encoding(name: str):  # type: ignore[no-untyped-def]
-    import bpe_openai
+    # bpe_openai loads its tables with importlib.resources.open_binary, deprecated since
+    # Python 3.11; the warning is theirs, not the caller's.
+    with _lock, warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        import bpe_openai
 
-    with _lock:
         return bpe_openai.get_encoding(name)
 
 
@@ -33,66 +37,106 @@ def count_tokens(text: str, *, encoding: str = "o200k_base") -> int:
 
 
 Measure = Callable[[KnowledgeContext], int]
+Finish = Callable[[KnowledgeContext], KnowledgeContext]
+Loader = Callable[[], ContextEntity]
+_TRIMMED_FACTS = 5
+_MAX_MISSES = 5
 
 
-def pack(ctx: KnowledgeContext, *, max_tokens: int | None, measure: Measure) -> KnowledgeContext:
-    """Return ``ctx`` cut to ``max_tokens`` as rendered, with ``summary.tokens`` set."""
+def pack(header: KnowledgeContext, *, entities: Sequence[tuple[float, Loader]],
+         evidence: Sequence[Evidence], max_tokens: int | None, measure: Measure,
+         finish: Finish) -> KnowledgeContext:
+    """Build the answer from ranked items, cut to ``max_tokens`` as rendered.
+
+    ``entities`` are loaders in rank order, so an entity's facts are read only when the
+    budget may still hold it: the work grows with the budget, not with the candidates.
+    Items (entities and evidence chunks) are taken in score order while they fit, each
+    costed by rendering it alone; an entity that does not fit whole is tried without its
+    "referenced by" list, then with its first few facts. The result is measured once more
+    as a whole and trimmed if joining the pieces cost a token more. ``finish`` recomputes
+    what depends on the chosen items (summary counts, the evidence chain).
+    """
     if max_tokens is None:
-        return _settle(ctx, measure, truncated=ctx.summary.truncated)
-    probe = _preset(ctx, max_tokens, ctx.summary.truncated)
-    if measure(probe) <= max_tokens:
-        return _settle(ctx, measure, truncated=ctx.summary.truncated)
-    entities, evidence = list(ctx.entities), list(ctx.evidence)
-    # First the cheapest loss: the "referenced by" lists, lowest-ranked entity first.
-    for i in range(len(entities) - 1, -1, -1):
-        if entities[i].incoming:
-            entities[i] = replace(entities[i], incoming=())
-            cut = _recount(ctx, entities, evidence)
-            if measure(_preset(cut, max_tokens, True)) <= max_tokens:
-                return _settle(cut, measure, truncated=True)
-    while entities or evidence:
-        drop_evidence = bool(evidence) and (
-            not entities or evidence[-1].score <= entities[-1].score or len(entities) == 1)
-        if drop_evidence:
-            evidence.pop()
-        elif len(entities) == 1 and (entities[0].facts or entities[0].incoming):
-            e = entities[0]
-            entities[0] = replace(e, facts=e.facts[:-1], incoming=())
+        full = finish(replace(header, entities=tuple(load() for _, load in entities),
+                              evidence=tuple(evidence)))
+        return _settle(full, measure, truncated=False)
+
+    def build(ents: list[ContextEntity], evid: list[Evidence]) -> KnowledgeContext:
+        return finish(replace(header, entities=tuple(ents), evidence=tuple(evid)))
+
+    base = measure(_preset(build([], []), max_tokens, True))
+    order: list[tuple[float, int, int]] = sorted(
+        [(score, 1, i) for i, (score, _) in enumerate(entities)]
+        + [(v.score, 0, i) for i, v in enumerate(evidence)], key=lambda t: (-t[0], -t[1], t[2]))
+    used, misses, truncated = base, 0, False
+    kept_e: dict[int, ContextEntity] = {}
+    kept_v: dict[int, Evidence] = {}
+    for _, kind, i in order:
+        if misses >= _MAX_MISSES:
+            truncated = True  # the rest rank lower still; stop costing them
+            break
+        if kind == 0:
+            cost = measure(_preset(build([], [evidence[i]]), max_tokens, True)) - base
+            if used + cost <= max_tokens:
+                used, kept_v[i] = used + cost, evidence[i]
+                continue
         else:
-            entities.pop()
-        cut = _recount(ctx, entities, evidence)
-        if measure(_preset(cut, max_tokens, True)) <= max_tokens:
-            return _settle(cut, measure, truncated=True)
-    return _settle(_recount(ctx, [], []), measure, truncated=True)
+            whole = entities[i][1]()
+            for n, item in enumerate(_variants(whole)):
+                cost = measure(_preset(build([item], []), max_tokens, True)) - base
+                if used + cost <= max_tokens:
+                    used, kept_e[i] = used + cost, item
+                    truncated |= n > 0
+                    break
+            if i in kept_e:
+                continue
+        truncated, misses = True, misses + 1
+    ents = [kept_e[i] for i in sorted(kept_e)]
+    evid = [kept_v[i] for i in sorted(kept_v)]
+    packed = build(ents, evid)
+    while (ents or evid) and not _fits(packed, max_tokens, measure):
+        if evid and (not ents or evid[-1].score <= ents[-1].score):
+            evid.pop()
+        elif len(ents) == 1 and ents[0].facts:
+            ents[0] = replace(ents[0], facts=ents[0].facts[:-1], incoming=())
+        else:
+            ents.pop()
+        packed, truncated = build(ents, evid), True
+    truncated |= len(ents) < len(entities) or len(evid) < len(evidence)
+    return _settle(packed, measure, truncated=truncated)
 
 
-def _recount(ctx: KnowledgeContext, entities: list[ContextEntity], evidence: list[Evidence]
-             ) -> KnowledgeContext:
-    s = ctx.summary
-    summary = replace(
-        s, total_entities=len(entities),
-        total_facts=sum(len(e.facts) + len(e.incoming) for e in entities),
-        direct_hits=sum(e.relevance == "Direct" for e in entities),
-        linked_additions=sum(e.relevance == "Linked" for e in entities),
-        semantic_hits=sum(e.relevance == "Semantic" for e in entities))
-    return replace(ctx, entities=tuple(entities), evidence=tuple(evidence), summary=summary)
+def _variants(e: ContextEntity) -> list[ContextEntity]:
+    out = [e]
+    if e.incoming:
+        out.append(replace(e, incoming=()))
+    if len(e.facts) > _TRIMMED_FACTS:
+        out.append(replace(e, facts=e.facts[:_TRIMMED_FACTS], incoming=()))
+    return out
+
+
+def _fits(ctx: KnowledgeContext, max_tokens: int, measure: Measure) -> bool:
+    # the count shown is at most max_tokens, so render it with that many digits
+    return measure(_preset(ctx, max_tokens, True)) <= max_tokens
 
 
 def _preset(ctx: KnowledgeContext, tokens: int, truncated: bool) -> KnowledgeContext:
     return replace(ctx, summary=replace(ctx.summary, tokens=tokens, truncated=truncated))
 
 
+def _number_tokens(n: int) -> int:
+    # OpenAI encodings split digit runs into groups of at most three, context-free
+    return -(-len(str(n)) // 3)
+
+
 def _settle(ctx: KnowledgeContext, measure: Measure, *, truncated: bool) -> KnowledgeContext:
     """Set ``summary.tokens`` to the count of the answer that shows that very count.
 
-    Why iterate: the count is part of the rendered text, so writing it can change it by a
-    token; two or three rounds reach the fixed point.
+    Rendered with ``tokens=0`` once; writing the real number changes only that number's
+    own tokens (digit groups of three), so the fixed point is arithmetic, not re-rendering.
     """
-    tokens = 0
+    base = measure(_preset(ctx, 0, truncated)) - _number_tokens(0)
+    tokens = base + 1
     for _ in range(4):
-        cand = _preset(ctx, tokens, truncated)
-        counted = measure(cand)
-        if counted == tokens:
-            return cand
-        tokens = counted
+        tokens = base + _number_tokens(tokens)
     return _preset(ctx, tokens, truncated)

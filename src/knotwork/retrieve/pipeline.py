@@ -12,7 +12,7 @@ Every score carries its reasons (``explain=True``).
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from ..store import StoreReader
 from ..types import (
@@ -68,19 +68,27 @@ def build_context(reader: StoreReader, query: str, opts: ContextOptions, *, meas
     if opts.expand_links and opts.link_depth > 0:
         _expand(reader, cands, opts)
     ranked = sorted(cands.items(), key=lambda kv: (-kv[1].score, kv[0]))[: opts.max_entities]
-    entities = _materialise(reader, ranked, opts)
-    evidence = _evidence(reader, ranked, opts)
-    chain = tuple(_chain(entities, ranked))
-    summary = ContextSummary(
-        total_entities=len(entities),
-        total_facts=sum(len(e.facts) + len(e.incoming) for e in entities),
-        direct_hits=sum(e.relevance == "Direct" for e in entities),
-        linked_additions=sum(e.relevance == "Linked" for e in entities),
-        semantic_hits=sum(e.relevance == "Semantic" for e in entities),
-        tokens=0, truncated=False, embedding_status=embedding_status)
-    ctx = KnowledgeContext(query=query, entities=tuple(entities), evidence=tuple(evidence),
-                           summary=summary, evidence_chain=chain, explain=opts.explain)
-    return pack(ctx, max_tokens=opts.max_tokens, measure=measure)
+    load = _Loader(reader, ranked, opts)
+    ranked = [(e, c) for e, c in ranked if e in load.rows]
+    header = KnowledgeContext(
+        query=query, entities=(), evidence=(), explain=opts.explain,
+        summary=ContextSummary(0, 0, 0, 0, 0, tokens=0, truncated=False,
+                               embedding_status=embedding_status))
+    return pack(header, entities=[(c.score, load.one(eid)) for eid, c in ranked],
+                evidence=_evidence(reader, ranked, opts), max_tokens=opts.max_tokens,
+                measure=measure, finish=lambda ctx: _finish(ctx, ranked))
+
+
+def _finish(ctx: KnowledgeContext, ranked: list[tuple[int, _Cand]]) -> KnowledgeContext:
+    """Recount the summary and the evidence chain for the entities actually kept."""
+    es = ctx.entities
+    summary = replace(
+        ctx.summary, total_entities=len(es),
+        total_facts=sum(len(e.facts) + len(e.incoming) for e in es),
+        direct_hits=sum(e.relevance == "Direct" for e in es),
+        linked_additions=sum(e.relevance == "Linked" for e in es),
+        semantic_hits=sum(e.relevance == "Semantic" for e in es))
+    return replace(ctx, summary=summary, evidence_chain=tuple(_chain(list(es), ranked)))
 
 
 def _direct(reader: StoreReader, query: str, opts: ContextOptions) -> dict[int, _Cand]:
@@ -148,6 +156,10 @@ def _expand(reader: StoreReader, cands: dict[int, _Cand], opts: ContextOptions) 
                     base = frontier[parent] * conf
                     if child not in reached or base > reached[child][0]:
                         reached[child] = (base, parent, pred, direction, conf)
+        # Why only the best few get a degree: the hub penalty only lowers scores, so the
+        # children that can still rank are the ones already ahead before it.
+        keep = max(3 * opts.max_entities, 30)
+        reached = dict(sorted(reached.items(), key=lambda kv: -kv[1][0])[:keep])
         degrees = reader.degrees(reached)
         nxt: dict[int, float] = {}
         for child, (_, parent, pred, direction, conf) in reached.items():
@@ -168,26 +180,33 @@ def _expand(reader: StoreReader, cands: dict[int, _Cand], opts: ContextOptions) 
             break
 
 
-def _materialise(reader: StoreReader, ranked: list[tuple[int, _Cand]], opts: ContextOptions
-                 ) -> list[ContextEntity]:
-    ids = [e for e, _ in ranked]
-    rows = reader.entities(ids)
-    types = reader.types(ids)
-    out = []
-    for eid, c in ranked:
-        row = rows.get(eid)
-        if row is None:
-            continue
-        filt = dict(as_of=opts.as_of, scopes=opts.scopes, min_confidence=opts.min_confidence,
-                    trusts=opts.trusts, valid_at=opts.valid_at)
-        facts = reader.facts([eid], direction="out", limit=opts.max_facts, **filt)  # type: ignore[arg-type]
-        incoming = reader.facts([eid], direction="in", limit=max(1, opts.max_facts // 2),
-                                **filt)  # type: ignore[arg-type]
-        out.append(ContextEntity(
-            iri=row.iri, label=row.label, types=tuple(types.get(eid, [])), relevance=c.relevance,
-            score=c.score, facts=tuple(facts), incoming=tuple(incoming), why=tuple(c.why),
-            entity_id=eid))
-    return out
+class _Loader:
+    """Load one ranked entity with its facts on demand (the packer decides which)."""
+
+    def __init__(self, reader: StoreReader, ranked: list[tuple[int, _Cand]],
+                 opts: ContextOptions) -> None:
+        ids = [e for e, _ in ranked]
+        self.reader, self.opts = reader, opts
+        self.cands = dict(ranked)
+        self.rows = reader.entities(ids)
+        self.types = reader.types(ids)
+
+    def one(self, eid: int) -> Callable[[], ContextEntity]:
+        return lambda: self.load(eid)
+
+    def load(self, eid: int) -> ContextEntity:
+        o, c, row = self.opts, self.cands[eid], self.rows[eid]
+        filt = dict(as_of=o.as_of, scopes=o.scopes, min_confidence=o.min_confidence,
+                    trusts=o.trusts, valid_at=o.valid_at)
+        out = self.reader.facts_grouped([eid], direction="out", per_entity=o.max_facts,
+                                        **filt)  # type: ignore[arg-type]
+        inc = self.reader.facts_grouped([eid], direction="in",
+                                        per_entity=max(1, o.max_facts // 2),
+                                        **filt)  # type: ignore[arg-type]
+        return ContextEntity(
+            iri=row.iri, label=row.label, types=tuple(self.types.get(eid, [])),
+            relevance=c.relevance, score=c.score, facts=tuple(out.get(eid, [])),
+            incoming=tuple(inc.get(eid, [])), why=tuple(c.why), entity_id=eid)
 
 
 def _evidence(reader: StoreReader, ranked: list[tuple[int, _Cand]], opts: ContextOptions

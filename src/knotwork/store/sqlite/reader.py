@@ -175,6 +175,32 @@ class Reader:
             sql += f" LIMIT {int(limit)}"
         return [_fact_row(r) for r in self.con.execute(sql, args)]
 
+    def facts_grouped(self, entity_ids: Sequence[int], *, direction: str = "out",
+                      per_entity: int = 20, as_of: str | None = None,
+                      scopes: Sequence[str] | None = None, min_confidence: float = 0.0,
+                      trusts: Sequence[str] | None = None, valid_at: str | None = None
+                      ) -> dict[int, list[FactRow]]:
+        """Up to ``per_entity`` facts for each entity, oldest first.
+
+        One query per entity with no ORDER BY: the partial index already yields rows in id
+        order per entity, so LIMIT stops early even on a hub with thousands of facts.
+        """
+        groups: dict[int, list[int]] = {e: [e] for e in entity_ids}
+        for member, canon in self.members(entity_ids).items():
+            if member != canon:
+                groups[canon].append(member)
+        col = "f.subject_id" if direction == "out" else "f.object_id"
+        out: dict[int, list[FactRow]] = {}
+        for eid, members in groups.items():
+            where, args = [f"{col} IN ({_marks(members)})"], list(members)
+            self._time_filter(where, args, as_of=as_of, history=False)
+            self._filters(where, args, scopes=scopes, min_confidence=min_confidence,
+                          trusts=trusts, valid_at=valid_at)
+            rows = self.con.execute(f"{_FACT_SELECT} WHERE {' AND '.join(where)} LIMIT ?",
+                                    [*args, per_entity]).fetchall()
+            out[eid] = sorted((_fact_row(r) for r in rows), key=lambda f: f.id)
+        return out
+
     def facts_by_id(self, fact_ids: Sequence[int]) -> list[FactRow]:
         if not fact_ids:
             return []

@@ -93,6 +93,7 @@ MIGRATIONS: list[list[str]] = [
             PRIMARY KEY(key, document_id, kind)
         )""",
         """CREATE INDEX names_document ON names(document_id)""",
+        """CREATE INDEX names_entity ON names(entity_id)""",
         """CREATE TABLE facts(
             id INTEGER PRIMARY KEY,
             scope TEXT NOT NULL,
@@ -126,10 +127,8 @@ MIGRATIONS: list[list[str]] = [
             WHERE retracted_at IS NULL AND object_id IS NOT NULL""",
         """CREATE INDEX facts_document_live ON facts(document_id) WHERE retracted_at IS NULL""",
         """CREATE INDEX facts_subject_all ON facts(subject_id, recorded_at)""",
-        """CREATE INDEX facts_object_all ON facts(object_id) WHERE object_id IS NOT NULL""",
         """CREATE INDEX facts_chunk_live ON facts(chunk_id)
             WHERE retracted_at IS NULL AND chunk_id IS NOT NULL""",
-        """CREATE INDEX facts_predicate_live ON facts(predicate) WHERE retracted_at IS NULL""",
         """CREATE TABLE events(
             id INTEGER PRIMARY KEY,
             at TEXT NOT NULL,

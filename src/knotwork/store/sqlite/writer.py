@@ -47,9 +47,10 @@ def name_iri(key: str) -> str:
 
 def fact_key(subject_key: str, predicate: str, object_key: str, valid_from: str | None,
              valid_to: str | None, qualifiers: Sequence[tuple[str, str]]) -> str:
-    raw = json.dumps([subject_key, predicate, object_key, valid_from, valid_to,
-                      list(qualifiers)], ensure_ascii=False)
-    return hashlib.blake2b(raw.encode(), digest_size=16).hexdigest()
+    """What a fact says, hashed: the identity edits are diffed by (never its position)."""
+    parts = [subject_key, predicate, object_key, valid_from or "", valid_to or ""]
+    parts.extend(f"{k}={v}" for k, v in qualifiers)
+    return hashlib.blake2b("\x1f".join(parts).encode(), digest_size=16).hexdigest()
 
 
 def literal_key(value: LiteralValue) -> str:
@@ -190,15 +191,12 @@ class Writer:
         """Re-point the name entities for ``keys`` to the note that now wins each name.
 
         Obsidian's rule: an exact path first, then the shortest path; aliases last.
+        One cached statement per key: IN-lists of varying length defeat the statement cache.
         """
-        keys = list(keys)
-        for i in range(0, len(keys), 500):
-            part = keys[i:i + 500]
-            marks = ",".join("?" * len(part))
-            self.con.execute(
-                "UPDATE entities SET resolved_id = (SELECT n.entity_id FROM names n"
-                " WHERE n.key = entities.name_key ORDER BY n.rank, length(n.path), n.path LIMIT 1)"
-                f" WHERE name_key IN ({marks})", part)
+        self.con.executemany(
+            "UPDATE entities SET resolved_id = (SELECT n.entity_id FROM names n"
+            " WHERE n.key = entities.name_key ORDER BY n.rank, length(n.path), n.path LIMIT 1)"
+            " WHERE name_key = ?", [(k,) for k in keys])
 
     # ------------------------------------------------------------ facts
 
@@ -215,13 +213,11 @@ class Writer:
         if not missing:
             return out
         keys = list(missing)
-        for i in range(0, len(keys), 500):
-            part = keys[i:i + 500]
-            marks = ",".join("?" * len(part))
-            for k, eid in self.con.execute(
-                    f"SELECT key, id FROM entities WHERE key IN ({marks})", part):
-                self._entity_ids[k] = eid
-                out[missing[k].key] = eid
+        for k in keys:
+            row = self.con.execute("SELECT id FROM entities WHERE key=?", (k,)).fetchone()
+            if row:
+                self._entity_ids[k] = row[0]
+                out[missing[k].key] = row[0]
         new = [k for k in keys if k not in self._entity_ids]
         if new:
             ts = now_iso()

@@ -1,0 +1,323 @@
+"""The MCP front end: knotwork's tools for an agent, spoken over stdio.
+
+Each tool is a thin adapter: its typed parameters become the JSON schema the model sees,
+it makes one facade call and returns a bounded answer as structured content *and* JSON
+text (clients differ in which they read). Bounds are part of the contract, because a
+model's context window is the scarce resource: ``context`` is cut to ``max_tokens``,
+``search`` returns at most 50 chunks, ``get_entity`` and ``history`` page their facts.
+
+Errors: a ``KnotworkError`` becomes a tool error (``isError``) whose text names the kind
+and the reason, through the one table ``TOOL_ERRORS``; the SDK turns anything else into a
+generic tool error, so no call can take the server down.
+
+The server keeps the store current: ``serve_stdio`` catches up with the vault, then a
+``VaultWatcher`` applies each edit through the same incremental path as ``ingest``.
+stdout is the protocol, so logging goes to stderr only.
+
+    >>> with Knotwork.open("vault") as kw:           # doctest: +SKIP
+    ...     serve_stdio(kw)                           # blocks until the client hangs up
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import sys
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from typing import Annotated, Any, Literal, NotRequired
+
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp_types import CallToolResult, TextContent, ToolAnnotations
+from pydantic import Field
+from typing_extensions import TypedDict  # pydantic needs it below Python 3.12
+
+from ..core import Knotwork
+from ..errors import (
+    ConfigError,
+    Conflict,
+    IngestError,
+    InvalidQuery,
+    KnotworkError,
+    NotFound,
+    QueryError,
+    StoreError,
+)
+from ..types import SyncReport
+
+log = logging.getLogger("knotwork.mcp")
+
+INSTRUCTIONS = (
+    "knotwork is a context graph built from a folder of Markdown notes plus facts agents "
+    "assert. Start with `context` for a question; use `search` for exact passages, "
+    "`get_entity` for one thing in full, `history` for how facts changed. Every fact carries "
+    "its source (file and lines): cite it. Record what you learn with `ingest_document` or "
+    "`assert_fact`; correct mistakes with `retract_fact` (facts are never deleted)."
+)
+
+# KnotworkError -> the label a model reads before the reason; first isinstance match wins.
+TOOL_ERRORS: dict[type[KnotworkError], str] = {
+    NotFound: "not found",
+    Conflict: "conflict",
+    InvalidQuery: "invalid arguments",
+    QueryError: "invalid query",
+    IngestError: "cannot ingest",
+    ConfigError: "configuration error",
+    StoreError: "store error",
+    KnotworkError: "error",
+}
+
+
+
+def _hints(*, read_only: bool, destructive: bool, idempotent: bool) -> ToolAnnotations:
+    return ToolAnnotations(read_only_hint=read_only, destructive_hint=destructive,
+                           idempotent_hint=idempotent, open_world_hint=False)
+
+
+READ = _hints(read_only=True, destructive=False, idempotent=True)
+# Re-sending a doc_id retracts the facts it no longer states; the same payload twice is a no-op.
+REPLACE = _hints(read_only=False, destructive=True, idempotent=True)
+ADD = _hints(read_only=False, destructive=False, idempotent=False)
+RETRACT = _hints(read_only=False, destructive=True, idempotent=False)
+
+
+class ContextOut(TypedDict):
+    """The KnowledgeContext (``KnowledgeContext.as_dict``), published as the output schema."""
+
+    query: str
+    entities: list[dict[str, Any]]
+    evidence: list[dict[str, Any]]
+    summary: dict[str, Any]
+    evidence_chain: NotRequired[list[str]]
+    notes: NotRequired[list[str]]
+
+
+class AgentEntity(TypedDict):
+    """An entity the agent found in ``raw_content``."""
+
+    name: Annotated[str, Field(description="As written in the text, e.g. 'Postgres'.")]
+    type: NotRequired[Annotated[str, Field(description="e.g. service, person, host.")]]
+    supporting_text: NotRequired[Annotated[str, Field(description=(
+        "Words of raw_content that mention it (default: the name itself)."))]]
+
+
+class AgentRelation(TypedDict):
+    """A relation between two entities, with the exact text that states it."""
+
+    source: Annotated[str, Field(description="Name of the subject entity.")]
+    target: Annotated[str, Field(description="Name of the object entity.")]
+    type: Annotated[str, Field(description="The relation, e.g. 'runs_on', 'depends_on'.")]
+    supporting_text: NotRequired[Annotated[str, Field(description=(
+        "The words of raw_content that state it; without them the relation is dropped."))]]
+    confidence: NotRequired[Annotated[float, Field(ge=0.0, le=1.0)]]
+
+
+Json = Annotated[CallToolResult, dict[str, Any]]
+Ref = Annotated[str, Field(min_length=1, description=(
+    "The entity: its label ('Traefik'), an alias, its file path ('services/Traefik.md') "
+    "or its IRI ('kw:note/services/Traefik')."))]
+
+
+@contextmanager
+def _tool_errors() -> Iterator[None]:
+    """Turn a KnotworkError into a ToolError the model can read and act on."""
+    try:
+        yield
+    except KnotworkError as exc:
+        kind = next(label for t, label in TOOL_ERRORS.items() if isinstance(exc, t))
+        raise ToolError(f"{kind}: {exc}") from exc
+
+
+def _result(data: dict[str, Any], text: str | None = None) -> CallToolResult:
+    """Structured content plus the same data as JSON text, for clients that read only text."""
+    body = text if text is not None else json.dumps(data, ensure_ascii=False, indent=2)
+    return CallToolResult(content=[TextContent(type="text", text=body)], structured_content=data)
+
+
+def build_server(kw: Knotwork, *, scopes: Sequence[str] | None = None) -> MCPServer[Any]:
+    """An MCP server whose tools read and write ``kw``; ``scopes`` limits what reads see."""
+    app: MCPServer[Any] = MCPServer("knotwork", instructions=INSTRUCTIONS, log_level="WARNING")
+    read_scopes = list(scopes) if scopes else None
+
+    @app.tool(title="Context for a question", annotations=READ)
+    def context(
+        query: Annotated[str, Field(min_length=1, description=(
+            "What you need to know about, in words: 'traefik', 'what runs on kota'."))],
+        max_entities: Annotated[int, Field(ge=1, le=50, description=(
+            "At most this many entities in the answer."))] = 10,
+        expand_links: Annotated[bool, Field(description=(
+            "Add the entities the direct hits link to (and are linked from)."))] = True,
+        link_depth: Annotated[int, Field(ge=0, le=3, description=(
+            "How many hops of links to follow from the direct hits."))] = 1,
+        max_tokens: Annotated[int, Field(ge=100, le=32_000, description=(
+            "Token budget of the answer; lower-ranked entities and evidence are cut "
+            "to fit (summary.truncated says so)."))] = 4000,
+    ) -> Annotated[CallToolResult, ContextOut]:
+        """Ranked, cited context for a question: the entities that match, their facts (each
+        with its source file and lines), linked entities and supporting passages.
+
+        The first tool to call. The answer never exceeds max_tokens."""
+        with _tool_errors():
+            ctx = kw.context(query, max_entities=max_entities, expand_links=expand_links,
+                             link_depth=link_depth, max_tokens=max_tokens, scopes=read_scopes,
+                             fmt="json")
+            return _result(ctx.as_dict(), kw.render(ctx, "json"))
+
+    @app.tool(title="Search passages", annotations=READ)
+    def search(
+        query: Annotated[str, Field(min_length=1, description="Words to find (full text).")],
+        k: Annotated[int, Field(ge=1, le=50, description="Number of passages.")] = 10,
+    ) -> Json:
+        """Full-text search over the notes' passages (BM25): each hit has its path, heading,
+        line range and text. Use it to quote exact wording; use `context` for facts."""
+        with _tool_errors():
+            hits = kw.search(query, k=k, scopes=read_scopes)
+            return _result({"query": query, "hits": [h.as_dict() for h in hits]})
+
+    @app.tool(title="Get one entity", annotations=READ)
+    def get_entity(
+        ref: Ref,
+        max_facts: Annotated[int, Field(ge=1, le=500, description=(
+            "List at most this many facts (and as many incoming links)."))] = 100,
+    ) -> Json:
+        """One entity in full: its names, types, live facts with sources, and the facts of
+        other entities that point at it. Fails with 'not found' for an unknown name."""
+        with _tool_errors():
+            data = kw.entity(ref).as_dict()
+        return _result(_capped(data, ("facts", "incoming"), max_facts))
+
+    @app.tool(title="Ingest a document", annotations=REPLACE)
+    def ingest_document(
+        doc_id: Annotated[str, Field(min_length=1, max_length=200, description=(
+            "Stable id of the document, e.g. 'chat/2024-06-01-deploy'. Re-sending an id "
+            "replaces that document: facts it no longer states are retracted."))],
+        title: Annotated[str, Field(description="Title of the document.")],
+        raw_content: Annotated[str, Field(min_length=1, max_length=2_000_000, description=(
+            "The full text (Markdown welcome); every supporting_text must occur in it."))],
+        source: Annotated[str, Field(description="Where the text came from (URL, chat).")] = "",
+        entities: Annotated[list[AgentEntity] | None, Field(max_length=1000, description=(
+            "Entities the text names."))] = None,
+        relations: Annotated[list[AgentRelation] | None, Field(max_length=2000, description=(
+            "Relations the text states between entities (given here or already known)."))]
+        = None,
+        min_confidence: Annotated[float | None, Field(ge=0.0, le=1.0, description=(
+            "Drop relations below this confidence (default: the store's setting)."))] = None,
+    ) -> Json:
+        """Store a document you read or wrote, with the entities and relations you extracted
+        from it. Each one must be backed by text in raw_content; those that are not (or whose
+        endpoints are unknown, or whose confidence is too low) come back in `dropped` with
+        the reason: fix and re-send."""
+        with _tool_errors():
+            return _result(kw.ingest_document(
+                doc_id, title, source, raw_content, entities=[dict(e) for e in entities or ()],
+                relations=[dict(r) for r in relations or ()], min_confidence=min_confidence))
+
+    @app.tool(title="Assert a fact", annotations=ADD)
+    def assert_fact(
+        subject: Annotated[str, Field(min_length=1, description=(
+            "The entity the fact is about (label, alias, path or IRI; a new name is fine)."))],
+        predicate: Annotated[str, Field(min_length=1, description=(
+            "The property or relation, e.g. 'runs_on', 'owner', 'port'."))],
+        value: Annotated[str, Field(min_length=1, description=(
+            "The value: a literal, or the name of another entity (see value_type)."))],
+        value_type: Annotated[Literal["Literal", "Entity"], Field(description=(
+            "'Entity' links to the entity named by value; 'Literal' stores text/number."))]
+        = "Literal",
+        datatype: Literal["string", "integer", "number", "boolean", "date", "datetime"]
+        = "string",
+        confidence: Annotated[float, Field(ge=0.0, le=1.0)] = 1.0,
+        supporting_text: Annotated[str, Field(description="Why you believe it.")] = "",
+        valid_from: Annotated[str | None, Field(description="ISO date it holds from.")] = None,
+        valid_to: Annotated[str | None, Field(description="ISO date it holds until.")] = None,
+        reason: Annotated[str | None, Field(description="Recorded in the audit log.")] = None,
+    ) -> Json:
+        """Record one fact you know (trust 'asserted', kept apart from what the notes say).
+        Returns the stored fact with its id, which `retract_fact` takes."""
+        with _tool_errors():
+            row = kw.assert_fact(subject, predicate, value, value_type=value_type,
+                                 datatype=datatype, confidence=confidence,
+                                 supporting_text=supporting_text, valid_from=valid_from,
+                                 valid_to=valid_to, reason=reason)
+            return _result(row.as_dict())
+
+    @app.tool(title="Retract a fact", annotations=RETRACT)
+    def retract_fact(
+        fact_id: Annotated[int, Field(ge=1, description="The fact's id (from any answer).")],
+        reason: Annotated[str, Field(min_length=1, description="Why it is wrong or stale.")],
+    ) -> Json:
+        """Retract a fact that is wrong or no longer true. It is never deleted: `history`
+        still shows it, with your reason. Fails if the id is unknown or already retracted.
+        A fact stated in a note comes back when the note is re-ingested: edit the note."""
+        with _tool_errors():
+            return _result(kw.retract_fact(fact_id, reason=reason).as_dict())
+
+    @app.tool(title="History of an entity", annotations=READ)
+    def history(
+        ref: Ref,
+        offset: Annotated[int, Field(ge=0, description="Skip this many facts.")] = 0,
+        limit: Annotated[int, Field(ge=1, le=200, description="Facts per page.")] = 50,
+    ) -> Json:
+        """Every fact ever recorded about an entity, retracted ones included, with the events
+        (who, when, why) that touched them. Paged: follow next_offset until it is null."""
+        with _tool_errors():
+            data = kw.history(ref)
+        return _result(_page(ref, data, offset, limit))
+
+    @app.tool(title="Knowledge base statistics", annotations=READ)
+    def stats() -> Json:
+        """Size of the knowledge base: documents, chunks, entities, live and retracted facts,
+        events, and names that more than one note claims."""
+        with _tool_errors():
+            return _result(kw.stats())
+
+    return app
+
+
+def _capped(data: dict[str, Any], keys: Sequence[str], limit: int) -> dict[str, Any]:
+    """Keep at most ``limit`` items of each list in ``keys``; say how many there were."""
+    for key in keys:
+        items = data[key]
+        data[f"total_{key}"] = len(items)
+        data[key] = items[:limit]
+    return data
+
+
+def _page(ref: str, data: dict[str, Any], offset: int, limit: int) -> dict[str, Any]:
+    """One page of an entity's history: its facts, and the events that touched them."""
+    facts = data["facts"]
+    page = facts[offset:offset + limit]
+    ids = {f["id"] for f in page}
+    end = offset + len(page)
+    return {"entity": ref, "offset": offset, "total_facts": len(facts),
+            "next_offset": end if end < len(facts) else None, "facts": page,
+            "events": [e for e in data["events"] if e.get("fact_id") in ids]}
+
+
+def _log_report(report: SyncReport) -> None:
+    log.info("applied: +%d ~%d -%d renamed %d, facts +%d -%d", report.added, report.updated,
+             report.deleted, report.renamed, report.facts_added, report.facts_retracted)
+    for issue in report.errors:
+        log.warning("%s: %s", issue.path, issue.reason)
+
+
+def serve_stdio(kw: Knotwork, *, scopes: Sequence[str] | None = None) -> None:
+    """Catch up with the vault, watch it, and speak MCP on stdin/stdout until EOF.
+
+    The watcher starts before the catch-up, so an edit made during the catch-up is seen
+    by one or the other (applying a file twice is a no-op).
+    """
+    logging.basicConfig(stream=sys.stderr, level=logging.WARNING,
+                        format="knotwork mcp %(levelname)s %(name)s: %(message)s")
+    logging.getLogger("knotwork").setLevel(logging.INFO)
+    server = build_server(kw, scopes=scopes)
+    watcher = None
+    if kw.vault is not None:
+        watcher = kw.watcher(on_report=_log_report,
+                             on_error=lambda exc: log.warning("watch: %s", exc)).start()
+        _log_report(kw.ingest())
+    try:
+        server.run("stdio")
+    finally:
+        if watcher is not None:
+            watcher.stop()

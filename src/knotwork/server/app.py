@@ -1,0 +1,380 @@
+"""The REST front end: a FastAPI app over one ``Knotwork`` facade (``knotwork serve``).
+
+Every route parses a Pydantic model, makes one facade call and returns its ``as_dict``
+shape; routes are plain ``def`` so FastAPI runs them in its thread pool (the facade is
+synchronous, and the store gives each thread its own connection). Errors go through the
+one table in ``server.errors``.
+
+Safety by default: the app binds 127.0.0.1; ``check_bind`` refuses any other address
+without a token, and with a token every request needs ``Authorization: Bearer <token>``
+(compared in constant time). Bodies over ``max_body`` bytes are refused with 413 before
+any parsing. With a vault, the app catches up at start and a watcher keeps the store
+current while it runs.
+
+    >>> kw = Knotwork.open("vault")                         # doctest: +SKIP
+    >>> serve(kw, host="127.0.0.1", port=3030)              # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import hmac
+import ipaddress
+import logging
+import signal
+import sys
+from collections.abc import AsyncIterator, Awaitable, Callable, MutableMapping, Sequence
+from contextlib import asynccontextmanager
+from importlib.metadata import PackageNotFoundError, version
+from typing import Annotated, Any
+
+import anyio.to_thread
+import uvicorn
+from fastapi import APIRouter, Body, Depends, FastAPI, Path, Query, Request, Response
+from starlette.datastructures import Headers
+
+from ..core import Knotwork
+from ..errors import ConfigError
+from ..types import SyncReport
+from . import errors
+from .schemas import (
+    ContextOut,
+    ContextRequest,
+    DocumentRequest,
+    EntityOut,
+    ErrorOut,
+    FactOut,
+    FactRequest,
+    HealthOut,
+    HistoryOut,
+    IngestOut,
+    RetractRequest,
+    SearchOut,
+    StatsOut,
+)
+
+log = logging.getLogger("knotwork.server")
+
+DEFAULT_HOST = "127.0.0.1"
+DEFAULT_PORT = 3030
+MAX_BODY = 2 * 1024 * 1024
+_DRAIN_LIMIT = 64 * 1024 * 1024  # read (and drop) this much of an oversized body, then hang up
+
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
+
+ERRORS: dict[int | str, dict[str, Any]] = {
+    code: {"model": ErrorOut} for code in (400, 401, 404, 409, 413, 422)}
+
+
+# ---------------------------------------------------------------- binding and middleware
+
+
+def is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def check_bind(host: str, token: str | None) -> None:
+    """Refuse to expose the store beyond this machine without a token."""
+    if not is_loopback(host) and not token:
+        raise ConfigError(
+            f"refusing to bind {host} without a token: anyone who can reach it could read "
+            "and change the store", key="token",
+            hint="pass --token or set KNOTWORK_TOKEN, or bind 127.0.0.1")
+
+
+class BearerAuth:
+    """Let a request through only with ``Authorization: Bearer <token>``."""
+
+    def __init__(self, app: ASGIApp, token: str) -> None:
+        self.app = app
+        self.token = token.encode()
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            scheme, _, given = Headers(scope=scope).get("authorization", "").partition(" ")
+            if scheme.lower() != "bearer" or not hmac.compare_digest(given.strip().encode(),
+                                                                     self.token):
+                response = errors.error_response(
+                    401, "Unauthorized", "missing or wrong bearer token: send "
+                    "'Authorization: Bearer <token>'")
+                response.headers["WWW-Authenticate"] = "Bearer"
+                await response(scope, receive, send)
+                return
+        await self.app(scope, receive, send)
+
+
+class BodyLimit:
+    """Answer 413 to a body over ``limit`` bytes before anything parses it.
+
+    Why drain: a client still sending a body it was refused sees a reset connection
+    instead of the 413; reading (and dropping) a bounded amount lets it read the answer.
+    """
+
+    def __init__(self, app: ASGIApp, limit: int) -> None:
+        self.app = app
+        self.limit = limit
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        declared = Headers(scope=scope).get("content-length")
+        if declared is not None and declared.isdigit() and int(declared) <= self.limit:
+            await self.app(scope, receive, send)  # the server enforces the declared length
+            return
+        chunks: list[bytes] = []
+        size, more = 0, True
+        while more:
+            message = await receive()
+            if message["type"] == "http.disconnect":
+                return
+            size += len(message.get("body", b""))
+            more = bool(message.get("more_body", False))
+            if size > self.limit:
+                await self._drain(receive, size, more)
+                await self._refuse(scope, receive, send)
+                return
+            chunks.append(message.get("body", b""))
+        replayed = False
+
+        async def replay() -> Message:
+            nonlocal replayed
+            if replayed:
+                return await receive()
+            replayed = True
+            return {"type": "http.request", "body": b"".join(chunks), "more_body": False}
+
+        await self.app(scope, replay, send)
+
+    async def _drain(self, receive: Receive, size: int, more: bool) -> None:
+        while more and size <= _DRAIN_LIMIT:
+            message = await receive()
+            size += len(message.get("body", b""))
+            more = message["type"] == "http.request" and bool(message.get("more_body"))
+
+    async def _refuse(self, scope: Scope, receive: Receive, send: Send) -> None:
+        response = errors.error_response(
+            413, "PayloadTooLarge", f"request body is larger than {self.limit} bytes; "
+            "split the document or raise the server's limit")
+        response.headers["Connection"] = "close"
+        await response(scope, receive, send)
+
+
+# ---------------------------------------------------------------- routes
+
+router = APIRouter(responses=ERRORS)
+
+
+def _kw(request: Request) -> Knotwork:
+    kw: Knotwork = request.app.state.kw
+    return kw
+
+
+def _scopes(request: Request, asked: Sequence[str] | None) -> list[str] | None:
+    """The scopes a read sees: those asked for, else the server's (``--scope``)."""
+    return list(asked) if asked else request.app.state.scopes
+
+
+KW = Annotated[Knotwork, Depends(_kw)]
+Ref = Annotated[str, Path(description="The entity's iri, label, alias or file path "
+                                       "(URL-encoded; slashes allowed).")]
+
+
+@router.post("/context", response_model=ContextOut, tags=["read"],
+             responses={200: {"content": {"text/markdown": {}}}})
+def context(body: ContextRequest, request: Request, kw: KW) -> Response:
+    """Ranked, cited context for a query: the KnowledgeContext (JSON) or Markdown.
+
+    The body is returned exactly as rendered, because ``max_tokens`` counts that text.
+    """
+    ctx = kw.context(body.query, max_entities=body.max_entities, link_depth=body.link_depth,
+                     expand_links=body.expand_links, max_tokens=body.max_tokens,
+                     scopes=_scopes(request, body.scopes), as_of=body.as_of,
+                     valid_at=body.valid_at, min_confidence=body.min_confidence,
+                     explain=body.explain, fmt=body.format)
+    media = "application/json" if body.format == "json" else "text/markdown; charset=utf-8"
+    return Response(kw.render(ctx, body.format), media_type=media)
+
+
+@router.get("/search", response_model=SearchOut, tags=["read"])
+def search(request: Request, kw: KW,
+           q: Annotated[str, Query(min_length=1, max_length=2000, description="Words.")],
+           k: Annotated[int, Query(ge=1, le=50, description="Number of chunks.")] = 10,
+           scope: Annotated[list[str] | None, Query(description="Limit to scopes.")] = None
+           ) -> dict[str, Any]:
+    """Full-text (BM25) search over chunks, each with its path, heading and lines."""
+    hits = kw.search(q, k=k, scopes=_scopes(request, scope))
+    return {"query": q, "hits": [h.as_dict() for h in hits]}
+
+
+# Declared before /entities/{ref} because ``:path`` refs may contain slashes.
+@router.get("/entities/{ref:path}/facts", response_model=list[FactOut],
+            response_model_exclude_unset=True, tags=["read"])
+def entity_facts(ref: Ref, kw: KW,
+                 history: Annotated[bool, Query(description="Include retracted facts.")] = False,
+                 as_of: Annotated[str | None, Query(description="ISO time.")] = None
+                 ) -> list[dict[str, object]]:
+    """Facts whose subject is the entity, with provenance; ``history`` adds retracted ones."""
+    return [f.as_dict() for f in kw.facts(ref, history=history, as_of=as_of)]
+
+
+@router.get("/entities/{ref:path}", response_model=EntityOut,
+            response_model_exclude_unset=True, tags=["read"])
+def entity(ref: Ref, kw: KW,
+           as_of: Annotated[str | None, Query(description="ISO time.")] = None
+           ) -> dict[str, object]:
+    """One entity: names, types, its facts and the facts that point at it."""
+    return kw.entity(ref, as_of=as_of).as_dict()
+
+
+@router.get("/history", response_model=HistoryOut, response_model_exclude_unset=True,
+            tags=["read"])
+def history(kw: KW, entity: Annotated[str, Query(min_length=1, description="The entity.")],
+            offset: Annotated[int, Query(ge=0)] = 0,
+            limit: Annotated[int, Query(ge=1, le=1000)] = 100) -> dict[str, Any]:
+    """Every fact ever recorded about an entity and the events that touched them, paged."""
+    data = kw.history(entity)
+    facts: list[dict[str, Any]] = data["facts"]  # type: ignore[assignment]
+    page = facts[offset:offset + limit]
+    ids = {f["id"] for f in page}
+    end = offset + len(page)
+    events: list[dict[str, Any]] = data["events"]  # type: ignore[assignment]
+    return {"entity": entity, "offset": offset, "total_facts": len(facts),
+            "next_offset": end if end < len(facts) else None, "facts": page,
+            "events": [e for e in events if e.get("fact_id") in ids]}
+
+
+@router.post("/documents", response_model=IngestOut, tags=["write"])
+def documents(body: DocumentRequest, kw: KW) -> dict[str, object]:
+    """Agent ingest: store raw text with the entities and relations extracted from it.
+
+    Items that cannot be backed by the text come back in ``dropped`` with the reason.
+    """
+    return kw.ingest_document(
+        body.doc_id, body.title, body.source, body.raw_content,
+        entities=[e.model_dump(exclude_none=True) for e in body.entities],
+        relations=[r.model_dump(exclude_none=True) for r in body.relations],
+        scope=body.scope, min_confidence=body.min_confidence)
+
+
+@router.post("/facts", status_code=201, response_model=FactOut,
+             response_model_exclude_unset=True, tags=["write"])
+def assert_fact(body: FactRequest, kw: KW) -> dict[str, object]:
+    """Assert one fact (trust ``asserted``); answers the stored fact with its id."""
+    return kw.assert_fact(body.subject, body.predicate, body.value, value_type=body.value_type,
+                          datatype=body.datatype, confidence=body.confidence,
+                          supporting_text=body.supporting_text, valid_from=body.valid_from,
+                          valid_to=body.valid_to, scope=body.scope, reason=body.reason
+                          ).as_dict()
+
+
+@router.delete("/facts/{fact_id}", response_model=FactOut, response_model_exclude_unset=True,
+               tags=["write"])
+def retract_fact(fact_id: int, kw: KW,
+                 reason: Annotated[str | None, Query(description="Why (or in the body).")]
+                 = None,
+                 body: Annotated[RetractRequest | None, Body()] = None) -> dict[str, object]:
+    """Retract a fact (never deleted); the reason comes as ``?reason=`` or ``{"reason"}``."""
+    why = reason or (body.reason if body else "")
+    return kw.retract_fact(fact_id, reason=why).as_dict()
+
+
+@router.get("/health", response_model=HealthOut, tags=["meta"])
+def health(request: Request, kw: KW) -> dict[str, object]:
+    """Liveness, the store in use and whether a watcher keeps it current."""
+    return {"status": "ok", "version": _version(), "store": str(kw.store.path),
+            "vault": str(kw.vault) if kw.vault else None,
+            "watching": request.app.state.watcher is not None}
+
+
+@router.get("/stats", response_model=StatsOut, tags=["meta"])
+def stats(kw: KW) -> dict[str, object]:
+    """Counts of documents, chunks, entities, facts and events."""
+    return kw.stats()
+
+
+def _version() -> str:
+    try:
+        return version("knotwork")
+    except PackageNotFoundError:
+        return "unknown"
+
+
+# ---------------------------------------------------------------- the app
+
+
+def _log_report(report: SyncReport) -> None:
+    log.info("applied: +%d ~%d -%d renamed %d, facts +%d -%d", report.added, report.updated,
+             report.deleted, report.renamed, report.facts_added, report.facts_retracted)
+    for issue in report.errors:
+        log.warning("%s: %s", issue.path, issue.reason)
+
+
+@asynccontextmanager
+async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
+    """Start watching (then catch up) with the vault; stop watching at shutdown.
+
+    The watcher starts first so an edit during the catch-up is seen by one or the other.
+    """
+    kw: Knotwork = app.state.kw
+    if app.state.sync_vault and kw.vault is not None:
+        app.state.watcher = kw.watcher(
+            on_report=_log_report, on_error=lambda exc: log.warning("watch: %s", exc)).start()
+        _log_report(await anyio.to_thread.run_sync(kw.ingest))
+    try:
+        yield
+    finally:
+        if app.state.watcher is not None:
+            app.state.watcher.stop()
+            app.state.watcher = None
+
+
+def create_app(kw: Knotwork, *, token: str | None = None, max_body: int = MAX_BODY,
+               scopes: Sequence[str] | None = None, sync_vault: bool = True) -> FastAPI:
+    """The REST app over ``kw``; with ``token``, every request must present it."""
+    app = FastAPI(title="knotwork", version=_version(), lifespan=_lifespan,
+                  description="A local-first context graph for AI agents: Markdown in, "
+                              "cited and current context out.")
+    app.state.kw = kw
+    app.state.scopes = list(scopes) if scopes else None
+    app.state.sync_vault = sync_vault
+    app.state.watcher = None
+    app.include_router(router)
+    errors.install(app)
+    app.add_middleware(BodyLimit, limit=max_body)
+    if token:
+        app.add_middleware(BearerAuth, token=token)  # outermost: refuse before reading bodies
+    return app
+
+
+def serve(kw: Knotwork, *, host: str = DEFAULT_HOST, port: int = DEFAULT_PORT,
+          token: str | None = None, scopes: Sequence[str] | None = None,
+          log_level: str = "info") -> None:
+    """Run the app under uvicorn until Ctrl-C or SIGTERM; refuses an unsafe bind.
+
+    Call it from the main thread (it installs a SIGTERM handler, as uvicorn does).
+    """
+    check_bind(host, token)
+    logging.basicConfig(stream=sys.stderr, level=logging.WARNING,
+                        format="knotwork serve %(levelname)s %(name)s: %(message)s")
+    logging.getLogger("knotwork").setLevel(logging.INFO)
+    app = create_app(kw, token=token, scopes=scopes)
+    server = uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level=log_level,
+                                           lifespan="on"))
+    # uvicorn shuts down gracefully on SIGINT/SIGTERM, then re-raises the signal; with
+    # SIGTERM mapped to KeyboardInterrupt, both end here and the caller can close the store.
+    previous = signal.signal(signal.SIGTERM, signal.default_int_handler)
+    try:
+        server.run()
+    except KeyboardInterrupt:
+        log.info("stopped")
+    finally:
+        signal.signal(signal.SIGTERM, previous)

@@ -1,0 +1,97 @@
+"""The REST boundary for errors: ``KnotworkError`` → HTTP status, in one table.
+
+Every error body has the same shape (``ErrorOut``): ``{"error": kind, "message": text}``,
+plus ``detail`` for validation errors, so a client branches on ``error`` and shows
+``message``. Malformed JSON and schema violations are 422 with the location of each
+problem in the message; anything not in the table is a 500 that leaks no internals.
+"""
+
+from __future__ import annotations
+
+from http import HTTPStatus
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.encoders import jsonable_encoder
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from starlette.exceptions import HTTPException
+
+from ..errors import (
+    BackendUnavailable,
+    ConfigError,
+    Conflict,
+    IngestError,
+    InvalidQuery,
+    KnotworkError,
+    NotFound,
+    QueryError,
+    SchemaVersionError,
+    StoreError,
+)
+
+# First isinstance match wins, so subclasses come before their bases.
+STATUS: dict[type[KnotworkError], int] = {
+    NotFound: 404,
+    Conflict: 409,
+    InvalidQuery: 400,
+    QueryError: 400,
+    IngestError: 422,
+    BackendUnavailable: 503,
+    SchemaVersionError: 500,
+    StoreError: 500,
+    ConfigError: 500,
+    KnotworkError: 500,
+}
+
+
+def status_for(exc: KnotworkError) -> int:
+    return next(code for kind, code in STATUS.items() if isinstance(exc, kind))
+
+
+def error_response(status: int, kind: str, message: str, **extra: Any) -> JSONResponse:
+    return JSONResponse({"error": kind, "message": message, **extra}, status_code=status)
+
+
+async def _knotwork_error(request: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, KnotworkError)
+    return error_response(status_for(exc), type(exc).__name__, str(exc))
+
+
+def _where(loc: tuple[int | str, ...]) -> str:
+    return ".".join(str(p) for p in loc) or "request"
+
+
+async def _validation_error(request: Request, exc: Exception) -> JSONResponse:
+    """422 naming each bad field; malformed JSON says where the parser stopped."""
+    assert isinstance(exc, RequestValidationError)
+    errors = list(exc.errors())
+    parts = []
+    for e in errors:
+        if e.get("type") == "json_invalid":
+            at = e["loc"][-1] if len(e["loc"]) > 1 else 0
+            parts.append(f"malformed JSON at character {at}: "
+                         f"{e.get('ctx', {}).get('error', e['msg'])}")
+        else:
+            parts.append(f"{_where(tuple(e['loc']))}: {e['msg']}")
+    return error_response(422, "ValidationError", "; ".join(parts) or "invalid request",
+                          detail=jsonable_encoder(errors))
+
+
+async def _http_error(request: Request, exc: Exception) -> JSONResponse:
+    """Starlette's own errors (unknown route, wrong method) in the same body shape."""
+    assert isinstance(exc, HTTPException)
+    kind = HTTPStatus(exc.status_code).phrase.replace(" ", "")
+    message = exc.detail if isinstance(exc.detail, str) else kind
+    if exc.status_code == 404 and message == "Not Found":
+        message = f"no route {request.method} {request.url.path}"
+    response = error_response(exc.status_code, kind, message)
+    response.headers.update(exc.headers or {})
+    return response
+
+
+def install(app: FastAPI) -> None:
+    """Register the handlers that turn errors into ``ErrorOut`` bodies."""
+    app.add_exception_handler(KnotworkError, _knotwork_error)
+    app.add_exception_handler(HTTPException, _http_error)
+    app.add_exception_handler(RequestValidationError, _validation_error)

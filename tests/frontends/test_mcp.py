@@ -1,0 +1,193 @@
+"""``knotwork mcp`` through the official MCP client over stdio: a real subprocess.
+
+Each test spawns the server on a fresh store over a fresh vault (about 2 s each), so the
+tests do not depend on one another's writes.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import anyio
+from mcp.client.session import ClientSession
+from mcp.client.stdio import StdioServerParameters, stdio_client
+from mcp_types import CallToolResult, TextContent
+
+from .conftest import child_env, knotwork_cmd
+
+TOOLS = {"context", "search", "get_entity", "ingest_document", "assert_fact", "retract_fact",
+         "history", "stats"}
+READ_ONLY = {"context", "search", "get_entity", "history", "stats"}
+DESTRUCTIVE = {"ingest_document", "retract_fact"}
+
+
+@asynccontextmanager
+async def mcp_session(vault: Path, tmp: Path) -> AsyncIterator[ClientSession]:
+    """A client session with ``knotwork --db <tmp>/s.db mcp --vault <vault>``."""
+    cmd = knotwork_cmd("--db", str(tmp / "s.db"), "mcp", "--vault", str(vault))
+    params = StdioServerParameters(command=cmd[0], args=cmd[1:], env=child_env())
+    with open(tmp / "mcp.log", "w", encoding="utf-8") as errlog:
+        async with stdio_client(params, errlog=errlog) as (read, write), \
+                ClientSession(read, write, read_timeout_seconds=30) as session:
+            await session.initialize()
+            yield session
+
+
+def run(vault: Path, tmp: Path, body: Callable[[ClientSession], Awaitable[None]]) -> None:
+    async def main() -> None:
+        async with mcp_session(vault, tmp) as session:
+            await body(session)
+
+    anyio.run(main)
+
+
+def data(result: CallToolResult) -> dict[str, Any]:
+    """The structured content, checked against the JSON text the same call returned."""
+    assert not result.is_error, result.content
+    assert result.structured_content is not None
+    block = result.content[0]
+    assert isinstance(block, TextContent)
+    assert json.loads(block.text) == result.structured_content
+    return result.structured_content
+
+
+def error_text(result: CallToolResult) -> str:
+    assert result.is_error
+    block = result.content[0]
+    assert isinstance(block, TextContent)
+    return block.text
+
+
+def test_tools_are_listed_with_schemas_descriptions_and_annotations(vault: Path,
+                                                                      tmp_path: Path) -> None:
+    async def body(s: ClientSession) -> None:
+        tools = {t.name: t for t in (await s.list_tools()).tools}
+        assert set(tools) == TOOLS
+        for name, tool in tools.items():
+            assert tool.description and len(tool.description) > 40, name
+            assert tool.input_schema["type"] == "object"
+            assert tool.output_schema is not None, name
+            hints = tool.annotations
+            assert hints is not None, name
+            assert hints.read_only_hint is (name in READ_ONLY), name
+            assert hints.destructive_hint is (name in DESTRUCTIVE), name
+            assert hints.idempotent_hint is not None, name
+        props = tools["context"].input_schema["properties"]
+        assert tools["context"].input_schema["required"] == ["query"]
+        assert {"query", "max_entities", "link_depth", "max_tokens"} <= set(props)
+        assert props["max_tokens"]["default"] == 4000
+        assert tools["search"].input_schema["properties"]["k"]["maximum"] == 50
+
+    run(vault, tmp_path, body)
+    log = (tmp_path / "mcp.log").read_text(encoding="utf-8")
+    assert "applied: +4" in log  # the catch-up ran, and its log went to stderr
+
+
+def test_read_tools_return_bounded_structured_answers(vault: Path, tmp_path: Path) -> None:
+    async def body(s: ClientSession) -> None:
+        ctx = data(await s.call_tool("context", {"query": "traefik", "max_entities": 1}))
+        assert [e["label"] for e in ctx["entities"]] == ["Traefik"]
+        facts = {f["predicate"]: f for f in ctx["entities"][0]["facts"]}
+        assert facts["runs_on"]["value_label"] == "kota"
+        assert facts["runs_on"]["source"]["path"] == "services/Traefik.md"
+
+        small = data(await s.call_tool("context", {"query": "traefik", "max_tokens": 150}))
+        assert small["summary"]["tokens"] <= 150
+
+        hits = data(await s.call_tool("search", {"query": "reverse proxy", "k": 2}))["hits"]
+        assert 1 <= len(hits) <= 2 and hits[0]["path"] == "services/Traefik.md"
+
+        kota = data(await s.call_tool("get_entity", {"ref": "kota"}))
+        assert kota["label"] == "kota"
+        assert {f["subject_label"] for f in kota["incoming"]} >= {"Traefik", "Grafana"}
+        capped = data(await s.call_tool("get_entity", {"ref": "Traefik", "max_facts": 1}))
+        assert len(capped["facts"]) == 1 and capped["total_facts"] > 1
+
+        first = data(await s.call_tool("history", {"ref": "Traefik", "limit": 2}))
+        assert len(first["facts"]) == 2 and first["next_offset"] == 2
+        rest = data(await s.call_tool("history", {"ref": "Traefik", "offset": 2, "limit": 50}))
+        assert rest["next_offset"] is None
+        assert len(first["facts"]) + len(rest["facts"]) == first["total_facts"]
+
+        stats = data(await s.call_tool("stats", {}))
+        assert stats["documents"] == 4 and stats["facts"] > 0
+
+    run(vault, tmp_path, body)
+
+
+def test_write_tools_assert_retract_and_ingest(vault: Path, tmp_path: Path) -> None:
+    async def body(s: ClientSession) -> None:
+        fact = data(await s.call_tool("assert_fact", {
+            "subject": "Traefik", "predicate": "owner", "value": "Alice",
+            "value_type": "Entity", "reason": "told in chat"}))
+        assert fact["trust"] == "asserted" and fact["value_label"] == "Alice"
+        traefik = data(await s.call_tool("get_entity", {"ref": "Traefik"}))
+        assert fact["id"] in {f["id"] for f in traefik["facts"]}
+
+        gone = data(await s.call_tool("retract_fact", {"fact_id": fact["id"],
+                                                       "reason": "she moved teams"}))
+        assert gone["retracted_at"]
+        again = await s.call_tool("retract_fact", {"fact_id": fact["id"], "reason": "twice"})
+        assert "conflict" in error_text(again)
+        hist = data(await s.call_tool("history", {"ref": "Traefik", "limit": 200}))
+        assert any(f["id"] == fact["id"] and f["retracted_at"] for f in hist["facts"])
+        assert any(e["fact_id"] == fact["id"] for e in hist["events"])
+
+        out = data(await s.call_tool("ingest_document", {
+            "doc_id": "chat/deploy", "title": "Deploy chat", "source": "chat",
+            "raw_content": "Postgres runs on kota since June.",
+            "entities": [{"name": "Postgres", "type": "database"}],
+            "relations": [
+                {"source": "Postgres", "target": "kota", "type": "runs_on",
+                 "supporting_text": "Postgres runs on kota", "confidence": 0.9},
+                {"source": "Postgres", "target": "Nowhere", "type": "runs_on",
+                 "supporting_text": "Postgres runs on kota"}]}))
+        assert out["status"] == "created" and out["facts_added"] > 0
+        assert [d["item"]["target"] for d in out["dropped"]] == ["Nowhere"]
+        assert "unknown endpoint" in out["dropped"][0]["reason"]
+        pg = data(await s.call_tool("get_entity", {"ref": "Postgres"}))
+        assert any(f["predicate"] == "runs_on" for f in pg["facts"])
+
+    run(vault, tmp_path, body)
+
+
+def test_errors_come_back_as_tool_errors_and_the_server_lives_on(vault: Path,
+                                                                  tmp_path: Path) -> None:
+    async def body(s: ClientSession) -> None:
+        missing = error_text(await s.call_tool("get_entity", {"ref": "No Such Thing"}))
+        assert "not found" in missing and "No Such Thing" in missing
+        assert "not found" in error_text(await s.call_tool(
+            "retract_fact", {"fact_id": 987654, "reason": "test"}))
+        assert "k" in error_text(await s.call_tool("search", {"query": "x", "k": 500}))
+        assert error_text(await s.call_tool("context", {"query": ""}))
+        assert error_text(await s.call_tool("assert_fact", {
+            "subject": "Traefik", "predicate": "port", "value": "1", "confidence": 3}))
+        # still serving
+        assert data(await s.call_tool("stats", {}))["documents"] == 4
+
+    run(vault, tmp_path, body)
+
+
+def test_an_edit_in_the_vault_reaches_context(vault: Path, tmp_path: Path) -> None:
+    async def body(s: ClientSession) -> None:
+        note = vault / "hosts" / "kota.md"
+        note.write_text(note.read_text(encoding="utf-8").replace(
+            "os: debian", "os: debian\nlocation: attic"), encoding="utf-8")
+        (vault / "services" / "Grafana.md").unlink()
+        deadline = time.monotonic() + 5
+        while True:
+            ctx = data(await s.call_tool("context", {"query": "kota", "max_entities": 3}))
+            kota = next(e for e in ctx["entities"] if e["label"] == "kota")
+            values = {f["value"] for f in kota["facts"]}
+            stats = data(await s.call_tool("stats", {}))
+            if "attic" in values and stats["documents"] == 3:
+                break
+            assert time.monotonic() < deadline, f"edit not seen: {values}, {stats}"
+            await anyio.sleep(0.1)
+
+    run(vault, tmp_path, body)

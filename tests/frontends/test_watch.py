@@ -1,0 +1,104 @@
+"""``knotwork watch`` as a real process, and two processes writing one store at once."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+from typing import Any
+
+from knotwork import Knotwork
+
+from .conftest import child_env, knotwork_cmd, running, wait_for
+
+# The second process: asserts facts, writes notes the watcher must pick up, sends agent
+# documents, and now and then syncs the vault itself (two syncers on one store).
+WRITER = """
+import sys
+from pathlib import Path
+from knotwork import Knotwork
+
+vault, db, n = Path(sys.argv[1]), sys.argv[2], int(sys.argv[3])
+with Knotwork.open(vault, db=db) as kw:
+    for i in range(n):
+        kw.assert_fact(f"Svc{i % 7}", "tag", f"t{i}", reason="load test")
+        if i % 30 == 0:
+            note = vault / "gen" / f"n{i}.md"
+            note.parent.mkdir(exist_ok=True)
+            note.write_text(f'---\\nabout: "[[kota]]"\\n---\\n# n{i}\\n\\nNote {i}.\\n')
+            kw.ingest_document(f"agent/{i}", f"Agent {i}", "test", f"Agent note {i} on kota.",
+                               entities=[{"name": "kota"}])
+        if i % 100 == 50:
+            kw.ingest()
+print("done")
+"""
+
+
+def _events(path: Path) -> list[dict[str, Any]]:
+    text = path.read_text(encoding="utf-8") if path.exists() else ""
+    return [json.loads(line) for line in text.splitlines() if line.strip()]
+
+
+def test_watch_applies_edits_live_and_stops_cleanly_on_ctrl_c(vault: Path,
+                                                              tmp_path: Path) -> None:
+    out = tmp_path / "watch.jsonl"
+    cmd = knotwork_cmd("--db", str(tmp_path / "s.db"), "watch", "--vault", str(vault), "--json")
+    with open(out, "w", encoding="utf-8") as stdout, \
+            running(cmd, tmp_path / "watch.log", stdout=stdout) as proc:
+        wait_for(lambda: any(e["event"] == "watching" for e in _events(out)), timeout=20)
+        assert _events(out)[0] == {"event": "applied", **_events(out)[0]}
+        assert _events(out)[0]["added"] == 4  # the catch-up
+
+        (vault / "hosts" / "kota.md").write_text("---\ntype: host\nos: alpine\n---\n# kota\n",
+                                                 encoding="utf-8")
+        (vault / "people" / "Alice.md").unlink()
+        applied = wait_for(lambda: [e for e in _events(out)[2:] if e["event"] == "applied"])
+        wait_for(lambda: sum(e.get("updated", 0) + e.get("deleted", 0)
+                             for e in _events(out)[2:]) >= 2)
+        assert not applied[0]["errors"]
+        proc.send_signal(2)  # Ctrl-C
+        assert proc.wait(timeout=10) == 0
+    log = (tmp_path / "watch.log").read_text(encoding="utf-8")
+    assert "Traceback" not in log
+    with Knotwork.open(vault, db=str(tmp_path / "s.db")) as kw:
+        assert {f.value for f in kw.facts("kota")} >= {"alpine"}
+        assert kw.stats()["documents"] == 3
+
+
+def test_a_watcher_and_a_writer_share_one_store_without_losing_a_write(
+        vault: Path, tmp_path: Path) -> None:
+    db, n = str(tmp_path / "s.db"), 300
+    out = tmp_path / "watch.jsonl"
+    cmd = knotwork_cmd("--db", db, "watch", "--vault", str(vault), "--json")
+    with open(out, "w", encoding="utf-8") as stdout, \
+            running(cmd, tmp_path / "watch.log", stdout=stdout) as watcher:
+        wait_for(lambda: any(e["event"] == "watching" for e in _events(out)), timeout=20)
+        writer = subprocess.run(
+            [cmd[0], "-c", WRITER, str(vault), db, str(n)], capture_output=True, text=True,
+            env=child_env(), timeout=120, check=False)
+        assert writer.returncode == 0, writer.stderr
+        assert writer.stdout.strip() == "done"
+        notes = n // 30
+
+        def caught_up() -> bool:
+            with Knotwork.open(vault, db=db) as kw:
+                return bool(kw.stats()["documents"] == 4 + 2 * notes)
+
+        wait_for(caught_up, timeout=10)
+        watcher.send_signal(2)
+        assert watcher.wait(timeout=10) == 0
+    events = _events(out)
+    assert not [e for e in events if e["event"] == "error" or e.get("errors")]
+    # n270.md came after the writer's last sync: the watcher, not the writer, applied it
+    assert sum(e.get("added", 0) for e in events[2:]) >= 1
+    assert "Traceback" not in (tmp_path / "watch.log").read_text(encoding="utf-8")
+
+    with Knotwork.open(vault, db=db) as kw:
+        tags = [f.value for k in range(7) for f in kw.facts(f"Svc{k}") if f.trust == "asserted"]
+        assert sorted(int(v[1:]) for v in tags) == list(range(n))  # none lost, none doubled
+        for i in range(0, n, 30):
+            assert kw.entity(f"n{i}").entity.label == f"n{i}"
+            assert kw.entity(f"agent/{i}")
+        stats = kw.stats()
+        assert stats["retracted_facts"] == 0
+        assert isinstance(stats["events"], int) and stats["events"] >= n + 2 * notes

@@ -1,0 +1,183 @@
+"""Frontmatter: every key a fact, names and title, typed values, malformed YAML."""
+
+from __future__ import annotations
+
+from knotwork.ingest import parse_markdown
+from knotwork.types import SELF, FactDraft, Issue, LiteralValue, NameDecl, NameRef, ParsedDocument
+
+
+def parse(text: str, path: str = "people/Alice Smith.md") -> ParsedDocument:
+    doc = parse_markdown(path, text.encode())
+    assert isinstance(doc, ParsedDocument), doc
+    return doc
+
+
+def values(doc: ParsedDocument, predicate: str) -> list[object]:
+    return [f.object for f in doc.facts if f.predicate == predicate]
+
+
+def test_keys_types_and_spans() -> None:
+    doc = parse(
+        "---\n"
+        "title: Alice\n"
+        "Runs On: \"[[kota]]\"\n"
+        "kep-number: 42\n"
+        "ratio: 0.25\n"
+        "active: true\n"
+        "born: 1990-05-01\n"
+        "seen: 2024-01-02T03:04:05Z\n"
+        "nothing:\n"
+        "blank: ''\n"
+        "---\n"
+        "Body.\n"
+    )
+    by_pred = {f.predicate: f for f in doc.facts}
+    assert "title" not in by_pred and "nothing" not in by_pred and "blank" not in by_pred
+    assert by_pred["runs_on"].object == NameRef.of("kota")
+    assert by_pred["kep_number"].object == LiteralValue("42", "integer")
+    assert by_pred["ratio"].object == LiteralValue("0.25", "number")
+    assert by_pred["active"].object == LiteralValue("true", "boolean")
+    assert by_pred["born"].object == LiteralValue("1990-05-01", "date")
+    assert by_pred["seen"].object == LiteralValue("2024-01-02T03:04:05+00:00", "datetime")
+    fact = by_pred["kep_number"]
+    assert fact == FactDraft(SELF, "kep_number", LiteralValue("42", "integer"),
+                             fact.span, "kep-number: 42", "frontmatter")
+    assert (fact.span.line_start, fact.span.line_end) == (4, 4)
+    assert all(f.trust == "stated" and f.extractor_version == "1" for f in doc.facts)
+
+
+def test_names_title_aliases_dedup_path_first() -> None:
+    doc = parse("---\ntitle: Alice\naliases: [alice smith, Ali, ALI]\n---\n")
+    assert doc.title == "Alice"
+    assert doc.names == (
+        NameDecl("people/alice smith", "people/Alice Smith", "path"),
+        NameDecl("alice smith", "Alice Smith", "stem"),
+        NameDecl("alice", "Alice", "title"),
+        NameDecl("ali", "Ali", "alias"),
+    )
+    assert values(doc, "alias") == [LiteralValue("alice smith"), LiteralValue("Ali"),
+                                    LiteralValue("ALI")]
+
+
+def test_single_alias_string_and_root_note_names() -> None:
+    doc = parse("---\nalias: Bob\n---\n", "Robert.md")
+    assert doc.names == (NameDecl("robert", "Robert", "path"), NameDecl("bob", "Bob", "alias"))
+    assert doc.title == "Robert"
+
+
+def test_tags_as_list_or_string_and_hash_dropped() -> None:
+    assert values(parse("---\ntags: [a, '#b']\n---\n"), "tag") == [
+        LiteralValue("a"), LiteralValue("b")]
+    assert values(parse("---\ntags: 'x, #y z'\n---\n"), "tag") == [
+        LiteralValue("x"), LiteralValue("y"), LiteralValue("z")]
+    assert values(parse("---\ntag: solo\n---\n"), "tag") == [LiteralValue("solo")]
+
+
+def test_type_fact_and_doc_type() -> None:
+    doc = parse("---\ntype: person\n---\n")
+    assert doc.doc_type == "person"
+    assert values(doc, "type") == [LiteralValue("person")]
+    assert parse("---\ntipo: progetto\n---\n").doc_type == "progetto"
+
+
+def test_lists_nested_mappings_and_wikilinks() -> None:
+    doc = parse(
+        "---\n"
+        "owner:\n"
+        "  team: platform\n"
+        "  lead: \"[[Bob]]\"\n"
+        "related:\n"
+        "  - \"[[A]]\"\n"
+        "  - \"see [[B|bee]] and [[C#x]]\"\n"
+        "  - [[D]]\n"
+        "ports: [80, 443]\n"
+        "---\n"
+    )
+    assert values(doc, "owner_team") == [LiteralValue("platform")]
+    assert values(doc, "owner_lead") == [NameRef.of("Bob")]
+    assert values(doc, "related") == [NameRef.of(x) for x in "ABCD"]
+    assert values(doc, "ports") == [LiteralValue("80", "integer"), LiteralValue("443", "integer")]
+    owner = next(f for f in doc.facts if f.predicate == "owner_team")
+    assert (owner.span.line_start, owner.span.line_end) == (2, 4)
+    assert owner.supporting_text == "owner:"
+    related = next(f for f in doc.facts if f.predicate == "related")
+    assert (related.span.line_start, related.span.line_end) == (5, 8)
+
+
+def test_multilingual_keys() -> None:
+    doc = parse(
+        "---\n"
+        "titolo: Servizio\n"
+        "ruolo: Sviluppatrice\n"
+        "Rolle: Entwicklerin\n"
+        "rôle: développeuse\n"
+        "squadra: Piattaforma\n"
+        "Eigentümer: \"[[Team A]]\"\n"
+        "propietario: Ana\n"
+        "estado: activo\n"
+        "Datum: 2024-05-01\n"
+        "dipende_da: \"[[DB]]\"\n"
+        "Teil von: \"[[Plattform]]\"\n"
+        "läuft-auf: \"[[kota]]\"\n"
+        "Standort: Berlin\n"
+        "étiquettes: [a]\n"
+        "---\n"
+    )
+    assert doc.title == "Servizio"
+    preds = [f.predicate for f in doc.facts]
+    assert preds == ["role", "role", "role", "team", "owner", "owner", "status", "date",
+                     "depends_on", "part_of", "runs_on", "located_at", "tag"]
+
+
+def test_malformed_yaml_is_a_warning_and_the_body_still_counts() -> None:
+    text = "---\ntitle: ok\nkey: [unclosed\nother: 1\n---\n# Body\nUses [[Tool]]. #tag\n"
+    doc = parse(text)
+    (issue,) = doc.issues
+    assert not issue.fatal
+    assert issue.reason.startswith("malformed YAML frontmatter: ")
+    assert issue.line == 4
+    assert doc.title == "Alice Smith"  # the frontmatter yields nothing, not even the title
+    assert {f.predicate for f in doc.facts} == {"uses", "tag"}
+    assert doc.chunks[0].span.line_start == 6
+
+
+def test_malformed_yaml_line_of_a_bad_indent() -> None:
+    doc = parse("---\na: 1\nb: 2\n  c: 3\n---\n")
+    (issue,) = doc.issues
+    assert issue.line == 4 and issue.reason.startswith("malformed YAML frontmatter: ")
+
+
+def test_frontmatter_not_a_mapping() -> None:
+    doc = parse("---\n- a\n- b\n---\ntext\n")
+    assert doc.issues == (Issue("people/Alice Smith.md", "frontmatter is not a mapping", 2,
+                                False),)
+    assert doc.facts == ()
+
+
+def test_one_bad_value_costs_only_its_key() -> None:
+    doc = parse("---\nwhen: 2024-02-30\nok: yes\n---\n")
+    assert [f.predicate for f in doc.facts] == ["ok"]
+    (issue,) = doc.issues
+    assert issue.line == 2 and not issue.fatal
+
+
+def test_alias_bomb_stays_bounded() -> None:
+    lines = ["---", "a: &a [x, x, x, x, x, x, x, x, x]"]
+    for i in range(1, 9):
+        prev = chr(ord("a") + i - 1)
+        cur = chr(ord("a") + i)
+        lines.append(f"{cur}: &{cur} [*{prev}, *{prev}, *{prev}, *{prev}, *{prev}, *{prev}]")
+    lines.append("---")
+    doc = parse("\n".join(lines) + "\n")
+    assert len(doc.facts) < 20
+
+
+def test_recursive_anchor_does_not_crash() -> None:
+    doc = parse("---\nloop: &l [1, *l]\n---\n")
+    assert values(doc, "loop") == [LiteralValue("1", "integer")]
+
+
+def test_merge_keys() -> None:
+    doc = parse("---\nbase: &b {team: x}\nsvc:\n  <<: *b\n  port: 8\n---\n")
+    assert values(doc, "svc_team") == [LiteralValue("x")]
+    assert values(doc, "svc_port") == [LiteralValue("8", "integer")]

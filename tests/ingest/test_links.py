@@ -1,0 +1,167 @@
+"""Body links and tags: what counts, what code and comments hide, where it came from."""
+
+from __future__ import annotations
+
+from knotwork.ingest import parse_markdown
+from knotwork.types import SELF, FactDraft, Issue, LiteralValue, NameRef, ParsedDocument, Span
+
+
+def parse(text: str, path: str = "notes/Note.md") -> ParsedDocument:
+    doc = parse_markdown(path, text.encode())
+    assert isinstance(doc, ParsedDocument), doc
+    return doc
+
+
+def targets(doc: ParsedDocument, predicate: str = "links_to") -> list[str]:
+    return [f.object.text for f in doc.facts  # type: ignore[union-attr]
+            if f.predicate == predicate]
+
+
+def tags(doc: ParsedDocument) -> list[str]:
+    return [f.object.value for f in doc.facts  # type: ignore[union-attr]
+            if f.predicate == "tag"]
+
+
+def test_wikilink_forms() -> None:
+    doc = parse(
+        "[[Plain]] [[Aliased|shown text]] [[Head#Section]] [[Block#^abc]] [[Caret^blk]]\n"
+        "[[ spaced   name ]] [[folder/Deep Note]] [[Note.md]]\n"
+    )
+    assert targets(doc) == ["Plain", "Aliased", "Head", "Block", "Caret", "spaced name",
+                            "folder/Deep Note", "Note.md"]
+    deep = next(f for f in doc.facts if f.object.key == "folder/deep note")  # type: ignore[union-attr]
+    assert deep.object == NameRef("folder/deep note", "folder/Deep Note")
+
+
+def test_plain_link_fact_shape() -> None:
+    doc = parse("intro\n\nA line with [[Target]] in it.\n")
+    assert doc.facts == (
+        FactDraft(SELF, "links_to", NameRef.of("Target"), Span(3, 3),
+                  "A line with [[Target]] in it.", "wikilink", "1", 1.0),
+    )
+
+
+def test_same_note_links_yield_nothing() -> None:
+    assert parse("See [[#Heading]] and [[#^block]] and [[|x]].\n").facts == ()
+
+
+def test_embeds() -> None:
+    doc = parse("![[diagram.png]]\n![[Other Note#Part]] and [[Linked]]\n")
+    assert targets(doc, "embeds") == ["diagram.png", "Other Note"]
+    assert targets(doc) == ["Linked"]
+    assert all(f.extractor == "wikilink" for f in doc.facts)
+
+
+def test_table_escaped_alias_bar() -> None:
+    doc = parse("| a | b |\n|---|---|\n| [[Target\\|alias]] | [[Other\\|o]] |\n")
+    assert targets(doc) == ["Target", "Other"]
+    assert {f.span.line_start for f in doc.facts} == {3}
+
+
+def test_fenced_code_hides_links_and_tags() -> None:
+    doc = parse(
+        "```python\n[[not a link]] #notatag\n```\n"
+        "~~~\n[[tilde]] #tilde\n```\n[[still code]]\n~~~\n"
+        "````md\n```\n[[nested fence]]\n```\n````\n"
+        "after [[Real]] #real\n"
+    )
+    assert targets(doc) == ["Real"]
+    assert tags(doc) == ["real"]
+
+
+def test_unclosed_fence_runs_to_the_end() -> None:
+    assert parse("[[A]]\n```\n[[B]]\n").facts[0].object == NameRef.of("A")
+    assert len(parse("[[A]]\n```\n[[B]]\n").facts) == 1
+
+
+def test_fence_in_a_list_and_in_a_quote() -> None:
+    doc = parse("- item\n    ```\n    [[in list code]]\n    ```\n> ```\n> [[quoted code]]\n> ```\n")
+    assert doc.facts == ()
+
+
+def test_headings_inside_code_are_not_headings() -> None:
+    doc = parse("# Real\n```\n# Not a heading\n```\ntext\n")
+    assert [c.heading_path for c in doc.chunks] == [("Real",)]
+
+
+def test_indented_code_after_blank_line_but_not_in_lists() -> None:
+    doc = parse(
+        "para\n\n    [[indented code]] #nope\n\n"
+        "- item\n\n    [[list continuation]]\n"
+        "- nested:\n    - uses [[Nested]]\n"
+    )
+    assert "indented code" not in targets(doc)
+    assert "nope" not in tags(doc)
+    assert "list continuation" in targets(doc)
+    assert targets(doc, "uses") == ["Nested"]
+
+
+def test_indented_lines_in_a_paragraph_are_not_code() -> None:
+    assert targets(parse("para\n    [[Lazy]]\n")) == ["Lazy"]
+
+
+def test_inline_code_spans() -> None:
+    doc = parse("a `[[code]] #c` b ``x [[double `tick`]] y`` c [[Real]] ` unmatched [[Too]]\n")
+    assert targets(doc) == ["Real", "Too"]
+    assert tags(doc) == []
+
+
+def test_html_and_obsidian_comments() -> None:
+    doc = parse(
+        "a <!-- [[hidden]] --> [[Shown]]\n"
+        "<!--\n[[multi]]\n# not a heading\n-->\n"
+        "%% [[obs]] %% [[Visible]]\n"
+        "%%\n[[obs multi]] #no\n%%\n"
+        "end [[Last]]\n"
+    )
+    assert targets(doc) == ["Shown", "Visible", "Last"]
+    assert tags(doc) == []
+    assert [c.heading_path for c in doc.chunks] == [()]
+
+
+def test_relative_markdown_links() -> None:
+    doc = parse(
+        "[a](Sibling.md) [b](../ops/Kota.md#anchor) [c](<sub dir/My Note.md>)\n"
+        "[d](sub%20dir/Other%20Note.md) [e](./x/../Y.md \"title\") [f](/Root.md)\n"
+        "[web](https://example.com/a.md) [mail](mailto:a@b.c) [anchor](#frag)\n"
+        "[pdf](file.pdf) ![img](pic.md) [[Wiki]]\n",
+        path="services/web/Traefik.md",
+    )
+    assert targets(doc) == [
+        "services/web/Sibling", "services/ops/Kota", "services/web/sub dir/My Note",
+        "services/web/sub dir/Other Note", "services/web/Y", "Root", "Wiki",
+    ]
+    assert {f.extractor for f in doc.facts} == {"mdlink", "wikilink"}
+    kota = next(f for f in doc.facts if "Kota" in f.object.text)  # type: ignore[union-attr]
+    assert kota.object == NameRef("services/ops/kota", "services/ops/Kota")
+
+
+def test_link_escaping_the_vault_is_a_warning() -> None:
+    doc = parse("ok\n[out](../../Secret.md) and [in](../Fine.md)\n", path="a/Note.md")
+    assert targets(doc) == ["Fine"]
+    assert doc.issues == (Issue("a/Note.md", "link escapes the vault: ../../Secret.md", 2,
+                                fatal=False),)
+
+
+def test_body_tags() -> None:
+    doc = parse(
+        "#start text #nested/tag #with-dash_and_underscore (#paren) #123 #1a\n"
+        "x#glued http://h/#frag [a](#frag) [[Note#Heading]] \\#escaped #ünïcödé\n"
+        "# Heading #intitle\n"
+    )
+    assert tags(doc) == ["start", "nested/tag", "with-dash_and_underscore", "paren", "1a",
+                         "ünïcödé", "intitle"]
+    assert [f.span.line_start for f in doc.facts if f.predicate == "tag"] == [1] * 5 + [2, 3]
+
+
+def test_duplicates_keep_the_first_span() -> None:
+    doc = parse("---\ntags: [dup]\n---\n[[A]] and [[A]]\n\n[[a]] #dup #dup\n")
+    assert targets(doc) == ["A"]
+    assert doc.facts[0].predicate == "tag" and doc.facts[0].span == Span(2, 2)
+    link = next(f for f in doc.facts if f.predicate == "links_to")
+    assert link.span == Span(4, 4)
+    assert len(doc.facts) == 2
+
+
+def test_literal_tag_value() -> None:
+    assert parse("#x\n").facts[0].object == LiteralValue("x")
