@@ -124,8 +124,6 @@ DETERMINERS: frozenset[str] = frozenset({
 _JUNK = " \t\n\r*_\"“”„«»‹›(\x00"
 _WINDOW = 80  # a relation phrase sits right before its link: look no further back
 
-_version = 0  # bumped by register_relation so the phrase table rebuilds
-
 
 def _fold(text: str) -> str:
     """Case-fold, drop accents, turn spaces and dashes into ``_`` (the lookup form)."""
@@ -146,7 +144,7 @@ _NON_WORD = re.compile(r"[\W_]+")
 
 def snake_case(text: str) -> str:
     """Lower snake case that keeps unicode letters: ``"Runs On"`` → ``"runs_on"``."""
-    return _NON_WORD.sub("_", _CAMEL.sub("_", text.strip())).strip("_").casefold()
+    return _NON_WORD.sub("_", _CAMEL.sub("_", text.strip())).strip("_").lower()
 
 
 @lru_cache(maxsize=8192)
@@ -173,11 +171,10 @@ def register_key(canonical: str, *synonyms: str) -> None:
 
 def register_relation(lang: str, pattern: str, predicate: str) -> None:
     """Add a relation phrase (literal words, ``{a,b}`` alternatives) for ``lang``."""
-    global _version
     if not re.fullmatch(r"[a-z_][a-z0-9_]*", predicate):
         raise ValueError(f"predicate must be lower snake case: {predicate!r}")
     RELATION_PATTERNS.setdefault(lang, []).append((pattern, predicate))
-    _version += 1
+    _phrase_table.cache_clear()
 
 
 # "{a,b}" alternatives inside a phrase.
@@ -197,10 +194,12 @@ def _words(text: str) -> tuple[str, ...]:
     return tuple(text.replace("’", "'").casefold().split())
 
 
-@lru_cache(maxsize=4)
-def _phrase_table(version: int) -> tuple[dict[tuple[str, ...], str], frozenset[str], int]:
-    """Every phrase as case-folded words → predicate; the phrases' last words; most words."""
-    del version  # only the cache key
+@lru_cache(maxsize=1)
+def _phrase_table() -> tuple[dict[tuple[str, ...], str], frozenset[str], int]:
+    """Every phrase as case-folded words → predicate; the phrases' last words; most words.
+
+    Built on first use and again after ``register_relation`` cleared the cache.
+    """
     table: dict[tuple[str, ...], str] = {}
     for pairs in RELATION_PATTERNS.values():
         for pattern, predicate in pairs:
@@ -231,7 +230,7 @@ def _match_tail(text: str, *, exact: bool) -> str | None:
     word boundary ("(runs on" matches, "reruns on" does not). Most links follow no
     relation, so a last word that ends no phrase is rejected first.
     """
-    table, lasts, longest = _phrase_table(_version)
+    table, lasts, longest = _phrase_table()
     stripped = _strip_quote(text.rstrip(_JUNK))
     if exact:
         stripped = stripped.lstrip(_JUNK)
