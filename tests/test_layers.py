@@ -29,6 +29,7 @@ ALLOWED: dict[str, set[str]] = {
     "mcp": {"core", "types", "render", "errors", "config"},
     "web": {"core", "types", "render", "errors"},
     "__init__": {"config", "core", "errors", "types"},
+    "__main__": {"cli"},
 }
 
 

@@ -36,6 +36,10 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("min_confidence", 0.6, "Relations below this confidence are dropped on agent ingest."),
     Setting("token_encoding", "o200k_base", "Tokenizer used to count the tokens of answers."),
     Setting("debounce_ms", 500, "Watcher debounce: file events closer than this are merged."),
+    Setting("embedder", "minilm",
+            "Embedding model for semantic search: minilm (bundled, offline), openai:<model>,"
+            " st:<model>, hash (tests only) or none."),
+    Setting("fusion", "zscore", "How hybrid search fuses BM25 and vector ranks: zscore or rrf."),
 )
 
 _TYPES = {s.name: type(s.default) for s in SETTINGS}
@@ -57,6 +61,8 @@ class Settings:
     min_confidence: float = 0.6
     token_encoding: str = "o200k_base"
     debounce_ms: int = 500
+    embedder: str = "minilm"
+    fusion: str = "zscore"
 
     @classmethod
     def from_env(cls, env: dict[str, str] | None = None, **overrides: Any) -> Settings:

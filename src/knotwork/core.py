@@ -11,22 +11,30 @@ It is the only reader of ``Settings``; below it, every layer takes explicit argu
 from __future__ import annotations
 
 import getpass
+import json
 import os
+import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import replace
+from dataclasses import asdict, replace
 from pathlib import Path
 from types import TracebackType
 from typing import Any
 
+import numpy as np
+
 from . import sync as _sync
 from .agent import build_agent_document
 from .config import Settings
-from .errors import Conflict, InvalidQuery, NotFound
+from .embed import Embedder, manifest, open_embedder
+from .errors import ConfigError, Conflict, InvalidQuery, NotFound
 from .ingest.lexicon import normalize_relation
 from .ingest.sources import DEFAULT_PATTERNS
 from .render import renderer
 from .retrieve import ContextOptions, build_context, count_tokens
 from .retrieve.query import fts_query
+from .retrieve.rank import fusion as fusion_by_name
+from .retrieve.rank import zscore_sum
+from .retrieve.vectors import VectorIndex
 from .store import Store, open_store
 from .types import (
     Applied,
@@ -52,6 +60,8 @@ class Knotwork:
         self.settings = settings
         self.vault = vault
         self.actor = settings.actor or f"cli:{_user()}"
+        self._embedder: Embedder | None = None
+        self._vindex: VectorIndex | None = None
 
     @classmethod
     def open(cls, vault: str | os.PathLike[str] | None = None, *, db: str | None = None,
@@ -80,7 +90,8 @@ class Knotwork:
     def ingest(self, path: str | os.PathLike[str] | None = None, *, scope: str | None = None,
                patterns: Sequence[str] = DEFAULT_PATTERNS, force: bool = False,
                dry_run: bool = False, progress: _sync.Progress | None = None,
-               only: Sequence[str] | None = None) -> SyncReport:
+               only: Sequence[str] | None = None, embed: bool = True,
+               embed_progress: _sync.Progress | None = None) -> SyncReport:
         """Bring the store in step with a folder: only what changed is applied.
 
         ``only`` limits the work to those vault-relative paths (what a watcher saw change);
@@ -91,10 +102,91 @@ class Knotwork:
         if root is None:
             raise InvalidQuery("no folder to ingest: pass a path or open a vault")
         s = self.settings
-        return _sync.sync(self.store, root, scope=scope or s.scope, actor=self.actor,
-                          patterns=tuple(patterns), force=force, dry_run=dry_run,
-                          max_bytes=s.max_file_bytes, chunk_tokens=s.chunk_tokens,
-                          workers=s.workers, progress=progress, only=only)
+        report = _sync.sync(self.store, root, scope=scope or s.scope, actor=self.actor,
+                            patterns=tuple(patterns), force=force, dry_run=dry_run,
+                            max_bytes=s.max_file_bytes, chunk_tokens=s.chunk_tokens,
+                            workers=s.workers, progress=progress, only=only)
+        if embed and not dry_run and self.embedder() is not None:
+            self.embed(progress=embed_progress)
+        return report
+
+    # ------------------------------------------------------------ vectors
+
+    def embedder(self) -> Embedder | None:
+        """The configured embedder (loaded on first use), or None when switched off."""
+        spec = self.settings.embedder.strip().lower()
+        if spec in ("", "none", "off"):
+            return None
+        if self._embedder is None:
+            self._embedder = open_embedder(self.settings.embedder)
+        return self._embedder
+
+    def _check_manifest(self, emb: Embedder) -> None:
+        """Refuse to mix vectors of two models in one store."""
+        stored = self.store.reader.meta("embedder")
+        if not stored or self.store.reader.vector_counts()[0] == 0:
+            return
+        have = json.loads(stored)
+        if (have["name"], have["version"]) != (emb.name, emb.version):
+            raise ConfigError(
+                f"this store's vectors were made by {have['name']} ({have['version']}), but"
+                f" the configured embedder is {emb.name} ({emb.version})", key="embedder",
+                hint="run `knotwork reindex --embeddings` to re-embed with the new model, or"
+                     f" set KNOTWORK_EMBEDDER={have['name']}")
+
+    def embed(self, *, progress: _sync.Progress | None = None, batch: int = 64
+              ) -> dict[str, object]:
+        """Embed every live chunk that has no vector yet (each distinct text once)."""
+        emb = self.embedder()
+        if emb is None:
+            return {"embedded": 0, "tokens": 0, "seconds": 0.0, "embedder": None}
+        self._check_manifest(emb)
+        reader = self.store.reader
+        done_before, live = reader.vector_counts()
+        started, done, tokens = time.perf_counter(), 0, 0
+        counter = getattr(emb, "count_tokens", None)
+        while items := reader.pending_chunks(batch):
+            texts = [t for _, t in items]
+            vecs = np.asarray(emb.embed(texts), dtype=np.float32)
+            if counter is not None:
+                tokens += sum(counter(texts))
+            with self.store.write(actor=self.actor) as w:
+                w.set_meta("embedder", json.dumps(asdict(manifest(emb))))
+                w.put_vectors([(h, vecs[i].tobytes()) for i, (h, _) in enumerate(items)])
+            done += len(items)
+            if progress:
+                progress(done_before + done, live)
+        return {"embedded": done, "tokens": tokens, "embedder": emb.name,
+                "seconds": round(time.perf_counter() - started, 3)}
+
+    def reindex_embeddings(self, *, progress: _sync.Progress | None = None
+                           ) -> dict[str, object]:
+        """Drop every vector and embed again with the configured model."""
+        if self.embedder() is None:
+            raise ConfigError("no embedder configured", key="embedder",
+                              hint="set KNOTWORK_EMBEDDER=minilm")
+        with self.store.write(actor=self.actor) as w:
+            w.clear_vectors()
+        return self.embed(progress=progress)
+
+    def embedding_status(self) -> str:
+        """``complete`` | ``partial n/m`` | ``none``: what semantic search can see."""
+        done, live = self.store.reader.vector_counts()
+        if self.embedder() is None or done == 0:
+            return "none"
+        return "complete" if done >= live else f"partial {done}/{live}"
+
+    def _vector_hits(self, query: str, k: int) -> list[tuple[int, float]]:
+        emb = self.embedder()
+        if emb is None:
+            return []
+        self._check_manifest(emb)
+        if self._vindex is None:
+            self._vindex = VectorIndex(emb.dim)
+        self._vindex.refresh(self.store.reader)
+        if not len(self._vindex):
+            return []
+        return self._vindex.search(np.asarray(emb.embed([query]), dtype=np.float32)[0], k)
 
     def ingest_document(self, doc_id: str, title: str, source: str, raw_content: str, *,
                         entities: Sequence[Mapping[str, Any]] = (),
@@ -214,24 +306,48 @@ class Knotwork:
             explain=explain)
         render = renderer(fmt)
         enc = s.token_encoding
+        status = self.embedding_status()
         return build_context(self.store.reader, query, opts,
-                             measure=lambda ctx: count_tokens(render(ctx), encoding=enc))
+                             measure=lambda ctx: count_tokens(render(ctx), encoding=enc),
+                             semantic=self._vector_hits if status != "none" else None,
+                             embedding_status=status)
 
     def render(self, ctx: KnowledgeContext, fmt: str = "markdown") -> str:
         return renderer(fmt)(ctx)
 
-    def search(self, query: str, *, k: int = 10, scopes: Sequence[str] | None = None
-               ) -> list[SearchHit]:
-        """Chunks matching ``query`` by BM25, with citations."""
-        match = fts_query(query)
-        if match is None:
-            return []
+    def search(self, query: str, *, k: int = 10, scopes: Sequence[str] | None = None,
+               mode: str = "bm25", fusion: str | None = None) -> list[SearchHit]:
+        """Chunks matching ``query`` with citations: ``bm25``, ``vector`` or ``hybrid``.
+
+        Hybrid fuses the two rankings (top ``max(k, 100)`` of each) with a named fusion
+        function (``Settings.fusion``; see ``retrieve.rank.FUSIONS``).
+        """
+        k = _positive("k", k)
+        if mode not in ("bm25", "vector", "hybrid"):
+            raise InvalidQuery(f"mode must be bm25, vector or hybrid, got {mode!r}")
         reader = self.store.reader
-        hits = reader.search_chunks(match, limit=_positive("k", k), scopes=scopes)
-        rows = reader.chunks([h.id for h in hits])
-        return [SearchHit(h.id, rows[h.id].path, rows[h.id].title, rows[h.id].heading_path,
-                          rows[h.id].line_start, rows[h.id].line_end, rows[h.id].text, h.score)
-                for h in hits if h.id in rows]
+        depth = max(k, 100)
+        runs: list[list[tuple[int, float]]] = []
+        if mode in ("bm25", "hybrid"):
+            match = fts_query(query)
+            hits = reader.search_chunks(match, limit=depth, scopes=scopes) if match else []
+            runs.append([(h.id, h.score) for h in hits])
+        if mode in ("vector", "hybrid"):
+            if self.embedding_status() == "none":
+                raise InvalidQuery("no chunk has a vector yet: run `knotwork ingest` with an"
+                                   " embedder, or use mode bm25")
+            runs.append(self._vector_hits(query, depth))
+        if len(runs) == 1:
+            ranked = runs[0]
+        else:
+            fuse = fusion_by_name(fusion or self.settings.fusion)
+            scores = fuse(runs, weights=HYBRID_WEIGHTS) if fuse is zscore_sum else fuse(runs)
+            ranked = sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))
+        top = ranked[:k]
+        rows = reader.chunks([cid for cid, _ in top])
+        return [SearchHit(cid, rows[cid].path, rows[cid].title, rows[cid].heading_path,
+                          rows[cid].line_start, rows[cid].line_end, rows[cid].text, score)
+                for cid, score in top if cid in rows and _in_scope(rows[cid].scope, scopes)]
 
     def resolve(self, ref: str) -> int:
         """The entity id for an iri, name, alias or label; ``NotFound`` otherwise."""
@@ -264,9 +380,19 @@ class Knotwork:
     def stats(self) -> dict[str, object]:
         reader = self.store.reader
         out: dict[str, object] = dict(reader.stats())
+        out["embedding_status"] = self.embedding_status()
+        out["embedder"] = self.settings.embedder
         out["ambiguous_names"] = [{"name": k, "paths": p} for k, p in reader.ambiguous_names()]
         out["store"] = self.store.path
         return out
+
+
+# BM25 weight, vector weight for the z-score fusion (tuned on SciFact train: bench/README.md)
+HYBRID_WEIGHTS = (0.3, 0.7)
+
+
+def _in_scope(scope: str, scopes: Sequence[str] | None) -> bool:
+    return not scopes or scope in scopes
 
 
 def _user() -> str:

@@ -266,3 +266,24 @@ def test_subject_types() -> None:
     doc = parse("[[A]] uses [[B]].\n")
     subject: EntityRef = doc.facts[1].subject
     assert subject == NameRef.of("A")
+
+
+def test_listed_links_share_the_relation() -> None:
+    doc = parse("Dana owns [[kota]], [[Traefik]] and [[Postgres]]. Also [[X]], [[Y]].\n")
+    assert triples(doc) == [
+        ("SELF", "owns", "kota"),
+        ("SELF", "owns", "Traefik"),
+        ("SELF", "owns", "Postgres"),
+        ("SELF", "links_to", "X"),
+        ("SELF", "links_to", "Y"),
+    ]
+    assert all(f.confidence == 0.8 for f in doc.facts[:3])
+
+
+def test_listed_links_share_the_subject_too() -> None:
+    doc = parse("[[Grafana]] hängt von [[Prometheus]] und [[Loki]] ab.\n")
+    assert triples(doc) == [
+        ("SELF", "links_to", "Grafana"),
+        ("Grafana", "depends_on", "Prometheus"),
+        ("Grafana", "depends_on", "Loki"),
+    ]

@@ -91,11 +91,16 @@ def ingest(path: Annotated[str, typer.Argument(help="Folder (vault) to ingest.")
                "--pattern", help="Glob of files to read (repeatable).")] = None,
            verbose: Annotated[bool, typer.Option("--verbose", "-v")] = False,
            quiet: Annotated[bool, typer.Option("--quiet", "-q")] = False,
+           no_embed: Annotated[bool, typer.Option(
+               "--no-embed", help="Index text now, embed chunks later.")] = False,
            as_json: JsonOpt = False) -> None:
-    """Ingest a folder of Markdown; only changed files are applied."""
-    with _kw() as kw, _progress(enabled=not (quiet or as_json)) as progress:
-        report = kw.ingest(path, force=force, dry_run=dry_run,
-                           patterns=pattern or ["**/*.md"], progress=progress)
+    """Ingest a folder of Markdown; only changed files are applied, then new chunks embedded."""
+    show = not (quiet or as_json)
+    with _kw() as kw, _progress("ingesting", enabled=show) as progress, \
+            _progress("embedding", enabled=show) as embed_progress:
+        report = kw.ingest(path, force=force, dry_run=dry_run, embed=not no_embed,
+                           patterns=pattern or ["**/*.md"], progress=progress,
+                           embed_progress=embed_progress)
     if as_json:
         _print_json(report.as_dict())
         return
@@ -110,13 +115,13 @@ def ingest(path: Annotated[str, typer.Argument(help="Folder (vault) to ingest.")
 
 
 @contextmanager
-def _progress(*, enabled: bool) -> Iterator[Callable[[int, int], None] | None]:
+def _progress(label: str, *, enabled: bool) -> Iterator[Callable[[int, int], None] | None]:
     if not enabled or not err.is_terminal:
         yield None
         return
-    with Progress(TextColumn("ingesting"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+    with Progress(TextColumn(label), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                   console=err, transient=True) as bar:
-        task = bar.add_task("ingest", total=None)
+        task = bar.add_task(label, total=None)
 
         def update(done: int, total: int) -> None:
             bar.update(task, completed=done, total=total)
@@ -147,10 +152,12 @@ def context(query: Annotated[str, typer.Argument(help="What the agent needs cont
 
 @app.command()
 def search(query: str, k: Annotated[int, typer.Option("--k", help="Number of chunks.")] = 10,
+           mode: Annotated[str, typer.Option(
+               "--mode", help="bm25 | vector | hybrid")] = "bm25",
            as_json: JsonOpt = False) -> None:
-    """Full-text search over chunks, with citations (path, heading, lines)."""
+    """Search chunks by BM25, vectors or both, with citations (path, heading, lines)."""
     with _kw() as kw:
-        hits = kw.search(query, k=k, scopes=_scopes())
+        hits = kw.search(query, k=k, scopes=_scopes(), mode=mode)
     if as_json:
         _print_json([h.as_dict() for h in hits])
         return
@@ -208,6 +215,24 @@ def _print_facts(rows: list[FactRow]) -> None:
         gone = f"  [red]retracted {f.retracted_at}[/red]" if f.retracted_at else ""
         out.print(f"  #{f.id} {f.predicate} = {value}  [dim]{f.trust} {f.confidence:.2f}"
                   f" {_where(f)} recorded {f.recorded_at}[/dim]{gone}")
+
+
+@app.command()
+def reindex(embeddings: Annotated[bool, typer.Option(
+                "--embeddings", help="Drop every vector and embed again (a model change).")]
+            = False,
+            as_json: JsonOpt = False) -> None:
+    """Rebuild derived indexes; today: the chunk vectors (``--embeddings``)."""
+    if not embeddings:
+        err.print("nothing to do: pass --embeddings (the graph itself never needs a rebuild)")
+        raise typer.Exit(2)
+    with _kw() as kw, _progress("embedding", enabled=not as_json) as progress:
+        result = kw.reindex_embeddings(progress=progress)
+    if as_json:
+        _print_json(result)
+    else:
+        out.print(f"embedded {result['embedded']} chunks with {result['embedder']}"
+                  f" in {result['seconds']} s")
 
 
 @app.command()

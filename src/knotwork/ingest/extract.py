@@ -58,6 +58,13 @@ _RELATION_REST = re.compile(
 _BOUNDARY = re.compile(r"[.!?;](?=\s|\Z)")
 _TABLE_BOUNDARY = re.compile(r"[.!?;](?=\s|\Z)|(?<!\\)\|")
 _TAG_SPLIT = re.compile(r"[,\s]+")
+# Text between two links that only lists them: ", ", " and ", " und ", " e ", " y ", "&".
+_COORDINATION = re.compile(
+    r"[\s,;*_]*(?:(?:and|und|e|et|y|or|oder|o|ou|&|as well as|sowie)[\s*_]*)?\Z",
+    re.IGNORECASE,
+)
+
+_Relation = tuple[str, EntityRef]  # the predicate and subject an inferred link got
 
 
 @dataclass(slots=True)
@@ -84,6 +91,7 @@ class _Sink:
     facts: dict[tuple[object, ...], FactDraft] = field(default_factory=dict)
     issues: list[Issue] = field(default_factory=list)
     spellings: dict[str, NameRef] = field(default_factory=dict)  # name key → first NameRef
+    references: frozenset[str] = frozenset()
 
     def add(
         self, subject: EntityRef, predicate: str, obj: ObjectRef, span: Span, text: str,
@@ -102,10 +110,14 @@ class _Sink:
 
 
 def extract_facts(
-    path: str, entries: Iterable[Entry], blocks: Iterable[Block]
+    path: str, entries: Iterable[Entry], blocks: Iterable[Block],
+    references: frozenset[str] = frozenset(),
 ) -> tuple[tuple[FactDraft, ...], tuple[Issue, ...]]:
-    """Return the deduplicated facts of a note and the non-fatal issues met on the way."""
-    sink = _Sink()
+    """Return the deduplicated facts of a note and the non-fatal issues met on the way.
+
+    ``references`` are the note's link reference labels (``[label]: url``), case-folded.
+    """
+    sink = _Sink(references=references)
     for entry in entries:
         _entry_facts(entry, sink)
     note_dir = path.rpartition("/")[0]
@@ -317,6 +329,8 @@ class _BlockReader:
         if found is None:
             return
         category, start, end = found
+        if category.casefold() in self.sink.references:
+            return  # "- [RFC 42] text" with a "[rfc 42]: url" definition is a link
         raw = self.raw[content + start:content + end]
         value = " ".join(_strip_tags(raw).split())
         if value:
@@ -353,6 +367,7 @@ class _BlockReader:
     def sentence_links(self) -> None:
         """Emit a fact per link nothing else claimed; track the previous link per sentence."""
         prev: Link | None = None
+        relation: _Relation | None = None  # what the previous link in the sentence got
         prev_sentence = -1
         for i, link in enumerate(self.links):
             if link.target is None:
@@ -362,28 +377,40 @@ class _BlockReader:
                 continue
             sentence = bisect_right(self.sentence_ends(), link.start)  # boundaries before it
             if prev_sentence != sentence:
-                prev = None
-            if i not in self.consumed:
-                self.link_fact(link, prev, sentence)
+                prev, relation = None, None
+            if i in self.consumed:
+                relation = None
+            else:
+                relation = self.link_fact(link, prev, relation, sentence)
             prev, prev_sentence = link, sentence
 
-    def link_fact(self, link: Link, prev: Link | None, sentence: int) -> None:
-        """Infer the predicate from the text before the link, else ``links_to``."""
+    def link_fact(
+        self, link: Link, prev: Link | None, prev_relation: _Relation | None, sentence: int
+    ) -> _Relation | None:
+        """Infer the predicate from the text before the link, else ``links_to``.
+
+        A link joined to the previous one by only "," or "and" shares its relation:
+        "owns [[kota]], [[vega]] and [[Traefik]]" owns all three.
+        """
         assert link.target is not None
         ends = self.sentence_ends()
         start = ends[sentence - 1] if sentence else 0
         between = self.text[prev.end if prev else start:link.start]
         predicate = infer_relation(between)
-        if predicate is None or predicate == "links_to":
-            self.add(link.start, "links_to", link.target, link.kind)
-            return
         subject: EntityRef = SELF
-        if prev is not None and prev.target is not None and exact_relation(between):
-            subject = prev.target  # "[[Traefik]] runs on [[kota]]": Traefik runs on kota
+        if predicate is not None and predicate != "links_to":
+            if prev is not None and prev.target is not None and exact_relation(between):
+                subject = prev.target  # "[[Traefik]] runs on [[kota]]": Traefik runs on kota
+        elif prev_relation is not None and _COORDINATION.match(between):
+            predicate, subject = prev_relation
+        else:
+            self.add(link.start, "links_to", link.target, link.kind)
+            return None
         start, end = self.sentence_bounds(start, link)
         span = _span(self.line_of(start), self.line_of(end - 1))
         self.sink.add(subject, predicate, link.target, span, self.raw[start:end].strip(),
                       link.kind, INFERRED_CONFIDENCE)
+        return predicate, subject
 
     def sentence_bounds(self, start: int, link: Link) -> tuple[int, int]:
         """Return the ``[start, end)`` of the sentence holding ``link``, blanks trimmed."""
@@ -424,19 +451,19 @@ def _span(line: int, end: int | None = None) -> Span:
 def _list_predicate(phrase: str) -> str | None:
     """Return the relation of a list item's phrase, or None when it reads as prose.
 
-    A known phrase ("depends on", "dipende da") or an unknown one ("implements") is a
-    relation; a phrase that merely *ends* in a known one ("Traefik runs on"), a lone
-    article, or three or more words starting with a capital ("Monitoring lives in") read
-    as a sentence and are left to sentence inference.
+    A known phrase ("depends on", "Dipende da") or an unknown lower-case one
+    ("implements", "inspired_by") is a relation, as basic-memory writes them; a phrase
+    that merely *ends* in a known one ("Traefik runs on"), a lone article, or an unknown
+    capitalised one ("Create", "Monitoring lives in") reads as a sentence and is left to
+    sentence inference.
     """
     known = exact_relation(phrase)
     if known is not None:
         return known
     if infer_relation(phrase) is not None or phrase.casefold() in DETERMINERS:
         return None
-    words = phrase.split()
-    if len(words) >= 3 and phrase[0].isupper() and "_" not in phrase:
-        return None  # "- Monitoring lives in [[Grafana]]": a sentence, not a relation type
+    if phrase[0].isupper() and "_" not in phrase:
+        return None  # "- Create [[templates]]": an imperative sentence, not a relation type
     return normalize_relation(phrase)
 
 

@@ -63,7 +63,7 @@ RELATION_PATTERNS: dict[str, list[tuple[str, str]]] = {
         ("{works,work,collaborates} with", "works_with"),
         ("{reports,report} to", "reports_to"),
         ("{is,are} part of", "part_of"), ("part of", "part_of"), ("belongs to", "part_of"),
-        ("{owns,own}", "owns"), ("{replaces,supersedes}", "replaces"),
+        ("owns", "owns"), ("{replaces,supersedes}", "replaces"),
         ("{uses,use}", "uses"), ("is built on", "uses"),
         ("{is,are} located {in,at}", "located_at"), ("located {in,at}", "located_at"),
         ("see also", "links_to"), ("see", "links_to"),

@@ -36,18 +36,20 @@ _SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*:|//")
 # blank or "(" so that "http://x/#frag", "a#b" and "\#escaped" are no tags.
 _TAG = re.compile(r"#([\w/\-]+)")
 
-# Dataview "key:: value" filling a whole line; "::" must be followed by a blank or the
-# line end, so prose like "std::vector" is not a field.
+# Dataview "key:: value" filling a whole line. Here and in the inline forms "::" must be
+# followed by a blank (or the end), so code paths like "std::vector" and "[std::fs]" in
+# prose are not fields.
 _LINE_FIELD = re.compile(
     r"^[ \t]*(?P<key>[\w*][\w *\-/.'’]{0,60}?)[ \t]*::(?:[ \t]+(?P<value>[^\n]*)|[ \t]*$)",
     re.MULTILINE,
 )
 # Dataview inline "[key:: value]" and "(key:: value)"; values may hold [[links]].
+_KEY = r"(?P<key>[\w*][\w *\-/.'’]{0,60}?)"
 _BRACKET_FIELD = re.compile(
-    r"\[(?P<key>[\w*][\w *\-/.'’]{0,60}?)::[ \t]*(?P<value>(?:\[\[[^\[\]\n]*\]\]|[^\[\]\n])*)\]"
+    rf"\[{_KEY}::(?=[ \t\]])[ \t]*(?P<value>(?:\[\[[^\[\]\n]*\]\]|[^\[\]\n])*)\]"
 )
 _PAREN_FIELD = re.compile(
-    r"\((?P<key>[\w*][\w *\-/.'’]{0,60}?)::[ \t]*(?P<value>(?:\[\[[^\[\]\n]*\]\]|[^()\n])*)\)"
+    rf"\({_KEY}::(?=[ \t)])[ \t]*(?P<value>(?:\[\[[^\[\]\n]*\]\]|[^()\n])*)\)"
 )
 
 # "- [category] text": not a task box ("[ ]", "[x]", any single character), not a
@@ -162,8 +164,9 @@ def find_tags(text: str) -> list[tuple[int, str]]:
     out: list[tuple[int, str]] = []
     for m in _TAG.finditer(text):
         start = m.start()
-        if start and not (text[start - 1].isspace() or text[start - 1] == "("):
-            continue
+        before = text[start - 1] if start else " "
+        if not (before.isspace() or before == "(") or text[start - 2:start] == "](":
+            continue  # "a#b", "/#frag", and "](#anchor)" of a link whose text wrapped
         tag = m.group(1).rstrip("/")
         if any(c.isalpha() or c == "_" for c in tag):
             out.append((start, tag))
@@ -205,7 +208,7 @@ def observation(content: str) -> tuple[str, int, int] | None:
     excludes a trailing ``(context)``.
     """
     m = _OBSERVATION.match(content)
-    if m is None or "::" in m.group("cat"):
+    if m is None or "\x00" in m.group("cat"):  # "- [`code`] text" is no category
         return None
     start = m.start("text")
     ctx = _TRAILING_CONTEXT.search(content, start)

@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from ..types import ChunkDraft, Issue, NameDecl, ParsedDocument, Span, name_key
+from ..types import ChunkDraft, Issue, NameDecl, NameKind, ParsedDocument, Span, name_key
 from .extract import Block, extract_facts
 from .frontmatter import Entry, read_frontmatter
 from .lexicon import normalize_key
@@ -41,6 +41,9 @@ _LIST = re.compile(r"[ \t]*(?:[-*+]|\d{1,9}[.)])(?:[ \t]+|$)")
 # A task box "[ ]", "[x]" or any one-character Obsidian status such as "[-]" or "[/]".
 _TASK = re.compile(r"\[[^\[\]]\](?:[ \t]+|$)")
 _SPECIAL = re.compile(r"`+|<!--|%%")
+# A link reference definition "[label]: destination" (not a footnote "[^1]: text"): no
+# prose, and its label tells "- [label] text" (a shortcut link) from an observation.
+_REF_DEF = re.compile(r" {0,3}\[([^\]^][^\]]*)\]:[ \t]*\S")
 
 
 @lru_cache(maxsize=16)
@@ -90,6 +93,8 @@ def mask_inline(line: str, state: int) -> tuple[str, int]:
 
 @dataclass(slots=True)
 class ScannedLine:
+    """One body line as classified: its kind and, for prose, the masked text."""
+
     kind: int
     masked: str = ""
     content: int = 0
@@ -106,6 +111,7 @@ _CODE_LINE = ScannedLine(CODE)
 
 
 def _indent(line: str) -> int:
+    """Leading width with tabs to the next multiple of four, as CommonMark counts it."""
     width = 0
     for c in line:
         if c == " ":
@@ -127,6 +133,7 @@ class _Scanner:
     list_ctx: bool = False
     after_break: bool = True  # previous line blank, a heading, a fence or the start
     prev_raw: str = ""  # the last prose line, for a Setext heading's text
+    references: set[str] = field(default_factory=set)  # link reference labels, folded
     out: list[ScannedLine] = field(default_factory=list)
 
     def scan(self, lines: Sequence[str], start: int) -> list[ScannedLine]:
@@ -135,12 +142,20 @@ class _Scanner:
         return self.out
 
     def line(self, raw: str) -> ScannedLine:
+        """Classify one line; the order of the checks is the order of precedence."""
         if self.fence:
             return self.in_fence(raw)
         if self.comment:  # a comment left open masks on; no block syntax inside it
             masked, self.comment = mask_inline(raw, self.comment)
             self.after_break = False
             return self.keep(ScannedLine(TEXT, masked), raw)
+        if raw[:1].isalpha():  # most prose: no block syntax starts with a letter
+            self.indented = False
+            masked, self.comment = mask_inline(raw, 0)
+            if self.after_break:
+                self.list_ctx = False  # a paragraph after a blank line ends the list
+            self.after_break, self.prev_raw = False, raw
+            return ScannedLine(TEXT, masked)
         lead = raw.lstrip(" \t")
         if not lead or lead.isspace():
             self.after_break = True
@@ -160,10 +175,12 @@ class _Scanner:
         return self.keep(self.prose(raw, first, indent), raw)
 
     def keep(self, line: ScannedLine, raw: str) -> ScannedLine:
+        """Remember ``raw`` as the last prose line (a Setext underline may follow)."""
         self.prev_raw = raw
         return line
 
     def opens_fence(self, raw: str, indent: int) -> bool:
+        """Enter a fenced block if ``raw`` opens one."""
         fence = _FENCE.match(raw)
         # "```js```" on one line is inline code: a backtick fence's info has no backtick.
         if fence is None or (fence.group(1)[0] == "`" and "`" in fence.group(2)):
@@ -182,6 +199,7 @@ class _Scanner:
         return _CODE_LINE
 
     def prose(self, raw: str, first: str, indent: int) -> ScannedLine:
+        """Classify a line that is neither blank nor code: heading, rule or text."""
         masked, self.comment = mask_inline(raw, 0)
         heading = _ATX.match(masked) if first == "#" and indent < 4 else None
         if heading:
@@ -191,6 +209,10 @@ class _Scanner:
             return ScannedLine(HEADING, " " * content + masked[content:], content,
                                len(heading.group(1)), text)
         if first in "=-" and self.setext(raw):
+            return ScannedLine(RULE)
+        if first == "[" and (ref := _REF_DEF.match(raw)):
+            self.references.add(ref.group(1).casefold())
+            self.after_break = False
             return ScannedLine(RULE)
         line = self.structure(raw, masked, first, indent)
         self.after_break = False
@@ -235,9 +257,10 @@ class _Scanner:
         return True
 
 
-def scan_body(lines: Sequence[str], start: int) -> list[ScannedLine]:
-    """Classify ``lines[start:]``; the result is aligned with those lines."""
-    return _Scanner().scan(lines, start)
+def scan_body(lines: Sequence[str], start: int) -> tuple[list[ScannedLine], frozenset[str]]:
+    """Classify ``lines[start:]`` (aligned with them); also the link reference labels."""
+    scanner = _Scanner()
+    return scanner.scan(lines, start), frozenset(scanner.references)
 
 
 def blocks_of(lines: Sequence[str], start: int, scanned: list[ScannedLine]) -> list[Block]:
@@ -282,6 +305,8 @@ def build_chunks(
 
 @dataclass(slots=True)
 class _Chunker:
+    """Section the body at headings; ``prefix`` makes any line range's size O(1)."""
+
     lines: Sequence[str]
     start: int
     scanned: list[ScannedLine]
@@ -294,8 +319,10 @@ class _Chunker:
         return self.prefix[b + 1] - self.prefix[a] - 1
 
     def chunks(self) -> tuple[ChunkDraft, ...]:
+        """Walk the headings, keeping the stack of open ones as the heading path."""
         stack: list[tuple[int, str]] = []
-        section_start, path = self.start, ()
+        section_start = self.start
+        path: tuple[str, ...] = ()
         for offset, line in enumerate(self.scanned):
             if line.kind != HEADING:
                 continue
@@ -313,6 +340,7 @@ class _Chunker:
         return not self.lines[i].strip() and self.scanned[i - self.start].kind != CODE
 
     def section(self, a: int, b: int, path: tuple[str, ...]) -> None:
+        """Emit lines ``a..b`` as one chunk, or as pieces when over the budget."""
         while a <= b and not self.lines[a].strip():
             a += 1
         while b >= a and not self.lines[b].strip():
@@ -344,6 +372,7 @@ class _Chunker:
         return out
 
     def units(self, a: int, b: int) -> list[tuple[int, int]]:
+        """Paragraphs: runs of lines between blank lines (a fence's blank lines inside)."""
         units: list[tuple[int, int]] = []
         ua: int | None = None
         for i in range(a, b + 1):
@@ -358,6 +387,7 @@ class _Chunker:
         return units
 
     def by_lines(self, a: int, b: int) -> list[tuple[int, int]]:
+        """Greedy runs of whole lines under the budget (a longer line stands alone)."""
         out: list[tuple[int, int]] = []
         pa = a
         for i in range(a + 1, b + 1):
@@ -368,6 +398,7 @@ class _Chunker:
         return out
 
     def emit(self, a: int, b: int, path: tuple[str, ...]) -> None:
+        """Append lines ``a..b`` (0-based) minus blank edges; their text is the file's."""
         while a <= b and not self.lines[a].strip():
             a += 1
         while b >= a and not self.lines[b].strip():
@@ -419,7 +450,7 @@ def _names(path: str, entries: Sequence[Entry]) -> tuple[str, str, tuple[NameDec
         elif canon == "aliases":
             values = entry.value if isinstance(entry.value, list) else [entry.value]
             aliases += [str(v).strip() for v in values if _scalar(v) and str(v).strip()]
-    candidates = [(bare, "path"), (stem, "stem")]
+    candidates: list[tuple[str, NameKind]] = [(bare, "path"), (stem, "stem")]
     if title:
         candidates.append((title, "title"))
     candidates += [(alias, "alias") for alias in aliases]
@@ -427,11 +458,12 @@ def _names(path: str, entries: Sequence[Entry]) -> tuple[str, str, tuple[NameDec
     for text, kind in candidates:
         key = name_key(text)
         if key and key not in names:
-            names[key] = NameDecl(key, text, kind)  # type: ignore[arg-type]
+            names[key] = NameDecl(key, text, kind)
     return title or stem, doc_type, tuple(names.values())
 
 
 def _scalar(value: object) -> bool:
+    """A value that can be a title or an alias (not a mapping or a list)."""
     return value is not None and not isinstance(value, dict | list)
 
 
@@ -461,10 +493,10 @@ def parse_markdown(
         return text
     lines = split_lines(text) if text else []
     front = read_frontmatter(path, lines)
-    scanned = scan_body(lines, front.body_start)
+    scanned, references = scan_body(lines, front.body_start)
     chunks = build_chunks(lines, front.body_start, scanned, chunk_tokens)
     blocks = blocks_of(lines, front.body_start, scanned)
-    facts, issues = extract_facts(path, front.entries, blocks)
+    facts, issues = extract_facts(path, front.entries, blocks, references)
     title, doc_type, names = _names(path, front.entries)
     return ParsedDocument(
         path=path,

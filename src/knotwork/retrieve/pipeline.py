@@ -203,9 +203,12 @@ class _Loader:
         inc = self.reader.facts_grouped([eid], direction="in",
                                         per_entity=max(1, o.max_facts // 2),
                                         **filt)  # type: ignore[arg-type]
+        # The note's own statements first, then what other documents say about it.
+        own = sorted(out.get(eid, []), key=lambda f: (
+            f.source is None or f.source.document_id != row.document_id, f.id))
         return ContextEntity(
             iri=row.iri, label=row.label, types=tuple(self.types.get(eid, [])),
-            relevance=c.relevance, score=c.score, facts=tuple(out.get(eid, [])),
+            relevance=c.relevance, score=c.score, facts=tuple(own),
             incoming=tuple(inc.get(eid, [])), why=tuple(c.why), entity_id=eid)
 
 

@@ -369,6 +369,41 @@ class Reader:
             out.append(ev)
         return out
 
+    # ------------------------------------------------------------ vectors
+
+    def pending_chunks(self, limit: int) -> list[tuple[str, str]]:
+        """Live chunks without a vector: (text hash, text to embed), one per hash."""
+        return [(r[0], f"{r[1]}\n{r[2]}") for r in self.con.execute(
+            "SELECT text_hash, context, text FROM chunks WHERE live = 1 AND embedded = 0"
+            " GROUP BY text_hash LIMIT ?", (limit,))]
+
+    def vector_counts(self) -> tuple[int, int]:
+        """(live chunks with a vector, live chunks)."""
+        row = self.con.execute("SELECT COALESCE(SUM(embedded), 0), COUNT(*) FROM chunks"
+                               " WHERE live = 1").fetchone()
+        return int(row[0]), int(row[1])
+
+    def vector_changes(self, since: int, *, limit: int = 200_000
+                       ) -> tuple[int, list[tuple[int, int]]]:
+        """Log entries after ``since``: (last seq, [(chunk id, added 1 | removed 0)])."""
+        rows = self.con.execute("SELECT seq, chunk_id, added FROM vector_log WHERE seq > ?"
+                                " ORDER BY seq LIMIT ?", (since, limit)).fetchall()
+        return (rows[-1][0] if rows else since), [(r[1], r[2]) for r in rows]
+
+    def vectors(self, chunk_ids: Sequence[int]) -> list[tuple[int, bytes]]:
+        out: list[tuple[int, bytes]] = []
+        for i in range(0, len(chunk_ids), 500):
+            part = list(chunk_ids[i:i + 500])
+            out.extend(self.con.execute(
+                "SELECT c.id, e.vector FROM chunks c JOIN embeddings e"
+                f" ON e.text_hash = c.text_hash WHERE c.id IN ({_marks(part)}) AND c.live = 1",
+                part))
+        return out
+
+    def meta(self, key: str) -> str | None:
+        row = self.con.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return None if row is None else str(row[0])
+
     def stats(self) -> dict[str, int]:
         q = self.con.execute
         return {
@@ -384,6 +419,8 @@ class Reader:
             "retracted_facts": q("SELECT COUNT(*) FROM facts WHERE retracted_at IS NOT NULL"
                                  ).fetchone()[0],
             "events": q("SELECT COUNT(*) FROM events").fetchone()[0],
+            "embedded_chunks": q("SELECT COUNT(*) FROM chunks WHERE live = 1 AND embedded = 1"
+                                 ).fetchone()[0],
         }
 
     def ambiguous_names(self, limit: int = 50) -> list[tuple[str, list[str]]]:

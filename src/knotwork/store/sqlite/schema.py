@@ -125,7 +125,8 @@ MIGRATIONS: list[list[str]] = [
         # (x, retracted_at) serves both the live view (retracted_at IS NULL) and history
         # (all rows of x) with one index each, instead of a live and a full index apiece.
         """CREATE INDEX facts_subject ON facts(subject_id, retracted_at)""",
-        """CREATE INDEX facts_object ON facts(object_id, retracted_at) WHERE object_id IS NOT NULL""",
+        """CREATE INDEX facts_object ON facts(object_id, retracted_at)
+            WHERE object_id IS NOT NULL""",
         """CREATE INDEX facts_document_live ON facts(document_id) WHERE retracted_at IS NULL""",
         """CREATE INDEX facts_chunk_live ON facts(chunk_id)
             WHERE retracted_at IS NULL AND chunk_id IS NOT NULL""",
@@ -144,5 +145,16 @@ MIGRATIONS: list[list[str]] = [
         """CREATE INDEX events_fact ON events(fact_id) WHERE fact_id IS NOT NULL""",
     ],
 ]
+
+# 2: vectors. Keyed by the chunk's text hash, so an unchanged chunk is never embedded
+# twice; ``vector_log`` lets every process's in-memory index catch up incrementally.
+MIGRATIONS.append([
+    """CREATE TABLE embeddings(text_hash TEXT PRIMARY KEY, vector BLOB NOT NULL) WITHOUT ROWID""",
+    """CREATE TABLE vector_log(seq INTEGER PRIMARY KEY, chunk_id INTEGER NOT NULL,
+        added INTEGER NOT NULL)""",
+    """ALTER TABLE chunks ADD COLUMN embedded INTEGER NOT NULL DEFAULT 0""",
+    """CREATE INDEX chunks_pending ON chunks(id) WHERE live = 1 AND embedded = 0""",
+    """CREATE INDEX chunks_hash_live ON chunks(text_hash) WHERE live = 1""",
+])
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -149,7 +149,7 @@ class Writer:
 
     def _replace_chunks(self, doc_id: int, version_id: int, doc: ParsedDocument
                         ) -> tuple[list[int], list[int]]:
-        self._retire_chunks(doc_id)
+        retired = self._retire_chunks(doc_id)
         rows, ids, starts = [], [], []
         for ch in doc.chunks:
             cid = self.tx.next_id("chunks")
@@ -164,17 +164,67 @@ class Writer:
             " line_start, line_end, text_hash) VALUES(?,?,?,?,?,?,?,?,?,?)", rows)
         self.con.executemany("INSERT INTO chunk_fts(rowid, context, text) VALUES(?,?,?)",
                              [(r[0], r[5], r[6]) for r in rows])
+        if ids:
+            # an unchanged chunk keeps its vector: same text, same hash, no new embedding
+            self.con.execute(
+                f"UPDATE chunks SET embedded = 1 WHERE id IN ({','.join('?' * len(ids))})"
+                " AND EXISTS (SELECT 1 FROM embeddings e WHERE e.text_hash = chunks.text_hash)",
+                ids)
+            self.con.execute(
+                "INSERT INTO vector_log(chunk_id, added) SELECT id, 1 FROM chunks"
+                f" WHERE id IN ({','.join('?' * len(ids))}) AND embedded = 1", ids)
+        self._drop_orphan_vectors(retired)
         return ids, starts
 
-    def _retire_chunks(self, doc_id: int) -> None:
+    def _retire_chunks(self, doc_id: int) -> list[str]:
+        """Take a document's chunks out of the indexes; return their text hashes."""
         old = self.con.execute(
-            "SELECT id, context, text FROM chunks WHERE document_id=? AND live=1",
-            (doc_id,)).fetchall()
+            "SELECT id, context, text, text_hash, embedded FROM chunks"
+            " WHERE document_id=? AND live=1", (doc_id,)).fetchall()
         if not old:
-            return
+            return []
         self.con.executemany(
-            "INSERT INTO chunk_fts(chunk_fts, rowid, context, text) VALUES('delete',?,?,?)", old)
+            "INSERT INTO chunk_fts(chunk_fts, rowid, context, text) VALUES('delete',?,?,?)",
+            [r[:3] for r in old])
         self.con.execute("UPDATE chunks SET live=0 WHERE document_id=? AND live=1", (doc_id,))
+        self.con.executemany("INSERT INTO vector_log(chunk_id, added) VALUES(?, 0)",
+                             [(r[0],) for r in old if r[4]])
+        return [r[3] for r in old]
+
+    def _drop_orphan_vectors(self, hashes: Sequence[str]) -> None:
+        """Delete vectors no live chunk uses any more: a delete leaves no vector behind."""
+        self.con.executemany(
+            "DELETE FROM embeddings WHERE text_hash = ? AND NOT EXISTS"
+            " (SELECT 1 FROM chunks c WHERE c.text_hash = embeddings.text_hash AND c.live = 1)",
+            [(h,) for h in set(hashes)])
+
+    def put_vectors(self, items: Sequence[tuple[str, bytes]]) -> int:
+        """Store vectors by chunk text hash and attach them to the live chunks using them."""
+        self.con.executemany("INSERT OR REPLACE INTO embeddings(text_hash, vector) VALUES(?, ?)",
+                             items)
+        attached = 0
+        for text_hash, _ in items:
+            ids = [r[0] for r in self.con.execute(
+                "SELECT id FROM chunks WHERE text_hash = ? AND live = 1 AND embedded = 0",
+                (text_hash,))]
+            if ids:
+                marks = ",".join("?" * len(ids))
+                self.con.execute(f"UPDATE chunks SET embedded = 1 WHERE id IN ({marks})", ids)
+                self.con.executemany("INSERT INTO vector_log(chunk_id, added) VALUES(?, 1)",
+                                     [(i,) for i in ids])
+                attached += len(ids)
+        return attached
+
+    def clear_vectors(self) -> None:
+        """Forget every vector (a change of embedding model)."""
+        self.con.execute("INSERT INTO vector_log(chunk_id, added)"
+                         " SELECT id, 0 FROM chunks WHERE live = 1 AND embedded = 1")
+        self.con.execute("UPDATE chunks SET embedded = 0 WHERE embedded = 1")
+        self.con.execute("DELETE FROM embeddings")
+        self._event("clear_vectors")
+
+    def set_meta(self, key: str, value: str) -> None:
+        self.con.execute("INSERT OR REPLACE INTO meta(key, value) VALUES(?, ?)", (key, value))
 
     def _replace_names(self, doc_id: int, note_id: int, doc: ParsedDocument) -> None:
         old = {r[0] for r in self.con.execute("SELECT key FROM names WHERE document_id=?",
@@ -332,7 +382,7 @@ class Writer:
         doc_id, ts = int(row[0]), now_iso()
         self.con.execute("UPDATE documents SET deleted_at=?, updated_at=? WHERE id=?",
                          (ts, ts, doc_id))
-        self._retire_chunks(doc_id)
+        self._drop_orphan_vectors(self._retire_chunks(doc_id))
         keys = [r[0] for r in self.con.execute("SELECT key FROM names WHERE document_id=?",
                                                (doc_id,))]
         self.con.execute("DELETE FROM names WHERE document_id=?", (doc_id,))

@@ -1,0 +1,100 @@
+"""Chunks: heading paths, splitting long sections, exact line spans."""
+
+from __future__ import annotations
+
+from knotwork.ingest import parse_markdown
+from knotwork.types import ChunkDraft, ParsedDocument, Span
+
+
+def parse(text: str, **kw: int) -> ParsedDocument:
+    doc = parse_markdown("n/Note.md", text.encode(), **kw)
+    assert isinstance(doc, ParsedDocument), doc
+    return doc
+
+
+def assert_exact(doc: ParsedDocument) -> None:
+    """Every chunk is exactly the file's lines ``line_start..line_end`` joined by "\\n"."""
+    lines = doc.text.replace("\r\n", "\n").split("\n")
+    for i, chunk in enumerate(doc.chunks):
+        assert chunk.ord == i
+        assert chunk.text == "\n".join(lines[chunk.span.line_start - 1:chunk.span.line_end])
+        assert chunk.text.strip()
+
+
+def test_heading_paths_and_preamble() -> None:
+    doc = parse(
+        "---\ntitle: T\n---\n"
+        "Preamble text.\n\n"
+        "# One\nbody 1\n"
+        "## Two ##\nbody 2\n"
+        "### Three\nbody 3\n"
+        "## Four\nbody 4\n"
+        "# Five\n"
+    )
+    assert [(c.heading_path, c.span) for c in doc.chunks] == [
+        ((), Span(4, 4)),
+        (("One",), Span(6, 7)),
+        (("One", "Two"), Span(8, 9)),
+        (("One", "Two", "Three"), Span(10, 11)),
+        (("One", "Four"), Span(12, 13)),
+        (("Five",), Span(14, 14)),
+    ]
+    assert doc.chunks[1].text == "# One\nbody 1"
+    assert_exact(doc)
+
+
+def test_skipped_levels_and_setext() -> None:
+    doc = parse("### Deep\na\n# Top\nb\n\nSetext Title\n============\nc\n\nSub\n---\nd\n")
+    assert [c.heading_path for c in doc.chunks] == [
+        ("Deep",), ("Top",), ("Setext Title",), ("Setext Title", "Sub")]
+    assert_exact(doc)
+
+
+def test_hash_without_space_is_not_a_heading() -> None:
+    doc = parse("#tag line\n####### seven\n# Real\n")
+    assert [c.heading_path for c in doc.chunks] == [(), ("Real",)]
+
+
+def test_whitespace_only_sections_are_skipped() -> None:
+    doc = parse("\n\n# A\n\n\n# B\n\n   \n")
+    assert [(c.heading_path, c.text) for c in doc.chunks] == [(("A",), "# A"), (("B",), "# B")]
+
+
+def test_long_section_splits_at_paragraphs() -> None:
+    para = "word " * 60  # ~300 chars, ~75 tokens
+    text = "# Long\n\n" + "\n\n".join(para.strip() for _ in range(8)) + "\n"
+    doc = parse(text, chunk_tokens=100)
+    assert len(doc.chunks) > 3
+    assert all(c.heading_path == ("Long",) for c in doc.chunks)
+    assert doc.chunks[0].text.startswith("# Long")
+    assert all(len(c.text) / 4 <= 100 for c in doc.chunks)
+    assert_exact(doc)
+    covered = [n for c in doc.chunks for n in range(c.span.line_start, c.span.line_end + 1)]
+    assert len(covered) == len(set(covered))
+
+
+def test_fenced_code_is_not_split_unless_it_alone_is_too_big() -> None:
+    code = "```\n" + "\n\n".join(f"line {i} " * 5 for i in range(10)) + "\n```"
+    doc = parse(f"# C\n\nintro\n\n{code}\n\nafter\n", chunk_tokens=150)
+    fenced = [c for c in doc.chunks if "```" in c.text]
+    assert len(fenced) == 1 and fenced[0].text.count("```") == 2
+    assert_exact(doc)
+    big = "```\n" + "\n".join(f"line {i} " * 10 for i in range(60)) + "\n```"
+    doc = parse(f"# C\n{big}\n", chunk_tokens=100)
+    assert len(doc.chunks) > 3
+    assert all(len(c.text) / 4 <= 100 for c in doc.chunks)
+    assert_exact(doc)
+
+
+def test_single_overlong_line_stays_whole() -> None:
+    doc = parse("# H\n" + "x" * 5000 + "\n", chunk_tokens=50)
+    assert [len(c.text) for c in doc.chunks] == [3, 5000]
+    assert_exact(doc)
+
+
+def test_crlf_chunks() -> None:
+    doc = parse("# A\r\none\r\n\r\n# B\r\ntwo\r\n")
+    assert doc.chunks == (
+        ChunkDraft(0, ("A",), "# A\none", Span(1, 2)),
+        ChunkDraft(1, ("B",), "# B\ntwo", Span(4, 5)),
+    )
