@@ -19,6 +19,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from .errors import KnotworkError
+from .ingest.mentions import ChunkText, MentionFinder
 from .ingest.sources import DEFAULT_PATTERNS, SourceFile, is_ignored, matches, scan, vault_path
 from .store import Store
 from .types import Applied, Issue, ParsedDocument, SyncReport, Unchanged
@@ -140,6 +141,8 @@ def sync(store: Store, root: str | os.PathLike[str], *, scope: str, actor: str,
     jobs = [(f.path, data, f.mtime_ns, max_bytes, chunk_tokens) for f, data in p.changed]
     counts = {"added": 0, "updated": 0, "deleted": 0, "renamed": 0, "unchanged": p.unchanged,
               "fa": 0, "fr": 0}
+    touched: set[int] = set()
+    names_changed: set[str] = set()
     errors = list(p.issues)
     done = 0
     for batch in _batches(_parsed(jobs, workers), batch_size):
@@ -158,6 +161,9 @@ def sync(store: Store, root: str | os.PathLike[str], *, scope: str, actor: str,
                     errors.append(Issue(item.path, f"store refused: {exc}"))
                     continue
                 _count(out, counts)
+                if isinstance(out, Applied):
+                    touched.add(out.document_id)
+                    names_changed.update(out.names_changed)
         if progress:
             progress(done, total)
     if p.deleted:
@@ -167,13 +173,53 @@ def sync(store: Store, root: str | os.PathLike[str], *, scope: str, actor: str,
                 if gone:
                     counts["deleted"] += 1
                     counts["fr"] += gone.retracted
+                    names_changed.update(gone.names_changed)
                 done += 1
         if progress:
             progress(done, total)
+    added, retracted = refresh_mentions(store, actor=actor, documents=touched,
+                                        names_changed=names_changed)
+    counts["fa"] += added
+    counts["fr"] += retracted
     return SyncReport(added=counts["added"], updated=counts["updated"], deleted=counts["deleted"],
                       unchanged=counts["unchanged"],
                       renamed=counts["renamed"], errors=tuple(errors),
                       facts_added=counts["fa"], facts_retracted=counts["fr"])
+
+
+_ALL_DOCS_THRESHOLD = 200  # past this many changed names, rescanning everything is cheaper
+
+
+def refresh_mentions(store: Store, *, actor: str, documents: Iterable[int],
+                     names_changed: Iterable[str], batch_size: int = 500) -> tuple[int, int]:
+    """Recompute ``mentions`` facts where they may have changed: (added, retracted).
+
+    That is the documents that changed, plus every document whose text contains a name
+    that appeared or went away (found by FTS phrase queries, never by a scan), so a new
+    note's title turns earlier plain-text mentions of it into facts, and a deleted note's
+    mentions are retracted.
+    """
+    reader = store.reader
+    changed = sorted(set(names_changed))
+    affected = set(documents)
+    if len(changed) > _ALL_DOCS_THRESHOLD:
+        affected |= reader.all_document_ids()
+    elif changed:
+        affected |= reader.documents_mentioning(changed)
+    if not affected:
+        return 0, 0
+    finder = MentionFinder(reader.labels())
+    added = retracted = 0
+    ids = sorted(affected)
+    for i in range(0, len(ids), batch_size):
+        with store.write(actor=actor) as w:
+            for doc_id in ids[i:i + batch_size]:
+                chunks, own, linked = reader.mention_inputs(doc_id)
+                drafts = finder.find([ChunkText(line, text) for line, text in chunks],
+                                     skip_keys=frozenset(own | linked))
+                a, r = w.apply_mentions(doc_id, drafts)
+                added, retracted = added + a, retracted + r
+    return added, retracted
 
 
 def _count(out: Applied | Unchanged, counts: dict[str, int]) -> None:

@@ -163,6 +163,8 @@ class Applied:
     retracted: int
     kept: int
     renamed_from: str | None = None
+    document_id: int = 0
+    names_changed: tuple[str, ...] = ()  # names declared or dropped: other notes' mentions
 
 
 @dataclass(frozen=True, slots=True)
@@ -174,6 +176,7 @@ class Unchanged:
 class Deleted:
     path: str
     retracted: int
+    names_changed: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -26,6 +26,8 @@ line = st.one_of(
     st.builds(lambda t: f"- depends_on [[{t}]] (for storage)", st.sampled_from(TARGETS)),
     st.builds(lambda t: f"It works with [[{t}|the team]] daily.", st.sampled_from(TARGETS)),
     st.builds(lambda t: f"owner:: [[{t}]]", st.sampled_from(TARGETS)),
+    # plain-text mentions: they must follow the named note as it comes, goes or is renamed
+    st.builds(lambda t: f"We talked about {t} today.", st.sampled_from(TARGETS + ["Gamma"])),
     st.builds(lambda t: f"Read [the note](../{t}.md).", st.sampled_from(["Alpha", "ops/Gamma"])),
 )
 

@@ -369,6 +369,54 @@ class Reader:
             out.append(ev)
         return out
 
+    # ------------------------------------------------------------ mentions
+
+    def labels(self) -> list[tuple[str, str]]:
+        """Every name a live note declares, except paths: (text as written, key)."""
+        return [(r[0], r[1]) for r in self.con.execute(
+            "SELECT DISTINCT text, key FROM names WHERE kind != 'path'")]
+
+    def documents_mentioning(self, phrases: Sequence[str], *, limit: int = 100_000
+                             ) -> set[int]:
+        """Live documents whose chunk text contains any phrase (FTS phrase queries)."""
+        out: set[int] = set()
+        for phrase in phrases:
+            words = [w for w in phrase.replace('"', " ").split() if w]
+            if not words:
+                continue
+            match = '"' + " ".join(words) + '"'
+            out.update(r[0] for r in self.con.execute(
+                "SELECT DISTINCT c.document_id FROM chunk_fts JOIN chunks c"
+                " ON c.id = chunk_fts.rowid WHERE chunk_fts MATCH ? LIMIT ?", (match, limit)))
+        return out
+
+    def mention_inputs(self, doc_id: int) -> tuple[list[tuple[int, str]], set[str], set[str]]:
+        """A document's live chunks (line, text), the names it declares, and the name keys
+        its own structural facts already point to (a written link beats a mention)."""
+        chunks = [(r[0], r[1]) for r in self.con.execute(
+            "SELECT line_start, text FROM chunks WHERE document_id = ? AND live = 1"
+            " ORDER BY line_start", (doc_id,))]
+        own = {r[0] for r in self.con.execute("SELECT key FROM names WHERE document_id = ?",
+                                              (doc_id,))}
+        linked = {r[0] for r in self.con.execute(
+            "SELECT o.name_key FROM facts f JOIN entities o ON o.id = f.object_id"
+            " WHERE f.document_id = ? AND f.retracted_at IS NULL AND f.extractor != 'mention'"
+            " AND o.name_key IS NOT NULL", (doc_id,))}
+        return chunks, own, linked
+
+    def all_document_ids(self) -> set[int]:
+        return {r[0] for r in self.con.execute(
+            "SELECT id FROM documents WHERE deleted_at IS NULL")}
+
+    def live_document_ids(self, scope: str, paths: Sequence[str]) -> dict[str, int]:
+        out: dict[str, int] = {}
+        for i in range(0, len(paths), 500):
+            part = list(paths[i:i + 500])
+            out.update({r[0]: r[1] for r in self.con.execute(
+                f"SELECT path, id FROM documents WHERE scope = ? AND path IN ({_marks(part)})"
+                " AND deleted_at IS NULL", [scope, *part])})
+        return out
+
     # ------------------------------------------------------------ vectors
 
     def pending_chunks(self, limit: int) -> list[tuple[str, str]]:

@@ -109,7 +109,7 @@ class Writer:
                      doc.mtime_ns, ts, doc.source_kind, doc_id))
         note_id = self._note_entity(scope, doc_id, doc, ts)
         chunk_ids, chunk_starts = self._replace_chunks(doc_id, version_id, doc)
-        self._replace_names(doc_id, note_id, doc)
+        names_changed = self._replace_names(doc_id, note_id, doc)
         added, retracted, kept, touched = self._diff_facts(
             scope, doc_id, version_id, note_id, doc.facts, chunk_ids, chunk_starts, ts)
         self._refresh_entity_fts({note_id, *touched})
@@ -117,7 +117,8 @@ class Writer:
         self._event(action, scope=scope, document_id=doc_id, detail={
             "path": doc.path, "from": rename_from, "version_id": version_id,
             "added": added, "retracted": retracted, "kept": kept})
-        return Applied(doc.path, created, added, retracted, kept, renamed_from=rename_from)
+        return Applied(doc.path, created, added, retracted, kept, renamed_from=rename_from,
+                       document_id=doc_id, names_changed=names_changed)
 
     def _resurrect_or_create(self, scope: str, doc: ParsedDocument, ts: str) -> int:
         tomb = self.con.execute(
@@ -226,16 +227,21 @@ class Writer:
     def set_meta(self, key: str, value: str) -> None:
         self.con.execute("INSERT OR REPLACE INTO meta(key, value) VALUES(?, ?)", (key, value))
 
-    def _replace_names(self, doc_id: int, note_id: int, doc: ParsedDocument) -> None:
-        old = {r[0] for r in self.con.execute("SELECT key FROM names WHERE document_id=?",
-                                              (doc_id,))}
+    def _replace_names(self, doc_id: int, note_id: int, doc: ParsedDocument) -> tuple[str, ...]:
+        """Replace the names a document declares; return the texts that came or went."""
+        old = dict(self.con.execute("SELECT key, text FROM names WHERE document_id=?",
+                                    (doc_id,)).fetchall())
         self.con.execute("DELETE FROM names WHERE document_id=?", (doc_id,))
         self.con.executemany(
             "INSERT OR IGNORE INTO names(key, document_id, entity_id, kind, text, rank, path)"
             " VALUES(?,?,?,?,?,?,?)",
             [(n.key, doc_id, note_id, n.kind, n.text, _NAME_RANK[n.kind], doc.path)
              for n in doc.names if n.key])
-        self._resolve_names(old | {n.key for n in doc.names})
+        new = {n.key: n.text for n in doc.names if n.key}
+        self._resolve_names(set(old) | set(new))
+        changed = {old[k] for k in old.keys() - new.keys()} | {new[k] for k in
+                                                               new.keys() - old.keys()}
+        return tuple(sorted(changed))
 
     def _resolve_names(self, keys: Iterable[str]) -> None:
         """Re-point the name entities for ``keys`` to the note that now wins each name.
@@ -287,12 +293,15 @@ class Writer:
 
     def _diff_facts(self, scope: str, doc_id: int, version_id: int, note_id: int,
                     drafts: Sequence[FactDraft], chunk_ids: list[int], chunk_starts: list[int],
-                    ts: str) -> tuple[int, int, int, set[int]]:
+                    ts: str, *, mentions: bool = False) -> tuple[int, int, int, set[int]]:
         names = [r for d in drafts for r in (d.subject, d.object) if isinstance(r, NameRef)]
         ids = self.entity_ids(scope, names)
+        # Two owners inside one document: its own structure, and the mentions found in it
+        # (recomputed when other notes' names change); each diff sees only its own facts.
+        op = "=" if mentions else "!="
         live = dict(self.con.execute(
-            "SELECT fact_key, id FROM facts WHERE document_id=? AND retracted_at IS NULL",
-            (doc_id,)).fetchall())
+            "SELECT fact_key, id FROM facts WHERE document_id=? AND retracted_at IS NULL"
+            f" AND extractor {op} 'mention'", (doc_id,)).fetchall())
         inserts, updates, seen, touched = [], [], set(), set()
         for d in drafts:
             subj_id, subj_key = self._ref(d.subject, note_id, doc_id, ids)
@@ -370,6 +379,25 @@ class Writer:
             self.con.execute("INSERT INTO entity_fts(rowid, label, aliases, literals)"
                              " VALUES(?,?,?,?)", (eid, row[0], aliases, literals))
 
+    def apply_mentions(self, doc_id: int, drafts: Sequence[FactDraft]) -> tuple[int, int]:
+        """Diff a live document's ``mentions`` facts against ``drafts``: (added, retracted)."""
+        row = self.con.execute(
+            "SELECT d.scope, d.version_id, e.id FROM documents d JOIN entities e"
+            " ON e.key = 'doc:' || d.id WHERE d.id = ? AND d.deleted_at IS NULL",
+            (doc_id,)).fetchone()
+        if row is None:
+            return 0, 0
+        scope, version_id, note_id = row
+        chunks = self.con.execute("SELECT id, line_start FROM chunks WHERE document_id = ?"
+                                  " AND live = 1 ORDER BY line_start", (doc_id,)).fetchall()
+        added, retracted, _, touched = self._diff_facts(
+            scope, doc_id, version_id, note_id, drafts, [c[0] for c in chunks],
+            [c[1] for c in chunks], now_iso(), mentions=True)
+        if added or retracted:
+            self._event("mentions", scope=scope, document_id=doc_id,
+                        detail={"added": added, "retracted": retracted})
+        return added, retracted
+
     # ------------------------------------------------------------ deletes
 
     def delete(self, scope: str, path: str, *, reason: str = "source deleted") -> Deleted | None:
@@ -383,10 +411,10 @@ class Writer:
         self.con.execute("UPDATE documents SET deleted_at=?, updated_at=? WHERE id=?",
                          (ts, ts, doc_id))
         self._drop_orphan_vectors(self._retire_chunks(doc_id))
-        keys = [r[0] for r in self.con.execute("SELECT key FROM names WHERE document_id=?",
-                                               (doc_id,))]
+        names = self.con.execute("SELECT key, text FROM names WHERE document_id=?",
+                                 (doc_id,)).fetchall()
         self.con.execute("DELETE FROM names WHERE document_id=?", (doc_id,))
-        self._resolve_names(keys)
+        self._resolve_names([k for k, _ in names])
         live = [r[0] for r in self.con.execute(
             "SELECT id FROM facts WHERE document_id=? AND retracted_at IS NULL", (doc_id,))]
         touched = self._retract_ids(live, ts, reason)
@@ -395,7 +423,7 @@ class Writer:
         self._refresh_entity_fts(touched | ({note[0]} if note else set()))
         self._event("delete", scope=scope, document_id=doc_id, reason=reason,
                     detail={"path": path, "retracted": len(live)})
-        return Deleted(path, len(live))
+        return Deleted(path, len(live), names_changed=tuple(sorted({t for _, t in names})))
 
     # ------------------------------------------------------------ single facts
 
