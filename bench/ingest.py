@@ -119,7 +119,8 @@ def main() -> None:
         vault.mkdir()
         paths = make_vault(vault, args.notes)
     db = tmp / "store.db"
-    kw = Knotwork.open(vault, db=str(db), workers=args.workers)
+    # structural ingest: embedding is measured by bench/beir.py
+    kw = Knotwork.open(vault, db=str(db), workers=args.workers, embedder="none")
     try:
         t0 = time.perf_counter()
         report = kw.ingest()

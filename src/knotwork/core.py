@@ -28,6 +28,7 @@ from .config import Settings
 from .embed import Embedder, manifest, open_embedder
 from .errors import ConfigError, Conflict, InvalidQuery, NotFound
 from .ingest.lexicon import normalize_relation
+from .ingest.mentions import MentionFinder
 from .ingest.sources import DEFAULT_PATTERNS
 from .render import renderer
 from .retrieve import ContextOptions, build_context, count_tokens
@@ -62,6 +63,7 @@ class Knotwork:
         self.actor = settings.actor or f"cli:{_user()}"
         self._embedder: Embedder | None = None
         self._vindex: VectorIndex | None = None
+        self._mentions = MentionFinder()  # this process's label table, kept current by sync
 
     @classmethod
     def open(cls, vault: str | os.PathLike[str] | None = None, *, db: str | None = None,
@@ -103,6 +105,7 @@ class Knotwork:
             raise InvalidQuery("no folder to ingest: pass a path or open a vault")
         s = self.settings
         report = _sync.sync(self.store, root, scope=scope or s.scope, actor=self.actor,
+                            finder=self._mentions,
                             patterns=tuple(patterns), force=force, dry_run=dry_run,
                             max_bytes=s.max_file_bytes, chunk_tokens=s.chunk_tokens,
                             workers=s.workers, progress=progress, only=only)
@@ -207,6 +210,11 @@ class Knotwork:
         with self.store.write(actor=self.actor) as w:
             out = w.apply(scope or s.scope, doc)
         applied = out if isinstance(out, Applied) else None
+        if applied is not None:
+            _sync.refresh_mentions(self.store, self._mentions, actor=self.actor,
+                                   documents=[applied.document_id], added=applied.names_added,
+                                   removed=applied.names_removed,
+                                   generations=bool(applied.names_added or applied.names_removed))
         return {
             "doc_id": doc_id,
             "status": "unchanged" if applied is None else (

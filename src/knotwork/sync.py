@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import os
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -122,6 +122,7 @@ def _stat_paths(root: Path, paths: list[str], patterns: tuple[str, ...]
 
 
 def sync(store: Store, root: str | os.PathLike[str], *, scope: str, actor: str,
+         finder: MentionFinder | None = None,
          patterns: tuple[str, ...] = DEFAULT_PATTERNS, force: bool = False,
          dry_run: bool = False, max_bytes: int = 5_000_000, chunk_tokens: int = 220,
          workers: int = 0, batch_size: int = 500, progress: Progress | None = None,
@@ -132,6 +133,7 @@ def sync(store: Store, root: str | os.PathLike[str], *, scope: str, actor: str,
         raise KnotworkError(f"not a folder: {root}")
     p = plan(store, base, scope=scope, patterns=patterns, force=force, max_bytes=max_bytes,
              only=only)
+    finder = finder if finder is not None else MentionFinder()
     total = len(p.changed) + len(p.deleted)
     if dry_run:
         added = len(p.new) - len(p.renames)
@@ -142,7 +144,9 @@ def sync(store: Store, root: str | os.PathLike[str], *, scope: str, actor: str,
     counts = {"added": 0, "updated": 0, "deleted": 0, "renamed": 0, "unchanged": p.unchanged,
               "fa": 0, "fr": 0}
     touched: set[int] = set()
-    names_changed: set[str] = set()
+    added_names: list[tuple[str, str]] = []
+    removed_names: list[tuple[str, str]] = []
+    changes = 0  # documents whose names changed: each bumped the names generation once
     errors = list(p.issues)
     done = 0
     for batch in _batches(_parsed(jobs, workers), batch_size):
@@ -163,7 +167,9 @@ def sync(store: Store, root: str | os.PathLike[str], *, scope: str, actor: str,
                 _count(out, counts)
                 if isinstance(out, Applied):
                     touched.add(out.document_id)
-                    names_changed.update(out.names_changed)
+                    added_names.extend(out.names_added)
+                    removed_names.extend(out.names_removed)
+                    changes += bool(out.names_added or out.names_removed)
         if progress:
             progress(done, total)
     if p.deleted:
@@ -173,12 +179,14 @@ def sync(store: Store, root: str | os.PathLike[str], *, scope: str, actor: str,
                 if gone:
                     counts["deleted"] += 1
                     counts["fr"] += gone.retracted
-                    names_changed.update(gone.names_changed)
+                    removed_names.extend(gone.names_removed)
+                    changes += bool(gone.names_removed)
                 done += 1
         if progress:
             progress(done, total)
-    added, retracted = refresh_mentions(store, actor=actor, documents=touched,
-                                        names_changed=names_changed)
+    added, retracted = refresh_mentions(store, finder, actor=actor, documents=touched,
+                                        added=added_names, removed=removed_names,
+                                        generations=changes)
     counts["fa"] += added
     counts["fr"] += retracted
     return SyncReport(added=counts["added"], updated=counts["updated"], deleted=counts["deleted"],
@@ -190,17 +198,30 @@ def sync(store: Store, root: str | os.PathLike[str], *, scope: str, actor: str,
 _ALL_DOCS_THRESHOLD = 200  # past this many changed names, rescanning everything is cheaper
 
 
-def refresh_mentions(store: Store, *, actor: str, documents: Iterable[int],
-                     names_changed: Iterable[str], batch_size: int = 500) -> tuple[int, int]:
+def refresh_mentions(store: Store, finder: MentionFinder, *, actor: str,
+                     documents: Iterable[int], added: Sequence[tuple[str, str]] = (),
+                     removed: Sequence[tuple[str, str]] = (), generations: int = 0,
+                     batch_size: int = 500) -> tuple[int, int]:
     """Recompute ``mentions`` facts where they may have changed: (added, retracted).
 
     That is the documents that changed, plus every document whose text contains a name
-    that appeared or went away (found by FTS phrase queries, never by a scan), so a new
-    note's title turns earlier plain-text mentions of it into facts, and a deleted note's
-    mentions are retracted.
+    that appeared or went away (FTS phrase queries, never a scan), so a new note's title
+    turns earlier plain-text mentions of it into facts, and a deleted note's mentions are
+    retracted. ``finder`` is the caller's label table, brought up to date here: by this
+    sync's own name changes when no other process changed names meanwhile (O(changes)),
+    else reloaded from the store.
     """
     reader = store.reader
-    changed = sorted(set(names_changed))
+    gen = int(reader.meta("names_gen") or 0)
+    if finder.generation is not None and finder.generation + generations == gen:
+        for text, key in removed:
+            finder.remove(text, key)
+        for text, key in added:
+            finder.add(text, key)
+    elif finder.generation != gen:
+        finder.reload(reader.labels())
+    finder.generation = gen
+    changed = sorted({text for text, _ in (*added, *removed)})
     affected = set(documents)
     if len(changed) > _ALL_DOCS_THRESHOLD:
         affected |= reader.all_document_ids()
@@ -208,8 +229,7 @@ def refresh_mentions(store: Store, *, actor: str, documents: Iterable[int],
         affected |= reader.documents_mentioning(changed)
     if not affected:
         return 0, 0
-    finder = MentionFinder(reader.labels())
-    added = retracted = 0
+    n_added = n_retracted = 0
     ids = sorted(affected)
     for i in range(0, len(ids), batch_size):
         with store.write(actor=actor) as w:
@@ -218,8 +238,8 @@ def refresh_mentions(store: Store, *, actor: str, documents: Iterable[int],
                 drafts = finder.find([ChunkText(line, text) for line, text in chunks],
                                      skip_keys=frozenset(own | linked))
                 a, r = w.apply_mentions(doc_id, drafts)
-                added, retracted = added + a, retracted + r
-    return added, retracted
+                n_added, n_retracted = n_added + a, n_retracted + r
+    return n_added, n_retracted
 
 
 def _count(out: Applied | Unchanged, counts: dict[str, int]) -> None:

@@ -164,7 +164,10 @@ class Applied:
     kept: int
     renamed_from: str | None = None
     document_id: int = 0
-    names_changed: tuple[str, ...] = ()  # names declared or dropped: other notes' mentions
+    # names this version declares anew or no longer: (text, key); other notes' mentions
+    # of them must be looked at again
+    names_added: tuple[tuple[str, str], ...] = ()
+    names_removed: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -176,7 +179,7 @@ class Unchanged:
 class Deleted:
     path: str
     retracted: int
-    names_changed: tuple[str, ...] = ()
+    names_removed: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,24 +1,29 @@
 """Find exact mentions of known entity names in prose: plain text becomes a graph.
 
-An Aho–Corasick automaton over every known label (note titles, file stems, aliases) scans
-a chunk once, whatever the number of labels. A mention must be word-bounded, at least
-``MIN_LABEL_CHARS`` long and not a stop word; overlapping matches keep the longest
-("Kestrel Queue Admin" beats "Kestrel Queue"). Mentions become ``mentions`` facts with
-trust ``extracted`` and a confidence below a written link's.
+Why a word n-gram table and not an Aho–Corasick automaton: an automaton must be rebuilt
+whole (≈0.2 s for 30k labels) whenever one note is added, renamed or deleted, which would
+make every such edit O(vault). Here each label is the tuple of its words in a dict, so
+adding or removing a name is O(1), and scanning a chunk costs one dict lookup per word
+and n-gram length — O(text), never a loop over labels. Matches are word-bounded by
+construction; overlapping matches keep the longest ("Kestrel Queue Admin" beats
+"Kestrel Queue"); labels must be at least ``MIN_LABEL_CHARS`` long and not stop words.
+Mentions become ``mentions`` facts with trust ``extracted`` and a confidence below a
+written link's.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-
-import ahocorasick
 
 from ..types import SELF, FactDraft, NameRef, Span
 
 MIN_LABEL_CHARS = 4
+MAX_LABEL_WORDS = 8
 MENTION_CONFIDENCE = 0.7
 EXTRACTOR = "mention"
+_WORD = re.compile(r"\w+", re.UNICODE)
 _STOP = frozenset("""about after again also because before being between could does doing
 during each from have having here into just more most other over same should some such than
 that their them then there these they this those through under until very what when where
@@ -31,67 +36,84 @@ class ChunkText:
     text: str
 
 
+def _words(text: str) -> tuple[str, ...]:
+    return tuple(w.casefold() for w in _WORD.findall(text))
+
+
 def usable(label: str) -> bool:
-    folded = label.casefold()
-    return (len(folded) >= MIN_LABEL_CHARS and folded not in _STOP
-            and not folded.replace(" ", "").isdigit())
+    """A label worth matching in prose: not a folder path, long enough, not a stop word."""
+    if "/" in label:
+        return False
+    words = _words(label)
+    joined = " ".join(words)
+    return (0 < len(words) <= MAX_LABEL_WORDS and len(joined) >= MIN_LABEL_CHARS
+            and joined not in _STOP and not joined.replace(" ", "").isdigit())
 
 
 class MentionFinder:
-    """Scan text for any of a fixed set of labels (build once, scan many chunks)."""
+    """A mutable set of labels (word tuples → name key) and the scan over chunks."""
 
-    def __init__(self, labels: Iterable[tuple[str, str]]) -> None:
-        """``labels``: (label text, name key it resolves by)."""
-        self._auto = ahocorasick.Automaton()
-        count = 0
+    def __init__(self, labels: Iterable[tuple[str, str]] = ()) -> None:
+        """``labels``: (label text, name key), one pair per declaration (counted)."""
+        self.generation: int | None = None
+        self.reload(labels)
+
+    def reload(self, labels: Iterable[tuple[str, str]]) -> None:
+        """Replace every label (another process changed names: start over)."""
+        self._labels: dict[tuple[str, ...], tuple[str, str, int]] = {}
+        self._longest = 1
         for text, key in labels:
-            folded = " ".join(text.split()).casefold()
-            if usable(folded) and folded not in self._auto:
-                self._auto.add_word(folded, (len(folded), key, " ".join(text.split())))
-                count += 1
-        self.size = count
-        if count:
-            self._auto.make_automaton()
+            self.add(text, key)
+
+    def __len__(self) -> int:
+        return len(self._labels)
+
+    def add(self, text: str, key: str) -> None:
+        if not usable(text):
+            return
+        words = _words(text)
+        _, _, count = self._labels.get(words, (key, text, 0))
+        self._labels[words] = (key, " ".join(text.split()), count + 1)
+        self._longest = max(self._longest, len(words))
+
+    def remove(self, text: str, key: str) -> None:
+        words = _words(text)
+        entry = self._labels.get(words)
+        if entry is None:
+            return
+        if entry[2] <= 1:
+            del self._labels[words]
+        else:
+            self._labels[words] = (entry[0], entry[1], entry[2] - 1)
 
     def find(self, chunks: Sequence[ChunkText], *, skip_keys: frozenset[str] = frozenset()
              ) -> list[FactDraft]:
         """One ``mentions`` draft per label mentioned, at its first occurrence."""
-        if not self.size:
+        if not self._labels:
             return []
         out: dict[str, FactDraft] = {}
         for chunk in chunks:
-            folded = chunk.text.casefold()
-            if len(folded) != len(chunk.text):
-                continue  # casefold changed offsets (ß → ss): the spans would lie
-            for start, key, label in self._longest(folded):
-                if key in skip_keys or key in out:
-                    continue
-                before = chunk.text.count("\n", 0, start)
-                lines = chunk.text.split("\n")
-                line_text = lines[before].strip()
-                line_no = chunk.line_start + before
-                out[key] = FactDraft(SELF, "mentions", NameRef(key, label), Span(line_no, line_no),
-                                     line_text, EXTRACTOR, confidence=MENTION_CONFIDENCE,
-                                     trust="extracted")
+            lines = chunk.text.split("\n")
+            for offset, line in enumerate(lines):
+                for key, label in self._scan(line):
+                    if key in skip_keys or key in out:
+                        continue
+                    n = chunk.line_start + offset
+                    out[key] = FactDraft(SELF, "mentions", NameRef(key, label), Span(n, n),
+                                         line.strip(), EXTRACTOR,
+                                         confidence=MENTION_CONFIDENCE, trust="extracted")
         return list(out.values())
 
-    def _longest(self, folded: str) -> list[tuple[int, str, str]]:
-        found: list[tuple[int, int, str, str]] = []
-        for end, (length, key, label) in self._auto.iter(folded):
-            start = end - length + 1
-            if _bounded(folded, start, end + 1):
-                found.append((start, end + 1, key, label))
-        found.sort(key=lambda m: (m[0], -(m[1] - m[0])))
-        kept: list[tuple[int, str, str]] = []
-        reach = -1
-        for start, stop, key, label in found:
-            if start >= reach:
-                kept.append((start, key, label))
-                reach = stop
-        return kept
-
-
-def _bounded(text: str, start: int, stop: int) -> bool:
-    before = text[start - 1] if start > 0 else " "
-    after = text[stop] if stop < len(text) else " "
-    return not (before.isalnum() or before == "_") and not (after.isalnum() or after == "_")
+    def _scan(self, line: str) -> list[tuple[str, str]]:
+        words = [w.casefold() for w in _WORD.findall(line)]
+        found, i = [], 0
+        while i < len(words):
+            for n in range(min(self._longest, len(words) - i), 0, -1):
+                hit = self._labels.get(tuple(words[i:i + n]))
+                if hit is not None:
+                    found.append((hit[0], hit[1]))
+                    i += n
+                    break
+            else:
+                i += 1
+        return found

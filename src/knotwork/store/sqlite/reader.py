@@ -372,9 +372,8 @@ class Reader:
     # ------------------------------------------------------------ mentions
 
     def labels(self) -> list[tuple[str, str]]:
-        """Every name a live note declares, except paths: (text as written, key)."""
-        return [(r[0], r[1]) for r in self.con.execute(
-            "SELECT DISTINCT text, key FROM names WHERE kind != 'path'")]
+        """Every name a live note declares, once per declaration: (text as written, key)."""
+        return [(r[0], r[1]) for r in self.con.execute("SELECT text, key FROM names")]
 
     def documents_mentioning(self, phrases: Sequence[str], *, limit: int = 100_000
                              ) -> set[int]:

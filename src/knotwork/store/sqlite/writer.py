@@ -109,7 +109,7 @@ class Writer:
                      doc.mtime_ns, ts, doc.source_kind, doc_id))
         note_id = self._note_entity(scope, doc_id, doc, ts)
         chunk_ids, chunk_starts = self._replace_chunks(doc_id, version_id, doc)
-        names_changed = self._replace_names(doc_id, note_id, doc)
+        names_added, names_removed = self._replace_names(doc_id, note_id, doc)
         added, retracted, kept, touched = self._diff_facts(
             scope, doc_id, version_id, note_id, doc.facts, chunk_ids, chunk_starts, ts)
         self._refresh_entity_fts({note_id, *touched})
@@ -118,7 +118,8 @@ class Writer:
             "path": doc.path, "from": rename_from, "version_id": version_id,
             "added": added, "retracted": retracted, "kept": kept})
         return Applied(doc.path, created, added, retracted, kept, renamed_from=rename_from,
-                       document_id=doc_id, names_changed=names_changed)
+                       document_id=doc_id, names_added=names_added,
+                       names_removed=names_removed)
 
     def _resurrect_or_create(self, scope: str, doc: ParsedDocument, ts: str) -> int:
         tomb = self.con.execute(
@@ -227,21 +228,29 @@ class Writer:
     def set_meta(self, key: str, value: str) -> None:
         self.con.execute("INSERT OR REPLACE INTO meta(key, value) VALUES(?, ?)", (key, value))
 
-    def _replace_names(self, doc_id: int, note_id: int, doc: ParsedDocument) -> tuple[str, ...]:
-        """Replace the names a document declares; return the texts that came or went."""
-        old = dict(self.con.execute("SELECT key, text FROM names WHERE document_id=?",
-                                    (doc_id,)).fetchall())
+    def _replace_names(self, doc_id: int, note_id: int, doc: ParsedDocument
+                       ) -> tuple[tuple[tuple[str, str], ...], tuple[tuple[str, str], ...]]:
+        """Replace the names a document declares; return those added and removed."""
+        old = {(r[1], r[0]) for r in self.con.execute(
+            "SELECT key, text FROM names WHERE document_id=?", (doc_id,))}
         self.con.execute("DELETE FROM names WHERE document_id=?", (doc_id,))
         self.con.executemany(
             "INSERT OR IGNORE INTO names(key, document_id, entity_id, kind, text, rank, path)"
             " VALUES(?,?,?,?,?,?,?)",
             [(n.key, doc_id, note_id, n.kind, n.text, _NAME_RANK[n.kind], doc.path)
              for n in doc.names if n.key])
-        new = {n.key: n.text for n in doc.names if n.key}
-        self._resolve_names(set(old) | set(new))
-        changed = {old[k] for k in old.keys() - new.keys()} | {new[k] for k in
-                                                               new.keys() - old.keys()}
-        return tuple(sorted(changed))
+        new = {(n.text, n.key) for n in doc.names if n.key}
+        self._resolve_names({k for _, k in old | new})
+        added, removed = tuple(sorted(new - old)), tuple(sorted(old - new))
+        if added or removed:
+            self._bump_names_generation()
+        return added, removed
+
+    def _bump_names_generation(self) -> None:
+        """Count name changes, so each process knows when its label table is stale."""
+        self.con.execute(
+            "INSERT INTO meta(key, value) VALUES('names_gen', '1') ON CONFLICT(key)"
+            " DO UPDATE SET value = CAST(CAST(value AS INTEGER) + 1 AS TEXT)")
 
     def _resolve_names(self, keys: Iterable[str]) -> None:
         """Re-point the name entities for ``keys`` to the note that now wins each name.
@@ -415,6 +424,8 @@ class Writer:
                                  (doc_id,)).fetchall()
         self.con.execute("DELETE FROM names WHERE document_id=?", (doc_id,))
         self._resolve_names([k for k, _ in names])
+        if names:
+            self._bump_names_generation()
         live = [r[0] for r in self.con.execute(
             "SELECT id FROM facts WHERE document_id=? AND retracted_at IS NULL", (doc_id,))]
         touched = self._retract_ids(live, ts, reason)
@@ -423,7 +434,7 @@ class Writer:
         self._refresh_entity_fts(touched | ({note[0]} if note else set()))
         self._event("delete", scope=scope, document_id=doc_id, reason=reason,
                     detail={"path": path, "retracted": len(live)})
-        return Deleted(path, len(live), names_changed=tuple(sorted({t for _, t in names})))
+        return Deleted(path, len(live), names_removed=tuple(sorted((t, k) for k, t in names)))
 
     # ------------------------------------------------------------ single facts
 

@@ -1,0 +1,55 @@
+"""Plain-text mentions of known names become facts, and follow the names."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from knotwork import Knotwork
+from knotwork.ingest.mentions import ChunkText, MentionFinder
+
+
+def test_finder_is_word_bounded_longest_first_and_skips_stop_words() -> None:
+    finder = MentionFinder([("Kestrel Queue", "kestrel queue"), ("Kestrel", "kestrel"),
+                            ("Kestrel Queue Admin", "kestrel queue admin"), ("Note", "note"),
+                            ("Ed", "ed"), ("Vega", "vega")])
+    drafts = finder.find([ChunkText(10, "Intro line\nThe Kestrel Queue Admin and vegan food,"
+                                        " vega-2 and Vega.\nA note.")])
+    got = {(d.object.key, d.span.line_start) for d in drafts}  # type: ignore[union-attr]
+    assert got == {("kestrel queue admin", 11), ("vega", 11)}
+    assert all(d.trust == "extracted" and d.confidence < 1.0 for d in drafts)
+    assert drafts[0].supporting_text.startswith("The Kestrel Queue Admin")
+
+
+def test_mentions_follow_the_named_note(tmp_path: Path) -> None:
+    vault = tmp_path / "v"
+    vault.mkdir()
+    (vault / "meeting.md").write_text("# Sync\n\nWe moved the jobs to Kestrel Queue.\n",
+                                      encoding="utf-8")
+    with Knotwork.open(vault, db=str(tmp_path / "s.db")) as kw:
+        kw.ingest()
+        assert [f.predicate for f in kw.facts("meeting")] == []  # no such entity yet
+        (vault / "Kestrel Queue.md").write_text("# Kestrel Queue\n\nA message queue.\n",
+                                                encoding="utf-8")
+        kw.ingest(only=["Kestrel Queue.md"])  # only the new note changed on disk
+        mentions = [f for f in kw.facts("meeting") if f.predicate == "mentions"]
+        assert [m.value_label for m in mentions] == ["Kestrel Queue"]
+        assert mentions[0].source is not None and mentions[0].source.line_start == 3
+        assert mentions[0].trust == "extracted"
+        incoming = kw.entity("Kestrel Queue").incoming
+        assert [f.subject_label for f in incoming] == ["meeting"]
+        (vault / "Kestrel Queue.md").unlink()
+        kw.ingest(only=["Kestrel Queue.md"])
+        assert [f for f in kw.facts("meeting") if f.predicate == "mentions"] == []
+        hist = [f for f in kw.facts("meeting", history=True) if f.predicate == "mentions"]
+        assert len(hist) == 1 and hist[0].retracted_at is not None
+
+
+def test_a_written_link_is_not_also_a_mention(tmp_path: Path) -> None:
+    vault = tmp_path / "v"
+    vault.mkdir()
+    (vault / "kota.md").write_text("# kota\n", encoding="utf-8")
+    (vault / "a.md").write_text("Traefik runs on [[kota]]; kota is small.\n", encoding="utf-8")
+    with Knotwork.open(vault, db=str(tmp_path / "s.db")) as kw:
+        kw.ingest()
+        preds = sorted(f.predicate for f in kw.facts("a"))
+        assert preds == ["runs_on"]
