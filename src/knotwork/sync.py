@@ -221,12 +221,17 @@ def refresh_mentions(store: Store, finder: MentionFinder, *, actor: str,
     elif finder.generation != gen:
         finder.reload(reader.labels())
     finder.generation = gen
-    changed = sorted({text for text, _ in (*added, *removed)})
     affected = set(documents)
-    if len(changed) > _ALL_DOCS_THRESHOLD:
+    # A name that went away matters only where it was mentioned (an indexed lookup), or,
+    # when a shorter label lies inside it, wherever its text occurs. A name still declared
+    # by another note changes nothing.
+    gone = [(t, k) for t, k in removed if t not in finder]
+    phrases = {t for t, _ in added} | {t for t, _ in gone if finder.shadows(t)}
+    affected |= reader.documents_mentioning_keys([k for _, k in gone])
+    if len(phrases) > _ALL_DOCS_THRESHOLD:
         affected |= reader.all_document_ids()
-    elif changed:
-        affected |= reader.documents_mentioning(changed)
+    elif phrases:
+        affected |= reader.documents_mentioning(sorted(phrases))
     if not affected:
         return 0, 0
     n_added = n_retracted = 0

@@ -61,12 +61,21 @@ class MentionFinder:
     def reload(self, labels: Iterable[tuple[str, str]]) -> None:
         """Replace every label (another process changed names: start over)."""
         self._labels: dict[tuple[str, ...], tuple[str, str, int]] = {}
-        self._longest = 1
+        self._starts: dict[str, dict[int, int]] = {}  # first word -> {label length: count}
         for text, key in labels:
             self.add(text, key)
 
     def __len__(self) -> int:
         return len(self._labels)
+
+    def __contains__(self, text: str) -> bool:
+        return _words(text) in self._labels
+
+    def shadows(self, text: str) -> bool:
+        """True when a shorter label lies inside ``text`` (it may match once ``text`` goes)."""
+        words = _words(text)
+        return any(words[i:j] in self._labels for i in range(len(words))
+                   for j in range(i + 1, len(words) + 1) if (i, j) != (0, len(words)))
 
     def add(self, text: str, key: str) -> None:
         if not usable(text):
@@ -74,7 +83,9 @@ class MentionFinder:
         words = _words(text)
         _, _, count = self._labels.get(words, (key, text, 0))
         self._labels[words] = (key, " ".join(text.split()), count + 1)
-        self._longest = max(self._longest, len(words))
+        if count == 0:
+            lengths = self._starts.setdefault(words[0], {})
+            lengths[len(words)] = lengths.get(len(words), 0) + 1
 
     def remove(self, text: str, key: str) -> None:
         words = _words(text)
@@ -83,6 +94,12 @@ class MentionFinder:
             return
         if entry[2] <= 1:
             del self._labels[words]
+            lengths = self._starts[words[0]]
+            lengths[len(words)] -= 1
+            if not lengths[len(words)]:
+                del lengths[len(words)]
+            if not lengths:
+                del self._starts[words[0]]
         else:
             self._labels[words] = (entry[0], entry[1], entry[2] - 1)
 
@@ -106,14 +123,18 @@ class MentionFinder:
 
     def _scan(self, line: str) -> list[tuple[str, str]]:
         words = [w.casefold() for w in _WORD.findall(line)]
-        found, i = [], 0
+        found, i, starts = [], 0, self._starts
         while i < len(words):
-            for n in range(min(self._longest, len(words) - i), 0, -1):
-                hit = self._labels.get(tuple(words[i:i + n]))
-                if hit is not None:
-                    found.append((hit[0], hit[1]))
-                    i += n
-                    break
+            lengths = starts.get(words[i])
+            if lengths:
+                for n in sorted(lengths, reverse=True):
+                    hit = self._labels.get(tuple(words[i:i + n])) if i + n <= len(words) else None
+                    if hit is not None:
+                        found.append((hit[0], hit[1]))
+                        i += n
+                        break
+                else:
+                    i += 1
             else:
                 i += 1
         return found

@@ -389,6 +389,16 @@ class Reader:
                 " ON c.id = chunk_fts.rowid WHERE chunk_fts MATCH ? LIMIT ?", (match, limit)))
         return out
 
+    def documents_mentioning_keys(self, keys: Sequence[str]) -> set[int]:
+        """Documents holding a live ``mentions`` fact of one of these name keys."""
+        out: set[int] = set()
+        for key in keys:
+            out.update(r[0] for r in self.con.execute(
+                "SELECT DISTINCT f.document_id FROM entities e JOIN facts f"
+                " ON f.object_id = e.id AND f.retracted_at IS NULL"
+                " WHERE e.name_key = ? AND f.extractor = 'mention'", (key,)))
+        return out
+
     def mention_inputs(self, doc_id: int) -> tuple[list[tuple[int, str]], set[str], set[str]]:
         """A document's live chunks (line, text), the names it declares, and the name keys
         its own structural facts already point to (a written link beats a mention)."""
