@@ -174,10 +174,15 @@ class Knotwork:
 
     def embedding_status(self) -> str:
         """``complete`` | ``partial n/m`` | ``none``: what semantic search can see."""
-        done, live = self.store.reader.vector_counts()
-        if self.embedder() is None or done == 0:
+        if self.embedder() is None:
             return "none"
-        return "complete" if done >= live else f"partial {done}/{live}"
+        has, pending = self.store.reader.vector_status()
+        if not has:
+            return "none"
+        if not pending:
+            return "complete"
+        done, live = self.store.reader.vector_counts()
+        return f"partial {done}/{live}"
 
     def _vector_hits(self, query: str, k: int) -> list[tuple[int, float]]:
         emb = self.embedder()

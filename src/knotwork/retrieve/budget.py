@@ -40,7 +40,7 @@ Measure = Callable[[KnowledgeContext], int]
 Finish = Callable[[KnowledgeContext], KnowledgeContext]
 Loader = Callable[[], ContextEntity]
 _TRIMMED_FACTS = 5
-_MAX_MISSES = 5
+_MAX_MISSES = 3
 
 
 def pack(header: KnowledgeContext, *, entities: Sequence[tuple[float, Loader]],
@@ -81,14 +81,18 @@ def pack(header: KnowledgeContext, *, entities: Sequence[tuple[float, Loader]],
                 used, kept_v[i] = used + cost, evidence[i]
                 continue
         else:
-            whole = entities[i][1]()
-            for n, item in enumerate(_variants(whole)):
-                cost = measure(_preset(build([item], []), max_tokens, True)) - base
-                if used + cost <= max_tokens:
-                    used, kept_e[i] = used + cost, item
-                    truncated |= n > 0
-                    break
-            if i in kept_e:
+            variants = _variants(entities[i][1]())  # whole first, smallest last
+            costs = {len(variants) - 1: measure(_preset(build([variants[-1]], []), max_tokens,
+                                                        True)) - base}
+            if used + costs[len(variants) - 1] <= max_tokens:
+                # the smallest fits: take the largest that does (a miss costs one render)
+                for n, item in enumerate(variants):
+                    if n not in costs:
+                        costs[n] = measure(_preset(build([item], []), max_tokens, True)) - base
+                    if used + costs[n] <= max_tokens:
+                        used, kept_e[i] = used + costs[n], item
+                        truncated |= n > 0
+                        break
                 continue
         truncated, misses = True, misses + 1
     ents = [kept_e[i] for i in sorted(kept_e)]

@@ -284,14 +284,17 @@ class Reader:
 
     def search_chunks(self, match: str, *, limit: int,
                       scopes: Sequence[str] | None = None) -> list[Hit]:
-        where, args = ["chunk_fts MATCH ?"], [match]
-        if scopes:
-            where.append(f"d.scope IN ({_marks(scopes)})")
-            args.extend(scopes)
+        if not scopes:
+            # rank inside the FTS table alone: joining every match before the LIMIT costs
+            # a third more on common terms
+            return [Hit(r[0], -float(r[1])) for r in self.con.execute(
+                "SELECT rowid, bm25(chunk_fts, 2.0, 1.0) AS r FROM chunk_fts"
+                " WHERE chunk_fts MATCH ? ORDER BY r LIMIT ?", (match, limit))]
         return [Hit(r[0], -float(r[1])) for r in self.con.execute(
             "SELECT c.id, bm25(chunk_fts, 2.0, 1.0) AS r FROM chunk_fts"
             " JOIN chunks c ON c.id = chunk_fts.rowid JOIN documents d ON d.id = c.document_id"
-            f" WHERE {' AND '.join(where)} ORDER BY r LIMIT ?", [*args, limit])]
+            f" WHERE chunk_fts MATCH ? AND d.scope IN ({_marks(scopes)}) ORDER BY r LIMIT ?",
+            [match, *scopes, limit])]
 
     def chunks(self, ids: Sequence[int]) -> dict[int, ChunkRow]:
         if not ids:
@@ -439,6 +442,13 @@ class Reader:
         row = self.con.execute("SELECT COALESCE(SUM(embedded), 0), COUNT(*) FROM chunks"
                                " WHERE live = 1").fetchone()
         return int(row[0]), int(row[1])
+
+    def vector_status(self) -> tuple[bool, int]:
+        """(any vector stored, live chunks still without one) — both from indexes, O(pending)."""
+        has = self.con.execute("SELECT EXISTS(SELECT 1 FROM embeddings)").fetchone()[0]
+        pending = self.con.execute("SELECT COUNT(*) FROM chunks WHERE live = 1 AND embedded = 0"
+                                   ).fetchone()[0]
+        return bool(has), int(pending)
 
     def vector_changes(self, since: int, *, limit: int = 200_000
                        ) -> tuple[int, list[tuple[int, int]]]:
