@@ -166,15 +166,14 @@ class Writer:
             " line_start, line_end, text_hash) VALUES(?,?,?,?,?,?,?,?,?,?)", rows)
         self.con.executemany("INSERT INTO chunk_fts(rowid, context, text) VALUES(?,?,?)",
                              [(r[0], r[5], r[6]) for r in rows])
-        if ids:
-            # an unchanged chunk keeps its vector: same text, same hash, no new embedding
-            self.con.execute(
-                f"UPDATE chunks SET embedded = 1 WHERE id IN ({','.join('?' * len(ids))})"
-                " AND EXISTS (SELECT 1 FROM embeddings e WHERE e.text_hash = chunks.text_hash)",
-                ids)
-            self.con.execute(
-                "INSERT INTO vector_log(chunk_id, added) SELECT id, 1 FROM chunks"
-                f" WHERE id IN ({','.join('?' * len(ids))}) AND embedded = 1", ids)
+        # an unchanged chunk keeps its vector: same text, same hash, no new embedding
+        have = {r[0] for r in self.con.execute(
+            f"SELECT text_hash FROM embeddings WHERE text_hash IN ({','.join('?' * len(rows))})",
+            [r[9] for r in rows])} if rows else set()
+        reuse = [(r[0],) for r in rows if r[9] in have]
+        if reuse:
+            self.con.executemany("UPDATE chunks SET embedded = 1 WHERE id = ?", reuse)
+            self.con.executemany("INSERT INTO vector_log(chunk_id, added) VALUES(?, 1)", reuse)
         self._drop_orphan_vectors(retired)
         return ids, starts
 
