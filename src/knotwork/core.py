@@ -320,10 +320,15 @@ class Knotwork:
         render = renderer(fmt)
         enc = s.token_encoding
         status = self.embedding_status()
+        notes: tuple[str, ...] = ()
+        if status == "none":
+            notes = ("no chunk vectors: answered from full text and links only",)
+        elif status.startswith("partial"):
+            notes = (f"semantic search saw only the chunks embedded so far ({status})",)
         return build_context(self.store.reader, query, opts,
                              measure=lambda ctx: count_tokens(render(ctx), encoding=enc),
                              semantic=self._vector_hits if status != "none" else None,
-                             embedding_status=status)
+                             embedding_status=status, notes=notes)
 
     def render(self, ctx: KnowledgeContext, fmt: str = "markdown") -> str:
         return renderer(fmt)(ctx)

@@ -45,6 +45,9 @@ def render_markdown(ctx: KnowledgeContext) -> str:
              f"_{s.total_entities} entities · {s.total_facts} facts · {s.direct_hits} direct,"
              f" {s.linked_additions} linked, {s.semantic_hits} semantic · {s.tokens} tokens"
              f"{' · truncated' if s.truncated else ''} · embeddings {s.embedding_status}_", ""]
+    lines.extend(f"> note: {n}" for n in ctx.notes)
+    if ctx.notes:
+        lines.append("")
     if not ctx.entities and not ctx.evidence:
         lines.append("Nothing in the knowledge base matches this query.")
     for e in ctx.entities:

@@ -57,8 +57,8 @@ class ContextOptions:
 
 
 def build_context(reader: StoreReader, query: str, opts: ContextOptions, *, measure: Measure,
-                  semantic: SemanticSearch | None = None, embedding_status: str = "none"
-                  ) -> KnowledgeContext:
+                  semantic: SemanticSearch | None = None, embedding_status: str = "none",
+                  notes: tuple[str, ...] = ()) -> KnowledgeContext:
     """Answer ``query`` with ranked, cited entities (see the module docstring)."""
     cands = _direct(reader, query, opts)
     if semantic is not None:
@@ -71,7 +71,7 @@ def build_context(reader: StoreReader, query: str, opts: ContextOptions, *, meas
     load = _Loader(reader, ranked, opts)
     ranked = [(e, c) for e, c in ranked if e in load.rows]
     header = KnowledgeContext(
-        query=query, entities=(), evidence=(), explain=opts.explain,
+        query=query, entities=(), evidence=(), explain=opts.explain, notes=notes,
         summary=ContextSummary(0, 0, 0, 0, 0, tokens=0, truncated=False,
                                embedding_status=embedding_status))
     return pack(header, entities=[(c.score, load.one(eid)) for eid, c in ranked],
