@@ -13,9 +13,10 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import Any
 
-from .errors import InvalidQuery
+from .errors import ConfigError, InvalidQuery
 from .ingest import parse_markdown
 from .ingest.lexicon import normalize_relation
 from .types import (
@@ -54,6 +55,36 @@ class Dropped:
 
     def as_dict(self) -> dict[str, object]:
         return {"kind": self.kind, "item": dict(self.item), "reason": self.reason}
+
+
+def load_ontology(path: str) -> dict[str, dict[str, str]]:
+    """Read extra type and relation synonyms: ``{"types": {...}, "relations": {...}}``.
+
+    JSON or YAML; keys are what agents send (normalised to snake case), values the names
+    to store. An empty path means none.
+    """
+    if not path:
+        return {}
+    import json
+
+    import yaml
+
+    try:
+        raw = Path(path).expanduser().read_text(encoding="utf-8")
+        data = json.loads(raw) if path.endswith(".json") else yaml.safe_load(raw)
+    except (OSError, ValueError, yaml.YAMLError) as exc:
+        raise ConfigError(f"cannot read ontology {path}: {exc}", key="ontology") from exc
+    if not isinstance(data, dict) or not set(data) <= {"types", "relations"}:
+        raise ConfigError(f"ontology {path} must map 'types' and/or 'relations' to tables",
+                          key="ontology")
+    out: dict[str, dict[str, str]] = {}
+    for part in ("types", "relations"):
+        table = data.get(part) or {}
+        if not isinstance(table, dict):
+            raise ConfigError(f"ontology {path}: '{part}' must be a mapping", key="ontology")
+        out[part] = {"_".join(_TOKEN.findall(str(k).casefold())): str(v)
+                     for k, v in table.items()}
+    return out
 
 
 def normalize_type(name: str, ontology: Mapping[str, str] | None = None) -> str:

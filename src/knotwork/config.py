@@ -40,6 +40,7 @@ SETTINGS: tuple[Setting, ...] = (
             "Embedding model for semantic search: minilm (bundled, offline), openai:<model>,"
             " st:<model>, hash (tests only) or none."),
     Setting("fusion", "zscore", "How hybrid search fuses BM25 and vector ranks: zscore or rrf."),
+    Setting("ontology", "", "JSON/YAML file of extra type and relation synonyms for agent ingest."),
 )
 
 _TYPES = {s.name: type(s.default) for s in SETTINGS}
@@ -63,6 +64,7 @@ class Settings:
     debounce_ms: int = 500
     embedder: str = "minilm"
     fusion: str = "zscore"
+    ontology: str = ""
 
     @classmethod
     def from_env(cls, env: dict[str, str] | None = None, **overrides: Any) -> Settings:

@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from . import sync as _sync
-from .agent import build_agent_document
+from .agent import build_agent_document, load_ontology
 from .config import Settings
 from .embed import Embedder, manifest, open_embedder
 from .errors import ConfigError, Conflict, InvalidQuery, NotFound
@@ -64,6 +64,7 @@ class Knotwork:
         self._embedder: Embedder | None = None
         self._vindex: VectorIndex | None = None
         self._mentions = MentionFinder()  # this process's label table, kept current by sync
+        self._ontology = load_ontology(settings.ontology)
 
     @classmethod
     def open(cls, vault: str | os.PathLike[str] | None = None, *, db: str | None = None,
@@ -211,7 +212,8 @@ class Knotwork:
         doc, dropped = build_agent_document(
             doc_id, title, source, raw_content, entities, relations,
             min_confidence=s.min_confidence if min_confidence is None else min_confidence,
-            known=lambda keys: set(reader.lookup_names(keys)), chunk_tokens=s.chunk_tokens)
+            known=lambda keys: set(reader.lookup_names(keys)), chunk_tokens=s.chunk_tokens,
+            ontology=self._ontology.get("types"), relation_ontology=self._ontology.get("relations"))
         with self.store.write(actor=self.actor) as w:
             out = w.apply(scope or s.scope, doc)
         applied = out if isinstance(out, Applied) else None
@@ -299,7 +301,8 @@ class Knotwork:
                 max_tokens: int | None = None, scopes: Sequence[str] | None = None,
                 as_of: str | None = None, valid_at: str | None = None,
                 min_confidence: float = 0.0, trusts: Sequence[str] | None = None,
-                explain: bool = False, fmt: str = "json") -> KnowledgeContext:
+                explain: bool = False, evidence: bool = True, fmt: str = "json"
+                ) -> KnowledgeContext:
         """Ranked, cited context for ``query``.
 
         ``max_tokens`` (default ``Settings.context_max_tokens``; 0 = no limit) counts the
@@ -316,7 +319,7 @@ class Knotwork:
             max_tokens=_budget(s.context_max_tokens if max_tokens is None else max_tokens),
             scopes=list(scopes) if scopes else None, as_of=as_of, valid_at=valid_at,
             min_confidence=min_confidence, trusts=list(trusts) if trusts else None,
-            explain=explain)
+            explain=explain, max_evidence=8 if evidence else 0)
         render = renderer(fmt)
         enc = s.token_encoding
         status = self.embedding_status()

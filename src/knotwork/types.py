@@ -456,6 +456,13 @@ class KnowledgeContext:
             "evidence": [e.as_dict() for e in self.evidence],
             "summary": self.summary.as_dict(),
         }
+        if self.evidence:
+            # query_with_evidence's grouping, by reference: the text is in "evidence" once
+            groups: dict[str, list[int]] = {}
+            for ev in self.evidence:
+                groups.setdefault(ev.path, []).append(ev.chunk_id)
+            out["supporting_documents"] = [{"path": p, "chunk_ids": ids}
+                                           for p, ids in groups.items()]
         if self.evidence_chain:
             out["evidence_chain"] = list(self.evidence_chain)
         if self.notes:

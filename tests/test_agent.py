@@ -1,0 +1,113 @@
+"""Agent-driven ingest: the Mini Context Graph contract, with every drop reported."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from knotwork import InvalidQuery, Knotwork
+
+RAW = ("# Incident 42\n\nSystem crashes due to memory leaks.\n\n"
+       "Memory leaks occur when objects are not released.\n")
+ENTITIES = [
+    {"name": "memory leak", "type": "bug", "supporting_text": "memory leaks"},
+    {"name": "system crash", "type": "Incident", "supporting_text": "System crashes"},
+]
+
+
+@pytest.fixture
+def kw(tmp_path: Path):  # type: ignore[no-untyped-def]
+    k = Knotwork.open(db=str(tmp_path / "s.db"), actor="agent:test")
+    yield k
+    k.close()
+
+
+def test_facts_link_to_the_line_of_their_supporting_text(kw: Knotwork) -> None:
+    out = kw.ingest_document("incident-42", "Incident 42", "reports/42.md", RAW,
+                             entities=ENTITIES, relations=[
+                                 {"source": "memory leak", "target": "system crash",
+                                  "type": "Causes", "confidence": 0.9,
+                                  "supporting_text": "system crashes due to memory leaks."}])
+    assert out["dropped"] == [] and out["chunk_count"] == 1 and out["edges_added"] == 1
+    [causes] = [f for f in kw.facts("memory leak") if f.predicate == "causes"]
+    assert causes.value_label == "system crash" and causes.confidence == 0.9
+    assert causes.trust == "asserted" and causes.actor == "agent:test"
+    assert causes.source is not None and causes.source.line_start == 3  # case-insensitive hit
+    assert causes.source.path == "incident-42"
+    types = {f.value for f in kw.facts("memory leak") if f.predicate == "type"}
+    assert types == {"issue"}  # "bug" normalised through the type table
+
+
+def test_drops_are_reported_with_reasons(kw: Knotwork) -> None:
+    out = kw.ingest_document("d1", "t", "", RAW, entities=ENTITIES, relations=[
+        {"source": "memory leak", "target": "system crash", "type": "causes",
+         "confidence": 0.4, "supporting_text": "System crashes due to memory leaks."},
+        {"source": "memory leak", "target": "garbage collector", "type": "fixed_by",
+         "confidence": 0.9, "supporting_text": "objects are not released"},
+        {"source": "memory leak", "target": "system crash", "type": "causes",
+         "confidence": 0.9, "supporting_text": "a sentence that is not in the text at all"},
+    ])
+    reasons = [d["reason"] for d in out["dropped"]]
+    assert "below the minimum 0.6" in reasons[0]
+    assert "unknown endpoint 'garbage collector'" in reasons[1]
+    assert "does not occur" in reasons[2]
+    assert out["edges_added"] == 0
+    assert not [f for f in kw.facts("memory leak") if f.predicate in ("causes", "fixed_by")]
+
+
+def test_an_endpoint_already_in_the_graph_is_accepted(kw: Knotwork) -> None:
+    kw.ingest_document("a", "A", "", RAW, entities=ENTITIES)
+    out = kw.ingest_document("b", "B", "", "The system crash was bad.\n", entities=[],
+                             relations=[{"source": "system crash", "target": "memory leak",
+                                         "type": "caused by", "confidence": 0.8,
+                                         "supporting_text": "The system crash was bad."}])
+    assert out["dropped"] == []
+    assert [f.predicate for f in kw.facts("system crash") if f.value_type == "Entity"] == [
+        "caused_by"]
+
+
+def test_resend_retracts_what_disappeared(kw: Knotwork) -> None:
+    rel = {"source": "memory leak", "target": "system crash", "type": "causes",
+           "confidence": 0.9, "supporting_text": "System crashes due to memory leaks."}
+    kw.ingest_document("d", "t", "", RAW, entities=ENTITIES, relations=[rel])
+    same = kw.ingest_document("d", "t", "", RAW, entities=ENTITIES, relations=[rel])
+    assert same["status"] == "unchanged"
+    new_raw = RAW.replace("System crashes due to memory leaks.", "Crashes stopped.")
+    out = kw.ingest_document("d", "t", "", new_raw, entities=[ENTITIES[0]], relations=[])
+    assert out["status"] == "updated" and out["facts_retracted"] >= 2
+    assert not [f for f in kw.facts("memory leak") if f.predicate == "causes"]
+    hist = [f for f in kw.facts("memory leak", history=True) if f.predicate == "causes"]
+    assert hist and hist[0].retracted_at is not None
+
+
+def test_bad_payloads_are_refused(kw: Knotwork) -> None:
+    with pytest.raises(InvalidQuery, match="raw_content is empty"):
+        kw.ingest_document("x", "t", "", "   ")
+    with pytest.raises(InvalidQuery, match="doc_id"):
+        kw.ingest_document("../escape", "t", "", RAW)
+
+
+def test_ontology_file_extends_the_tables(tmp_path: Path) -> None:
+    onto = tmp_path / "onto.json"
+    onto.write_text(json.dumps({"types": {"leak": "defect"}, "relations": {"causes": "leads_to"}}),
+                    encoding="utf-8")
+    with Knotwork.open(db=str(tmp_path / "o.db"), ontology=str(onto)) as k:
+        k.ingest_document("d", "t", "", RAW, entities=[{**ENTITIES[0], "type": "Leak"},
+                                                       ENTITIES[1]],
+                          relations=[{"source": "memory leak", "target": "system crash",
+                                      "type": "causes", "confidence": 1.0,
+                                      "supporting_text": "System crashes due to memory leaks."}])
+        preds = {(f.predicate, f.value_label or f.value) for f in k.facts("memory leak")}
+        assert ("type", "defect") in preds and ("leads_to", "system crash") in preds
+
+
+def test_assert_and_retract_through_the_facade(kw: Knotwork) -> None:
+    f = kw.assert_fact("Traefik", "Runs On", "kota", value_type="Entity", confidence=0.9,
+                       supporting_text="seen in the dashboard", reason="observed")
+    assert f.predicate == "runs_on" and f.trust == "asserted" and f.retracted_at is None
+    gone = kw.retract_fact(f.id, reason="moved to vega")
+    assert gone.retracted_at is not None
+    with pytest.raises(Exception, match="already retracted"):
+        kw.retract_fact(f.id, reason="again")
