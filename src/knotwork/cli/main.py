@@ -7,6 +7,7 @@ machine-readable output; errors print one line and exit non-zero (see ``EXIT_COD
 from __future__ import annotations
 
 import json
+import os
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -52,11 +53,17 @@ def _main(db: Annotated[str | None, typer.Option(
 
 
 @contextmanager
-def _kw() -> Iterator[Knotwork]:
-    """Open the facade, and turn any KnotworkError into one line and an exit code."""
+def _kw(vault: str | None = None) -> Iterator[Knotwork]:
+    """Open the facade, and turn any KnotworkError into one line and an exit code.
+
+    With a vault (the server and watch commands) the store is ``--db`` if given, else the
+    vault's own ``<vault>/.knotwork/store.db``.
+    """
+    if vault is not None and not os.path.isdir(vault):
+        raise typer.BadParameter(f"not a folder: {vault}", param_hint="--vault")
+    db = state.db if vault is not None else (state.db or ".knotwork/store.db")
     try:
-        kw = Knotwork.open(db=state.db or ".knotwork/store.db",
-                           **({"scope": state.scope} if state.scope else {}))
+        kw = Knotwork.open(vault, db=db, **({"scope": state.scope} if state.scope else {}))
     except KnotworkError as exc:
         _fail(exc)
     try:
@@ -264,35 +271,12 @@ VaultOpt = Annotated[str | None, typer.Option(
                     "<vault>/.knotwork/store.db unless --db is given.")]
 
 
-@contextmanager
-def _vault_kw(vault: str | None) -> Iterator[Knotwork]:
-    """Open the store for a vault command: ``--db`` if given, else the vault's own store."""
-    import os
-
-    if vault is None:
-        with _kw() as kw:
-            yield kw
-        return
-    if not os.path.isdir(vault):
-        raise typer.BadParameter(f"not a folder: {vault}", param_hint="--vault")
-    try:
-        kw = Knotwork.open(vault, db=state.db, scope=state.scope)  # None keeps the default
-    except KnotworkError as exc:
-        _fail(exc)
-    try:
-        yield kw
-    except KnotworkError as exc:
-        _fail(exc)
-    finally:
-        kw.close()
-
-
 @app.command("mcp")
 def mcp_command(vault: VaultOpt = None) -> None:
     """Speak MCP on stdin/stdout for an agent; keeps the store in step with --vault."""
     from ..mcp import serve_stdio
 
-    with _vault_kw(vault) as kw:
+    with _kw(vault) as kw:
         serve_stdio(kw, scopes=_scopes())
 
 
@@ -314,7 +298,7 @@ def serve_command(
         check_bind(host, token)  # before opening anything: refuse an unsafe bind at once
     except KnotworkError as exc:
         _fail(exc)
-    with _vault_kw(vault) as kw:
+    with _kw(vault) as kw:
         serve(kw, host=host, port=port, token=token, scopes=_scopes())
 
 
@@ -380,7 +364,7 @@ def watch_command(
     signal.signal(signal.SIGTERM, signal.default_int_handler)  # stop on SIGTERM as on Ctrl-C
     status = _WatchStatus(vault, as_json=as_json)
     live = err.is_terminal and not as_json
-    with _vault_kw(vault) as kw:
+    with _kw(vault) as kw:
         watcher = kw.watcher(on_report=status.applied, on_error=status.failed).start()
         try:
             status.applied(kw.ingest())  # catch up with what changed while nothing watched
