@@ -1,0 +1,39 @@
+"""Bad input gets a precise error and loses nothing else."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from knotwork import Knotwork
+
+
+def test_escaping_symlink_and_paths_are_refused(tmp_path: Path) -> None:
+    vault = tmp_path / "v"
+    vault.mkdir()
+    outside = tmp_path / "secret.md"
+    outside.write_text("# Secret\n", encoding="utf-8")
+    (vault / "ok.md").write_text("# ok\n\nlinks [[Secret]]\n", encoding="utf-8")
+    os.symlink(outside, vault / "leak.md")
+    os.symlink(vault, vault / "loop")  # a folder loop must not hang the scan
+    with Knotwork.open(vault, db=str(tmp_path / "s.db")) as kw:
+        report = kw.ingest()
+        assert report.added == 1
+        [err] = [e for e in report.errors if e.path == "leak.md"]
+        assert "escapes the vault" in err.reason
+        report = kw.ingest(only=["../secret.md"])
+        assert any("escapes the vault" in e.reason for e in report.errors)
+        assert kw.stats()["documents"] == 1
+
+
+def test_a_failing_file_keeps_its_previous_version(tmp_path: Path) -> None:
+    vault = tmp_path / "v"
+    vault.mkdir()
+    note = vault / "a.md"
+    note.write_text("---\nrole: engineer\n---\n# A\n", encoding="utf-8")
+    with Knotwork.open(vault, db=str(tmp_path / "s.db")) as kw:
+        kw.ingest()
+        note.write_bytes(b"\xff\xfe broken \x00 bytes")
+        report = kw.ingest()
+        assert report.errors and report.updated == 0
+        assert [(f.predicate, f.value) for f in kw.facts("a")] == [("role", "engineer")]
