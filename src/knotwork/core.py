@@ -31,8 +31,7 @@ from .ingest.lexicon import normalize_relation
 from .ingest.mentions import MentionFinder
 from .ingest.sources import DEFAULT_PATTERNS
 from .render import renderer
-from .retrieve import ContextOptions, build_context, count_tokens
-from .retrieve.query import fts_query
+from .retrieve import ContextOptions, build_context, count_tokens, fulltext
 from .retrieve.rank import fusion as fusion_by_name
 from .retrieve.rank import zscore_sum
 from .retrieve.vectors import VectorIndex
@@ -350,8 +349,7 @@ class Knotwork:
         depth = max(k, 100)
         runs: list[list[tuple[int, float]]] = []
         if mode in ("bm25", "hybrid"):
-            match = fts_query(query)
-            hits = reader.search_chunks(match, limit=depth, scopes=scopes) if match else []
+            hits = fulltext.search_chunks(reader, query, limit=depth, scopes=scopes)
             runs.append([(h.id, h.score) for h in hits])
         if mode in ("vector", "hybrid"):
             if self.embedding_status() == "none":

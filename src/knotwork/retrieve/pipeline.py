@@ -23,9 +23,8 @@ from ..types import (
     Relevance,
     name_key,
 )
-from . import rank
+from . import fulltext, rank
 from .budget import Measure, pack
-from .query import fts_query
 
 SemanticSearch = Callable[[str, int], list[tuple[int, float]]]  # (chunk id, cosine)
 
@@ -99,16 +98,13 @@ def _direct(reader: StoreReader, query: str, opts: ContextOptions) -> dict[int, 
             c = cands.setdefault(eid, _Cand())
             c.signals.append(rank.EXACT_SCORE)
             c.why.append("exact name match")
-    match = fts_query(query)
-    if match is None:
-        return cands
-    hits = reader.search_entities(match, limit=50, scopes=opts.scopes)
+    hits = fulltext.search_entities(reader, query, limit=50, scopes=opts.scopes)
     best = max((h.score for h in hits), default=0.0)
     for h in hits:
         c = cands.setdefault(h.id, _Cand())
         c.signals.append(rank.entity_hit_score(h.score, best))
         c.why.append(f"label/alias/value match (bm25 {h.score:.2f})")
-    chunk_hits = reader.search_chunks(match, limit=40, scopes=opts.scopes)
+    chunk_hits = fulltext.search_chunks(reader, query, limit=40, scopes=opts.scopes)
     _add_chunk_hits(reader, cands, [(h.id, h.score) for h in chunk_hits], "text", "Direct")
     return cands
 

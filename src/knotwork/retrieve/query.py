@@ -17,6 +17,33 @@ def words(text: str) -> list[str]:
     return [w.casefold() for w in _WORD.findall(text)]
 
 
+def fts_match(words: list[str], op: str = "OR") -> str:
+    """Quote each word (user text may hold FTS5 syntax) and join with AND or OR."""
+    return f" {op} ".join('"' + w.replace('"', '""') + '"' for w in words)
+
+
+# A term this many times more frequent than the query's rarest one carries almost no BM25
+# weight beside it (IDF), yet scoring its postings is most of a query's cost.
+PRUNE_RATIO = 50
+PRUNE_MIN_DF = 1000
+
+
+def selective_terms(freqs: list[tuple[str, int]]) -> list[str]:
+    """Drop terms that match far more rows than the rarest term present; keep order.
+
+    >>> selective_terms([("note", 90000), ("01234", 22), ("queue", 9000)])
+    ['01234']
+    >>> selective_terms([("queue", 9000), ("proxy", 8000)])
+    ['queue', 'proxy']
+    """
+    present = [df for _, df in freqs if df > 0]
+    if not present:
+        return [w for w, _ in freqs]
+    floor = min(present)
+    return [w for w, df in freqs
+            if df > 0 and not (df > PRUNE_MIN_DF and df > PRUNE_RATIO * floor)]
+
+
 def fts_query(text: str, *, max_terms: int = 32) -> str | None:
     """An FTS5 MATCH string for ``text``, or None when it holds no searchable word.
 
@@ -28,4 +55,11 @@ def fts_query(text: str, *, max_terms: int = 32) -> str | None:
     kept = list(dict.fromkeys(kept))[:max_terms]
     if not kept:
         return None
-    return " OR ".join('"' + t.replace('"', '""') + '"' for t in kept)
+    return fts_match(kept)
+
+
+def query_terms(text: str, *, max_terms: int = 32) -> list[str]:
+    """The distinct searchable words of ``text``, stop words dropped unless all are."""
+    terms = words(text)
+    kept = [t for t in terms if t not in STOPWORDS] or terms
+    return list(dict.fromkeys(kept))[:max_terms]

@@ -136,22 +136,24 @@ class Reader:
                     vals.append(value)
         return out
 
-    def degrees(self, entity_ids: Iterable[int]) -> dict[int, int]:
-        """Live facts touching each entity (in and out): the hub measure."""
-        members = self.members(entity_ids)
-        out = {e: 0 for e in set(members.values())}
-        ids = list(members)
-        for i in range(0, len(ids), 500):
-            part = ids[i:i + 500]
-            m = _marks(part)
-            for eid, n in self.con.execute(
-                    f"SELECT object_id, COUNT(*) FROM facts WHERE object_id IN ({m})"
-                    " AND retracted_at IS NULL GROUP BY object_id", part):
-                out[members[eid]] += n
-            for eid, n in self.con.execute(
-                    f"SELECT subject_id, COUNT(*) FROM facts WHERE subject_id IN ({m})"
-                    " AND retracted_at IS NULL GROUP BY subject_id", part):
-                out[members[eid]] += n
+    def degrees(self, entity_ids: Iterable[int], *, cap: int = 1000) -> dict[int, int]:
+        """Live facts touching each entity (in and out), counted up to ``cap``.
+
+        Why a cap: the hub penalty is logarithmic and flat out there, and counting every
+        incoming fact of a note linked from thousands would make one query cost O(links).
+        """
+        groups: dict[int, list[int]] = {}
+        for member, canon in self.members(entity_ids).items():
+            groups.setdefault(canon, []).append(member)
+        out: dict[int, int] = {}
+        for eid, members in groups.items():
+            m = _marks(members)
+            n = 0
+            for col in ("object_id", "subject_id"):
+                n += self.con.execute(
+                    f"SELECT COUNT(*) FROM (SELECT 1 FROM facts WHERE {col} IN ({m})"
+                    " AND retracted_at IS NULL LIMIT ?)", [*members, cap]).fetchone()[0]
+            out[eid] = min(n, cap)
         return out
 
     # ------------------------------------------------------------ facts
@@ -266,6 +268,34 @@ class Reader:
         return out
 
     # ------------------------------------------------------------ full text
+
+    def term_frequencies(self, words: Sequence[str], *, table: str = "chunk"
+                         ) -> list[tuple[str, int]]:
+        """How many rows of ``table`` (chunk | entity) hold each word, after stemming.
+
+        The words are stemmed by the same tokenizer as the index (through a scratch FTS
+        table in this connection's temp schema), then looked up in the fts5vocab table:
+        two indexed reads per word, never a scan.
+        """
+        vocab = {"chunk": "chunk_vocab", "entity": "entity_vocab"}[table]
+        if not words:
+            return []
+        self.con.execute(
+            "CREATE VIRTUAL TABLE IF NOT EXISTS temp.query_terms USING fts5(w,"
+            " tokenize='porter unicode61 remove_diacritics 2')")
+        self.con.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.query_vocab"
+                         " USING fts5vocab(temp, query_terms, 'instance')")
+        self.con.execute("DELETE FROM temp.query_terms")
+        self.con.executemany("INSERT INTO temp.query_terms(rowid, w) VALUES(?, ?)",
+                             list(enumerate(words)))
+        stems = dict(self.con.execute("SELECT doc, term FROM temp.query_vocab"))
+        out = []
+        for i, word in enumerate(words):
+            stem = stems.get(i)
+            row = self.con.execute(f"SELECT doc FROM {vocab} WHERE term = ?",
+                                   (stem,)).fetchone() if stem else None
+            out.append((word, int(row[0]) if row else 0))
+        return out
 
     def search_entities(self, match: str, *, limit: int,
                         scopes: Sequence[str] | None = None) -> list[Hit]:

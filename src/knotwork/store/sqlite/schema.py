@@ -157,4 +157,10 @@ MIGRATIONS.append([
     """CREATE INDEX chunks_hash_live ON chunks(text_hash) WHERE live = 1""",
 ])
 
+# 3: document frequencies, read to drop query terms that match nearly everything
+MIGRATIONS.append([
+    """CREATE VIRTUAL TABLE chunk_vocab USING fts5vocab(chunk_fts, 'row')""",
+    """CREATE VIRTUAL TABLE entity_vocab USING fts5vocab(entity_fts, 'row')""",
+])
+
 SCHEMA_VERSION = len(MIGRATIONS)
