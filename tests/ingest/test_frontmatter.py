@@ -129,6 +129,15 @@ def test_multilingual_keys() -> None:
                      "depends_on", "part_of", "runs_on", "located_at", "tag"]
 
 
+def test_title_falls_back_to_the_opening_h1_then_the_file_name() -> None:
+    assert parse("\n# Kestrel Queue #\n\nText.\n").title == "Kestrel Queue"
+    assert parse("Intro first.\n\n# Later heading\n").title == "Alice Smith"
+    assert parse("## Only a section\n").title == "Alice Smith"
+    doc = parse("---\ntitle: From YAML\n---\n# From H1\n")
+    assert doc.title == "From YAML"
+    assert {n.kind for n in parse("# Kestrel Queue\n").names} == {"path", "stem", "title"}
+
+
 def test_malformed_yaml_is_a_warning_and_the_body_still_counts() -> None:
     text = "---\ntitle: ok\nkey: [unclosed\nother: 1\n---\n# Body\nUses [[Tool]]. #tag\n"
     doc = parse(text)
@@ -136,7 +145,8 @@ def test_malformed_yaml_is_a_warning_and_the_body_still_counts() -> None:
     assert not issue.fatal
     assert issue.reason.startswith("malformed YAML frontmatter: ")
     assert issue.line == 4
-    assert doc.title == "Alice Smith"  # the frontmatter yields nothing, not even the title
+    # the frontmatter yields nothing, not even its title: the opening "# Body" names it
+    assert doc.title == "Body"
     assert {f.predicate for f in doc.facts} == {"uses", "tag"}
     assert doc.chunks[0].span.line_start == 6
 

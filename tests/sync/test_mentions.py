@@ -36,7 +36,7 @@ def test_mentions_follow_the_named_note(tmp_path: Path) -> None:
         assert mentions[0].source is not None and mentions[0].source.line_start == 3
         assert mentions[0].trust == "extracted"
         incoming = kw.entity("Kestrel Queue").incoming
-        assert [f.subject_label for f in incoming] == ["meeting"]
+        assert [f.subject_label for f in incoming] == ["Sync"]  # its opening "# Sync"
         (vault / "Kestrel Queue.md").unlink()
         kw.ingest(only=["Kestrel Queue.md"])
         assert [f for f in kw.facts("meeting") if f.predicate == "mentions"] == []

@@ -436,7 +436,24 @@ def decode(path: str, data: bytes, max_bytes: int) -> str | Issue:
     return text[1:] if text.startswith("\ufeff") else text
 
 
-def _names(path: str, entries: Sequence[Entry]) -> tuple[str, str, tuple[NameDecl, ...]]:
+_H1 = re.compile(r"^#[ \t]+(.+?)(?:[ \t]+#+)?[ \t]*$")  # "# Title" or "# Title #"
+
+
+def leading_h1(lines: Sequence[str], start: int) -> str:
+    """The text of a level-1 heading that opens the body, else "".
+
+    Why: in a docs tree (ADRs, RFCs, BEIR-style passages) the opening "# Title" is the
+    document's name; a frontmatter ``title`` still wins, and the file stem stays a name.
+    """
+    for line in lines[start:]:
+        if line.strip():
+            m = _H1.match(line.strip())
+            return m.group(1).strip() if m else ""
+    return ""
+
+
+def _names(path: str, entries: Sequence[Entry], h1: str = ""
+           ) -> tuple[str, str, tuple[NameDecl, ...]]:
     """Return ``(title, doc_type, names)``; names are deduplicated by key, path first."""
     bare = path[:-3] if path.lower().endswith(".md") else path
     stem = posixpath.basename(bare)
@@ -450,6 +467,7 @@ def _names(path: str, entries: Sequence[Entry]) -> tuple[str, str, tuple[NameDec
         elif canon == "aliases":
             values = entry.value if isinstance(entry.value, list) else [entry.value]
             aliases += [str(v).strip() for v in values if _scalar(v) and str(v).strip()]
+    title = title or h1
     candidates: list[tuple[str, NameKind]] = [(bare, "path"), (stem, "stem")]
     if title:
         candidates.append((title, "title"))
@@ -497,7 +515,7 @@ def parse_markdown(
     chunks = build_chunks(lines, front.body_start, scanned, chunk_tokens)
     blocks = blocks_of(lines, front.body_start, scanned)
     facts, issues = extract_facts(path, front.entries, blocks, references)
-    title, doc_type, names = _names(path, front.entries)
+    title, doc_type, names = _names(path, front.entries, leading_h1(lines, front.body_start))
     return ParsedDocument(
         path=path,
         text=text,
