@@ -40,8 +40,15 @@ def test_hub_factor_and_linked_score() -> None:
     assert rank.linked_score(0.8, 0.5, 0) == pytest.approx(0.8 * 0.5 * 0.5)
 
 
-def test_signals_combine_with_a_capped_bonus() -> None:
+def test_signals_combine_as_the_best_plus_a_share_of_the_rest(
+        monkeypatch: pytest.MonkeyPatch) -> None:
     assert rank.combine_signals([]) == 0.0
-    assert rank.combine_signals([0.6]) == 0.6
-    assert rank.combine_signals([0.6, 0.5, 0.4, 0.3]) == pytest.approx(0.6 + 2 * 0.05)
-    assert rank.combine_signals([1.0, 0.9]) == 1.0
+    assert rank.combine_signals([0.6, 0.5]) == 0.6  # the tuned default: the best alone
+    monkeypatch.setattr(rank, "EXTRA_SIGNAL_WEIGHT", 0.5)
+    assert rank.combine_signals([0.6, 0.5, 0.4]) == pytest.approx(0.6 + 0.5 * 0.9)
+
+
+def test_label_score_follows_coverage() -> None:
+    assert rank.label_score(1.0) == pytest.approx(rank.LABEL_BASE + rank.LABEL_SPAN)
+    assert rank.label_score(0.5) < rank.label_score(1.0)
+    assert rank.label_score(7.0) == rank.label_score(1.0)

@@ -25,6 +25,7 @@ from ..types import (
 )
 from . import fulltext, rank
 from .budget import Measure, pack
+from .query import words
 
 SemanticSearch = Callable[[str, int], list[tuple[int, float]]]  # (chunk id, cosine)
 
@@ -64,6 +65,10 @@ def build_context(reader: StoreReader, query: str, opts: ContextOptions, *, meas
         _semantic(reader, query, opts, cands, semantic)
     for c in cands.values():
         c.score = rank.combine_signals(c.signals)
+    top = max((c.score for c in cands.values()), default=0.0)
+    if top > 1.0:  # keep the best answer at 1.0, the rest in proportion
+        for c in cands.values():
+            c.score /= top
     if opts.expand_links and opts.link_depth > 0:
         _expand(reader, cands, opts)
     ranked = sorted(cands.items(), key=lambda kv: (-kv[1].score, kv[0]))[: opts.max_entities]
@@ -99,11 +104,14 @@ def _direct(reader: StoreReader, query: str, opts: ContextOptions) -> dict[int, 
             c.signals.append(rank.EXACT_SCORE)
             c.why.append("exact name match")
     hits = fulltext.search_entities(reader, query, limit=50, scopes=opts.scopes)
-    best = max((h.score for h in hits), default=0.0)
+    qwords = set(words(query))
+    rows = reader.entities([h.id for h in hits])
     for h in hits:
+        label = words(rows[h.id].label) if h.id in rows else []
+        coverage = sum(w in qwords for w in label) / len(label) if label else 0.0
         c = cands.setdefault(h.id, _Cand())
-        c.signals.append(rank.entity_hit_score(h.score, best))
-        c.why.append(f"label/alias/value match (bm25 {h.score:.2f})")
+        c.signals.append(rank.label_score(coverage))
+        c.why.append(f"label/alias/value match (label coverage {coverage:.2f})")
     chunk_hits = fulltext.search_chunks(reader, query, limit=40, scopes=opts.scopes)
     _add_chunk_hits(reader, cands, [(h.id, h.score) for h in chunk_hits], "text", "Direct")
     return cands
@@ -142,6 +150,8 @@ def _semantic(reader: StoreReader, query: str, opts: ContextOptions, cands: dict
 def _expand(reader: StoreReader, cands: dict[int, _Cand], opts: ContextOptions) -> None:
     frontier = {e: c.score for e, c in sorted(cands.items(), key=lambda kv: -kv[1].score)
                 [: max(opts.max_entities, 10)]}
+    boosted: set[int] = set()
+    bonus: dict[int, float] = {}
     for hop in range(1, opts.link_depth + 1):
         edges = reader.edges(frontier, as_of=opts.as_of, min_confidence=opts.min_confidence,
                              trusts=opts.trusts, scopes=opts.scopes, valid_at=opts.valid_at)
@@ -165,7 +175,15 @@ def _expand(reader: StoreReader, cands: dict[int, _Cand], opts: ContextOptions) 
                 c = cands[child] = _Cand(relevance="Linked", via=(parent, pred, direction))
                 c.why.append(f"hop {hop}: {direction} {pred} from #{parent} (conf {conf:.2f},"
                              f" degree {degrees.get(child, 0)})")
-            elif c.relevance != "Linked" or score <= c.score:
+            elif c.relevance != "Linked":
+                if hop == 1 and child not in boosted:
+                    boosted.add(child)  # a direct hit that another hit names: one bonus
+                    score = rank.linked_score(frontier[parent], conf, degrees.get(child, 0),
+                                              decay=rank.DIRECT_LINK_FACTOR)
+                    bonus[child] = score
+                    c.why.append(f"+{score:.2f}: {direction} {pred} from #{parent}")
+                continue
+            elif score <= c.score:
                 continue
             else:
                 c.via = (parent, pred, direction)
@@ -174,6 +192,8 @@ def _expand(reader: StoreReader, cands: dict[int, _Cand], opts: ContextOptions) 
         frontier = dict(sorted(nxt.items(), key=lambda kv: -kv[1])[:50])
         if not frontier:
             break
+    for eid, extra in bonus.items():
+        cands[eid].score += extra
 
 
 class _Loader:
