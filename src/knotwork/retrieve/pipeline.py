@@ -65,12 +65,12 @@ def build_context(reader: StoreReader, query: str, opts: ContextOptions, *, meas
         _semantic(reader, query, opts, cands, semantic)
     for c in cands.values():
         c.score = rank.combine_signals(c.signals)
+    if opts.expand_links and opts.link_depth > 0:
+        _expand(reader, cands, opts)
     top = max((c.score for c in cands.values()), default=0.0)
     if top > 1.0:  # keep the best answer at 1.0, the rest in proportion
         for c in cands.values():
             c.score /= top
-    if opts.expand_links and opts.link_depth > 0:
-        _expand(reader, cands, opts)
     ranked = sorted(cands.items(), key=lambda kv: (-kv[1].score, kv[0]))[: opts.max_entities]
     load = _Loader(reader, ranked, opts)
     ranked = [(e, c) for e, c in ranked if e in load.rows]
