@@ -98,3 +98,14 @@ def test_crlf_chunks() -> None:
         ChunkDraft(0, ("A",), "# A\none", Span(1, 2)),
         ChunkDraft(1, ("B",), "# B\ntwo", Span(4, 5)),
     )
+
+
+def test_an_empty_section_joins_the_deeper_one_after_it() -> None:
+    doc = parse("# A\nintro\n## Routing\n\n### Routers\nrules here\n## Next\n\n## Last\nbody\n")
+    assert_exact(doc)
+    assert [(c.heading_path, c.span) for c in doc.chunks] == [
+        (("A",), Span(1, 2)),
+        (("A", "Routing", "Routers"), Span(3, 6)),  # "## Routing" has no body of its own
+        (("A", "Next"), Span(7, 7)),  # a sibling follows: nothing deeper to join
+        (("A", "Last"), Span(9, 10)),
+    ]

@@ -327,11 +327,19 @@ class _Chunker:
             if line.kind != HEADING:
                 continue
             index = self.start + offset
-            self.section(section_start, index - 1, path)
+            # A heading whose section is empty ("## Routing" then "### Routers") joins the
+            # chunk of the deeper heading after it: a chunk of one heading line is noise.
+            bare = bool(stack) and (stack[-1][0] < line.level and section_start >= self.start
+                    and self.scanned[section_start - self.start].kind == HEADING
+                    and all(not self.lines[i].strip() for i in range(section_start + 1, index)))
+            if not bare:
+                self.section(section_start, index - 1, path)
             while stack and stack[-1][0] >= line.level:
                 stack.pop()
             stack.append((line.level, line.heading))
-            section_start, path = index, tuple(text for _, text in stack)
+            path = tuple(text for _, text in stack)
+            if not bare:
+                section_start = index
         self.section(section_start, len(self.lines) - 1, path)
         return tuple(self.out)
 
