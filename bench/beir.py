@@ -26,6 +26,7 @@ split are skipped, as pytrec_eval does.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import math
 import statistics
@@ -249,6 +250,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--fusion", default=None, help="hybrid fusion by name, e.g. rrf, zscore")
     ap.add_argument("--embedder", default="minilm", help="minilm | hash")
     ap.add_argument("--self-check", action="store_true", help="check the metrics and exit")
+    ap.add_argument("--workdir", type=Path, default=None,
+                    help="keep the vault and store here; a second run reuses them (ingest and"
+                         " embedding are incremental, so nothing is redone)")
     args = ap.parse_args(argv)
 
     _self_check()
@@ -268,7 +272,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         judged = judged[:args.limit_queries]
     modes = MODES if args.mode == "all" else (args.mode,)
 
-    with tempfile.TemporaryDirectory(prefix="kw-beir-") as tmp:
+    with contextlib.ExitStack() as stack:
+        if args.workdir:
+            args.workdir.mkdir(parents=True, exist_ok=True)
+            tmp = str(args.workdir)
+        else:
+            tmp = stack.enter_context(tempfile.TemporaryDirectory(prefix="kw-beir-"))
         vault = Path(tmp) / "vault"
         paths = write_vault(vault, corpus)
         print(f"{data.name}: {len(corpus)} passages, {len(judged)} queries ({args.split})",
