@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import getpass
 import json
+import math
 import os
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -64,6 +65,7 @@ class Knotwork:
         self._vindex: VectorIndex | None = None
         self._mentions = MentionFinder()  # this process's label table, kept current by sync
         self._ontology = load_ontology(settings.ontology)
+        self._count_cache: tuple[object, int] = (None, 0)
 
     @classmethod
     def open(cls, vault: str | os.PathLike[str] | None = None, *, db: str | None = None,
@@ -185,16 +187,42 @@ class Knotwork:
         return f"partial {done}/{live}"
 
     def _vector_hits(self, query: str, k: int) -> list[tuple[int, float]]:
+        return self._vector_search(query, k)[0]
+
+    def _vector_search(self, query: str, k: int
+                       ) -> tuple[list[tuple[int, float]], tuple[float, float] | None]:
         emb = self.embedder()
         if emb is None:
-            return []
+            return [], None
         self._check_manifest(emb)
         if self._vindex is None:
             self._vindex = VectorIndex(emb.dim)
         self._vindex.refresh(self.store.reader)
         if not len(self._vindex):
-            return []
-        return self._vindex.search(np.asarray(emb.embed([query]), dtype=np.float32)[0], k)
+            return [], None
+        vec = np.asarray(emb.embed([query]), dtype=np.float32)[0]
+        return self._vindex.search_with_stats(vec, k)
+
+    def _bm25_stats(self, top: list[float]) -> tuple[float, float] | None:
+        """BM25's (mean, sd) over all chunks, from the top scores (the rest score ~0).
+
+        Why: z-scores over a top-k list alone stretch its small differences; over the
+        corpus, a strong hit stands out as it should. Rows outside the top k are taken as 0,
+        which slightly understates the spread on very common terms.
+        """
+        if not top:
+            return None
+        n = max(self._chunk_count(), len(top))
+        mean = sum(top) / n
+        var = max(sum(s * s for s in top) / n - mean * mean, 1e-12)
+        return mean, math.sqrt(var)
+
+    def _chunk_count(self) -> int:
+        """Live chunks, cached per store change (counting them is O(n))."""
+        version = self.store.change_token()
+        if self._count_cache[0] != version:
+            self._count_cache = (version, self.store.reader.vector_counts()[1])
+        return self._count_cache[1]
 
     def ingest_document(self, doc_id: str, title: str, source: str, raw_content: str, *,
                         entities: Sequence[Mapping[str, Any]] = (),
@@ -348,19 +376,24 @@ class Knotwork:
         reader = self.store.reader
         depth = max(k, 100)
         runs: list[list[tuple[int, float]]] = []
+        stats: list[tuple[float, float] | None] = []
         if mode in ("bm25", "hybrid"):
             hits = fulltext.search_chunks(reader, query, limit=depth, scopes=scopes)
             runs.append([(h.id, h.score) for h in hits])
+            stats.append(self._bm25_stats([h.score for h in hits]))
         if mode in ("vector", "hybrid"):
             if self.embedding_status() == "none":
                 raise InvalidQuery("no chunk has a vector yet: run `knotwork ingest` with an"
                                    " embedder, or use mode bm25")
-            runs.append(self._vector_hits(query, depth))
+            hits_v, vstats = self._vector_search(query, depth)
+            runs.append(hits_v)
+            stats.append(vstats)
         if len(runs) == 1:
             ranked = runs[0]
         else:
             fuse = fusion_by_name(fusion or self.settings.fusion)
-            scores = fuse(runs, weights=HYBRID_WEIGHTS) if fuse is zscore_sum else fuse(runs)
+            scores = (fuse(runs, weights=HYBRID_WEIGHTS, stats=stats) if fuse is zscore_sum
+                      else fuse(runs))
             ranked = sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))
         top = ranked[:k]
         rows = reader.chunks([cid for cid, _ in top])

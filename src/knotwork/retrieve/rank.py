@@ -81,18 +81,28 @@ def rrf(runs: Sequence[Sequence[tuple[int, float]]], *, k: int = 60) -> dict[int
 
 
 def zscore_sum(runs: Sequence[Sequence[tuple[int, float]]], *,
-               weights: Sequence[float] | None = None) -> dict[int, float]:
-    """Weighted sum of z-normalised scores; an item missing from a run gets that run's min."""
+               weights: Sequence[float] | None = None,
+               stats: Sequence[tuple[float, float] | None] | None = None) -> dict[int, float]:
+    """Weighted sum of z-normalised scores; an item missing from a run gets that run's min.
+
+    ``stats`` gives a run's (mean, sd) over everything it could have returned (the whole
+    corpus); without it the run's own items are used, which a top-k cut skews.
+    """
     weights = weights or [1.0] * len(runs)
     out: dict[int, float] = {}
     normed: list[dict[int, float]] = []
-    for run in runs:
+    for n, run in enumerate(runs):
         vals = [s for _, s in run]
         if not vals:
             normed.append({})
             continue
-        mean = sum(vals) / len(vals)
-        sd = math.sqrt(sum((v - mean) ** 2 for v in vals) / len(vals)) or 1.0
+        given = stats[n] if stats else None
+        if given is not None:
+            mean, sd = given
+        else:
+            mean = sum(vals) / len(vals)
+            sd = math.sqrt(sum((v - mean) ** 2 for v in vals) / len(vals))
+        sd = sd or 1.0
         normed.append({i: (s - mean) / sd for i, s in run})
     items = {i for run in runs for i, _ in run}
     for item in items:

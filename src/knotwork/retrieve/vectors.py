@@ -86,12 +86,19 @@ class VectorIndex:
 
     def search(self, query: FloatMatrix, k: int) -> list[tuple[int, float]]:
         """The ``k`` chunks most similar to ``query`` (a unit vector): (chunk id, cosine)."""
+        return self.search_with_stats(query, k)[0]
+
+    def search_with_stats(self, query: FloatMatrix, k: int
+                          ) -> tuple[list[tuple[int, float]], tuple[float, float] | None]:
+        """Top ``k`` and the (mean, sd) of the cosine over every chunk (for fusion)."""
         with self._lock:
             if not self._row:
-                return []
+                return [], None
             scores = self._mat[: self._size] @ query.astype(np.float32).reshape(-1)
-            scores[self._ids[: self._size] < 0] = -np.inf
+            live = self._ids[: self._size] >= 0
+            stats = (float(scores[live].mean()), float(scores[live].std()))
+            scores[~live] = -np.inf
             k = min(k, len(self._row))
             top = np.argpartition(-scores, k - 1)[:k]
             top = top[np.argsort(-scores[top])]
-            return [(int(self._ids[i]), float(scores[i])) for i in top]
+            return [(int(self._ids[i]), float(scores[i])) for i in top], stats

@@ -64,6 +64,11 @@ class SQLiteStore:
         with writer.tx.savepoint():
             yield
 
+    def change_token(self) -> tuple[int, int]:
+        """Differs after any commit, this process's or another's (cache invalidation)."""
+        con = self._con()
+        return int(con.execute("PRAGMA data_version").fetchone()[0]), con.total_changes
+
     def data_version(self) -> int:
         """Changes whenever another connection commits (cache invalidation)."""
         return int(self._con().execute("PRAGMA data_version").fetchone()[0])
