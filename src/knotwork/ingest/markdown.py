@@ -347,12 +347,17 @@ class _Chunker:
         """A blank line outside fenced code (where blank lines are content)."""
         return not self.lines[i].strip() and self.scanned[i - self.start].kind != CODE
 
-    def section(self, a: int, b: int, path: tuple[str, ...]) -> None:
-        """Emit lines ``a..b`` as one chunk, or as pieces when over the budget."""
+    def trimmed(self, a: int, b: int) -> tuple[int, int]:
+        """Lines ``a..b`` without blank lines at either end (``a > b`` when none are left)."""
         while a <= b and not self.lines[a].strip():
             a += 1
         while b >= a and not self.lines[b].strip():
             b -= 1
+        return a, b
+
+    def section(self, a: int, b: int, path: tuple[str, ...]) -> None:
+        """Emit lines ``a..b`` as one chunk, or as pieces when over the budget."""
+        a, b = self.trimmed(a, b)
         if a > b:
             return
         if self.size(a, b) <= self.budget:
@@ -407,10 +412,7 @@ class _Chunker:
 
     def emit(self, a: int, b: int, path: tuple[str, ...]) -> None:
         """Append lines ``a..b`` (0-based) minus blank edges; their text is the file's."""
-        while a <= b and not self.lines[a].strip():
-            a += 1
-        while b >= a and not self.lines[b].strip():
-            b -= 1
+        a, b = self.trimmed(a, b)
         if a > b:
             return
         text = "\n".join(self.lines[a:b + 1])
