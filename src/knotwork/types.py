@@ -200,7 +200,6 @@ class SyncReport:
     unchanged: int = 0
     renamed: int = 0
     errors: tuple[Issue, ...] = ()
-    warnings: tuple[Issue, ...] = ()
     facts_added: int = 0
     facts_retracted: int = 0
 
@@ -212,7 +211,6 @@ class SyncReport:
             "unchanged": self.unchanged,
             "renamed": self.renamed,
             "errors": [i.as_dict() for i in self.errors],
-            "warnings": [i.as_dict() for i in self.warnings],
             "facts_added": self.facts_added,
             "facts_retracted": self.facts_retracted,
         }

@@ -59,11 +59,6 @@ class SQLiteStore:
         with map_driver_errors("commit failed"):
             con.execute("COMMIT")
 
-    @contextmanager
-    def savepoint(self, writer: Writer) -> Iterator[None]:
-        with writer.tx.savepoint():
-            yield
-
     def change_token(self) -> tuple[int, int]:
         """Differs after any commit, this process's or another's (cache invalidation)."""
         con = self._con()
