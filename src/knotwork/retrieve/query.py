@@ -24,7 +24,7 @@ def fts_match(words: list[str], op: str = "OR") -> str:
 
 # A term this many times more frequent than the query's rarest one carries almost no BM25
 # weight beside it (IDF), yet scoring its postings is most of a query's cost.
-PRUNE_RATIO = 50
+PRUNE_RATIO = 100
 PRUNE_MIN_DF = 1000
 
 
