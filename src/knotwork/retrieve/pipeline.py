@@ -125,8 +125,9 @@ def _add_chunk_hits(reader: StoreReader, cands: dict[int, _Cand],
     best = max(s for _, s in hits)
     owners = reader.chunk_entities([cid for cid, _ in hits])
     per_entity: dict[int, float] = {}
+    weight = rank.SEMANTIC_FACTOR if what == "vector" else 1.0
     for cid, s in hits:
-        base = rank.chunk_hit_score(s, best)
+        base = weight * rank.chunk_hit_score(s, best)
         for i, eid in enumerate(owners.get(cid, [])):
             score = base if i == 0 else base * rank.CITED_FACTOR
             c = cands.setdefault(eid, _Cand(relevance=relevance))
