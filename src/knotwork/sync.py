@@ -46,8 +46,9 @@ def _parse_job(job: tuple[str, bytes, int, int, int]) -> ParsedDocument | Issue:
         out = parse_markdown(path, data, max_bytes=max_bytes, chunk_tokens=chunk_tokens)
     except KnotworkError as exc:
         return Issue(path, str(exc))
-    except (ValueError, RecursionError) as exc:  # a parser bug must not sink the whole run
-        return Issue(path, f"parser failed: {exc}")
+    except Exception as exc:  # noqa: BLE001 - the input boundary: one file's parser failure
+        # must cost that file only, never the run (and never a worker process's pool)
+        return Issue(path, f"parser failed: {type(exc).__name__}: {exc}")
     return replace(out, mtime_ns=mtime_ns) if isinstance(out, ParsedDocument) else out
 
 

@@ -37,3 +37,25 @@ def test_a_failing_file_keeps_its_previous_version(tmp_path: Path) -> None:
         report = kw.ingest()
         assert report.errors and report.updated == 0
         assert [(f.predicate, f.value) for f in kw.facts("a")] == [("role", "engineer")]
+
+
+def test_a_parser_crash_costs_that_file_only(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    import knotwork.ingest as ingest
+
+    real = ingest.parse_markdown
+
+    def flaky(path: str, data: bytes, **kw: int):  # type: ignore[no-untyped-def]
+        if path == "boom.md":
+            raise IndexError("list index out of range")
+        return real(path, data, **kw)
+
+    monkeypatch.setattr(ingest, "parse_markdown", flaky)
+    vault = tmp_path / "v"
+    vault.mkdir()
+    (vault / "boom.md").write_text("# Boom\n", encoding="utf-8")
+    (vault / "fine.md").write_text("# Fine\n\nrole:: engineer\n", encoding="utf-8")
+    with Knotwork.open(vault, db=str(tmp_path / "s.db")) as kw:
+        report = kw.ingest()
+        assert report.added == 1
+        [err] = report.errors
+        assert err.path == "boom.md" and "IndexError" in err.reason

@@ -29,7 +29,7 @@ from ...types import (
     SelfRef,
     Unchanged,
 )
-from .connection import Transaction, now_iso
+from .connection import Transaction, map_driver_errors, now_iso
 
 _NAME_RANK = {"path": 0, "stem": 1, "title": 1, "alias": 2}
 _REVIEW_BY_TRUST = {"stated": "approved", "asserted": "unreviewed", "extracted": "unreviewed"}
@@ -80,7 +80,8 @@ class Writer:
         that saw the same edit cannot apply it twice.
         """
         try:
-            return self._apply(scope, doc, force=force, rename_from=rename_from)
+            with map_driver_errors(f"cannot apply {doc.path}"):
+                return self._apply(scope, doc, force=force, rename_from=rename_from)
         except BaseException:
             self._entity_ids.clear()
             raise
