@@ -222,29 +222,33 @@ def refresh_mentions(store: Store, finder: MentionFinder, *, actor: str,
     elif finder.generation != gen:
         finder.reload(reader.labels())
     finder.generation = gen
-    affected = set(documents)
+    # The work itself comes from the store's queue, written with each change: it holds this
+    # sync's changes and any a crash left behind after their structural commit.
+    queued, q_added, q_removed, last_change = reader.mention_work()
+    affected = set(documents) | set(queued)
     # A name that went away matters only where it was mentioned (an indexed lookup), or,
     # when a shorter label lies inside it, wherever its text occurs. A name still declared
     # by another note changes nothing.
-    gone = [(t, k) for t, k in removed if t not in finder]
-    phrases = {t for t, _ in added} | {t for t, _ in gone if finder.shadows(t)}
+    gone = [(t, k) for t, k in q_removed if t not in finder]
+    phrases = {t for t, _ in q_added} | {t for t, _ in gone if finder.shadows(t)}
     affected |= reader.documents_mentioning_keys([k for _, k in gone])
     if len(phrases) > _ALL_DOCS_THRESHOLD:
         affected |= reader.all_document_ids()
     elif phrases:
         affected |= reader.documents_mentioning(sorted(phrases))
-    if not affected:
-        return 0, 0
     n_added = n_retracted = 0
     ids = sorted(affected)
-    for i in range(0, len(ids), batch_size):
+    for i in range(0, max(len(ids), 1), batch_size):
+        part = ids[i:i + batch_size]
         with store.write(actor=actor) as w:
-            for doc_id in ids[i:i + batch_size]:
+            for doc_id in part:
                 chunks, own, linked = reader.mention_inputs(doc_id)
                 drafts = finder.find([ChunkText(line, text) for line, text in chunks],
                                      skip_keys=frozenset(own | linked))
                 a, r = w.apply_mentions(doc_id, drafts)
                 n_added, n_retracted = n_added + a, n_retracted + r
+            last = i + batch_size >= len(ids)
+            w.mentions_done(part, through_change=last_change if last else None)
     return n_added, n_retracted
 
 

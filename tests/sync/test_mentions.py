@@ -53,3 +53,31 @@ def test_a_written_link_is_not_also_a_mention(tmp_path: Path) -> None:
         kw.ingest()
         preds = sorted(f.predicate for f in kw.facts("a"))
         assert preds == ["runs_on"]
+
+
+def test_a_crash_before_the_mention_pass_loses_no_work(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    import pytest
+
+    import knotwork.sync as sync
+
+    vault = tmp_path / "v"
+    vault.mkdir()
+    (vault / "meeting.md").write_text("We moved the jobs to Kestrel Queue.\n", encoding="utf-8")
+    with Knotwork.open(vault, db=str(tmp_path / "s.db")) as kw:
+        kw.ingest()
+        (vault / "Kestrel Queue.md").write_text("# Kestrel Queue\n", encoding="utf-8")
+        real = sync.refresh_mentions
+
+        def crash(*a, **k):  # type: ignore[no-untyped-def]
+            raise RuntimeError("killed after the structural commit")
+
+        monkeypatch.setattr(sync, "refresh_mentions", crash)
+        with pytest.raises(RuntimeError):
+            kw.ingest()
+        monkeypatch.setattr(sync, "refresh_mentions", real)
+    with Knotwork.open(vault, db=str(tmp_path / "s.db")) as kw:  # a new process, say
+        report = kw.ingest()
+        assert report.added == report.updated == 0  # nothing changed on disk since
+        assert [f.value_label for f in kw.facts("meeting") if f.predicate == "mentions"] == [
+            "Kestrel Queue"]
+        assert kw.store.reader.mention_work() == ([], [], [], None)  # the queue is drained

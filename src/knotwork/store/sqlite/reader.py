@@ -422,6 +422,16 @@ class Reader:
                 " ON c.id = chunk_fts.rowid WHERE chunk_fts MATCH ? LIMIT ?", (match, limit)))
         return out
 
+    def mention_work(self) -> tuple[list[int], list[tuple[str, str]], list[tuple[str, str]],
+                                    int | None]:
+        """Queued mention work: (documents, names added, names removed, last change id)."""
+        docs = [r[0] for r in self.con.execute("SELECT document_id FROM mention_queue")]
+        rows = self.con.execute("SELECT id, text, key, added FROM name_changes ORDER BY id"
+                                ).fetchall()
+        added = [(r[1], r[2]) for r in rows if r[3]]
+        removed = [(r[1], r[2]) for r in rows if not r[3]]
+        return docs, added, removed, (rows[-1][0] if rows else None)
+
     def documents_mentioning_keys(self, keys: Sequence[str]) -> set[int]:
         """Documents holding a live ``mentions`` fact of one of these name keys."""
         out: set[int] = set()

@@ -163,4 +163,12 @@ MIGRATIONS.append([
     """CREATE VIRTUAL TABLE entity_vocab USING fts5vocab(entity_fts, 'row')""",
 ])
 
+# 4: mention work written in the same transaction as the change that causes it, so a
+# crash between a sync's structural commit and its mention pass loses no work
+MIGRATIONS.append([
+    """CREATE TABLE mention_queue(document_id INTEGER PRIMARY KEY)""",
+    """CREATE TABLE name_changes(id INTEGER PRIMARY KEY, text TEXT NOT NULL, key TEXT NOT NULL,
+        added INTEGER NOT NULL)""",
+])
+
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -111,6 +111,7 @@ class Writer:
         note_id = self._note_entity(scope, doc_id, doc, ts)
         chunk_ids, chunk_starts = self._replace_chunks(doc_id, version_id, doc)
         names_added, names_removed = self._replace_names(doc_id, note_id, doc)
+        self._queue_mentions(doc_id, names_added, names_removed)
         added, retracted, kept, touched = self._diff_facts(
             scope, doc_id, version_id, note_id, doc.facts, chunk_ids, chunk_starts, ts)
         self._refresh_entity_fts({note_id, *touched})
@@ -245,6 +246,22 @@ class Writer:
         if added or removed:
             self._bump_names_generation()
         return added, removed
+
+    def _queue_mentions(self, doc_id: int | None, added: Sequence[tuple[str, str]],
+                        removed: Sequence[tuple[str, str]]) -> None:
+        """Record the mention work a change causes, in the change's own transaction."""
+        if doc_id is not None:
+            self.con.execute("INSERT OR IGNORE INTO mention_queue(document_id) VALUES(?)",
+                             (doc_id,))
+        self.con.executemany("INSERT INTO name_changes(text, key, added) VALUES(?, ?, ?)",
+                             [(t, k, 1) for t, k in added] + [(t, k, 0) for t, k in removed])
+
+    def mentions_done(self, doc_ids: Sequence[int], *, through_change: int | None) -> None:
+        """Clear finished mention work: these documents, and name changes up to an id."""
+        self.con.executemany("DELETE FROM mention_queue WHERE document_id = ?",
+                             [(d,) for d in doc_ids])
+        if through_change is not None:
+            self.con.execute("DELETE FROM name_changes WHERE id <= ?", (through_change,))
 
     def _bump_names_generation(self) -> None:
         """Count name changes, so each process knows when its label table is stale."""
@@ -426,6 +443,7 @@ class Writer:
         self._resolve_names([k for k, _ in names])
         if names:
             self._bump_names_generation()
+        self._queue_mentions(None, (), tuple((t, k) for k, t in names))
         live = [r[0] for r in self.con.execute(
             "SELECT id FROM facts WHERE document_id=? AND retracted_at IS NULL", (doc_id,))]
         touched = self._retract_ids(live, ts, reason)
