@@ -62,7 +62,7 @@ def build_context(reader: StoreReader, query: str, opts: ContextOptions, *, meas
     """Answer ``query`` with ranked, cited entities (see the module docstring)."""
     cands = _direct(reader, query, opts)
     if semantic is not None:
-        _semantic(reader, query, opts, cands, semantic)
+        _semantic(reader, query, cands, semantic)
     for c in cands.values():
         c.score = rank.combine_signals(c.signals)
     if opts.expand_links and opts.link_depth > 0:
@@ -138,7 +138,7 @@ def _add_chunk_hits(reader: StoreReader, cands: dict[int, _Cand],
         cands[eid].why.append(f"chunk {what} match (score {score:.2f})")
 
 
-def _semantic(reader: StoreReader, query: str, opts: ContextOptions, cands: dict[int, _Cand],
+def _semantic(reader: StoreReader, query: str, cands: dict[int, _Cand],
               semantic: SemanticSearch) -> None:
     hits = semantic(query, 40)
     known = set(cands)
@@ -151,8 +151,7 @@ def _semantic(reader: StoreReader, query: str, opts: ContextOptions, cands: dict
 def _expand(reader: StoreReader, cands: dict[int, _Cand], opts: ContextOptions) -> None:
     frontier = {e: c.score for e, c in sorted(cands.items(), key=lambda kv: -kv[1].score)
                 [: max(opts.max_entities, 10)]}
-    boosted: set[int] = set()
-    bonus: dict[int, float] = {}
+    bonus: dict[int, float] = {}  # direct hits another hit names: one bonus each
     for hop in range(1, opts.link_depth + 1):
         edges = reader.edges(frontier, as_of=opts.as_of, min_confidence=opts.min_confidence,
                              trusts=opts.trusts, scopes=opts.scopes, valid_at=opts.valid_at)
@@ -177,8 +176,7 @@ def _expand(reader: StoreReader, cands: dict[int, _Cand], opts: ContextOptions) 
                 c.why.append(f"hop {hop}: {direction} {pred} from #{parent} (conf {conf:.2f},"
                              f" degree {degrees.get(child, 0)})")
             elif c.relevance != "Linked":
-                if hop == 1 and child not in boosted:
-                    boosted.add(child)  # a direct hit that another hit names: one bonus
+                if hop == 1 and child not in bonus:
                     score = rank.linked_score(frontier[parent], conf, degrees.get(child, 0),
                                               decay=rank.DIRECT_LINK_FACTOR)
                     bonus[child] = score
