@@ -200,3 +200,13 @@ def test_schema_newer_than_code_is_refused(tmp_path) -> None:  # type: ignore[no
     con.close()
     with pytest.raises(StoreError, match="newer"):
         open_store(path)
+
+
+def test_a_rename_applied_twice_is_applied_once(store: Store) -> None:
+    apply(store, doc("old.md", [fact("role", lit("engineer"), 2)]))
+    moved = doc("new.md", [fact("role", lit("engineer"), 2)])
+    for _ in range(2):  # two watchers saw the same rename
+        with store.write(actor="test") as w:
+            w.apply("default", moved, rename_from="old.md")
+    assert store.reader.stats()["documents"] == 1
+    assert live(store, "new") == {("role", "engineer")}

@@ -89,10 +89,13 @@ class Writer:
     def _apply(self, scope: str, doc: ParsedDocument, *, force: bool,
                rename_from: str | None) -> Applied | Unchanged:
         con, ts = self.con, now_iso()
-        row = con.execute(
-            "SELECT id, content_hash FROM documents WHERE scope=? AND path=?"
-            " AND deleted_at IS NULL",
-            (scope, rename_from or doc.path)).fetchone()
+        find = ("SELECT id, content_hash FROM documents WHERE scope=? AND path=?"
+                " AND deleted_at IS NULL")
+        row = con.execute(find, (scope, rename_from or doc.path)).fetchone()
+        if row is None and rename_from is not None:
+            # another writer applied this rename first: it is an ordinary apply now
+            rename_from = None
+            row = con.execute(find, (scope, doc.path)).fetchone()
         if row and rename_from is None and row[1] == doc.content_hash and not force:
             return Unchanged(doc.path)
         created = row is None
