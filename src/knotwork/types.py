@@ -240,7 +240,6 @@ class Source:
     supporting_text: str
     document_id: int | None = None
     version_id: int | None = None
-    heading: str = ""
 
     def as_dict(self, *, max_quote: int | None = None) -> dict[str, object]:
         quote = self.supporting_text
@@ -480,7 +479,6 @@ class SearchHit:
     line_end: int
     text: str
     score: float
-    why: tuple[str, ...] = ()
 
     def as_dict(self) -> dict[str, object]:
         return {

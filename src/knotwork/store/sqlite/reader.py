@@ -20,14 +20,13 @@ SELECT f.id, COALESCE(s.resolved_id, s.id), COALESCE(sc.iri, s.iri), COALESCE(sc
        f.confidence, f.trust, f.review, f.scope, f.recorded_at, f.retracted_at,
        f.valid_from, f.valid_to, f.extractor, f.actor, f.qualifiers,
        v.path, f.line_start, f.line_end, f.chunk_id, f.supporting_text, f.document_id,
-       f.version_id, c.heading
+       f.version_id
 FROM facts f
 JOIN entities s ON s.id = f.subject_id
 LEFT JOIN entities sc ON sc.id = s.resolved_id
 LEFT JOIN entities o ON o.id = f.object_id
 LEFT JOIN entities oc ON oc.id = o.resolved_id
 LEFT JOIN versions v ON v.id = f.version_id
-LEFT JOIN chunks c ON c.id = f.chunk_id
 """
 
 
@@ -40,7 +39,7 @@ def _fact_row(r: sqlite3.Row | tuple[object, ...]) -> FactRow:
     if r[21] is not None or r[25] is not None:
         source = Source(path=str(r[21] or ""), line_start=int(r[22] or 0),
                         line_end=int(r[23] or 0), chunk_id=r[24], supporting_text=str(r[25] or ""),
-                        document_id=r[26], version_id=r[27], heading=str(r[28] or ""))
+                        document_id=r[26], version_id=r[27])
     is_entity = r[7] is not None
     return FactRow(
         id=r[0], subject_id=r[1], subject_iri=r[2], subject_label=r[3], predicate=r[4],
