@@ -37,7 +37,7 @@ class ChunkText:
 
 
 def _words(text: str) -> tuple[str, ...]:
-    return tuple(w.casefold() for w in _WORD.findall(text))
+    return tuple(_WORD.findall(text.casefold()))
 
 
 def usable(label: str) -> bool:
@@ -122,8 +122,12 @@ class MentionFinder:
         return list(out.values())
 
     def _scan(self, line: str) -> list[tuple[str, str]]:
-        words = [w.casefold() for w in _WORD.findall(line)]
-        found, i, starts = [], 0, self._starts
+        # casefold the line once, not word by word; a word keeps its boundaries either way
+        words = _WORD.findall(line.casefold())
+        starts = self._starts
+        if starts.keys().isdisjoint(words):
+            return []  # the common case, decided in C: no word begins any label
+        found, i = [], 0
         while i < len(words):
             lengths = starts.get(words[i])
             if lengths:

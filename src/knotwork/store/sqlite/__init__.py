@@ -52,7 +52,9 @@ class SQLiteStore:
         with map_driver_errors("write failed"):
             con.execute("BEGIN IMMEDIATE")
         try:
-            yield Writer(Transaction(con), actor=actor)
+            writer = Writer(Transaction(con), actor=actor)
+            yield writer
+            writer.finish()
         except BaseException:
             con.execute("ROLLBACK")
             raise

@@ -65,10 +65,33 @@ class Writer:
         self.con: sqlite3.Connection = tx.con
         self.actor = actor
         self._entity_ids: dict[str, int] = {}
+        # Derived state recomputed once per transaction, in ``finish``: a batch of 500 new
+        # notes links to the same names again and again, and both are idempotent.
+        self._unresolved: set[str] = set()
+        self._stale_fts: set[int] = set()
+        self._has_vectors: bool | None = None
 
     def savepoint(self) -> AbstractContextManager[None]:
         """Make the next block atomic on its own: a failure undoes only that block."""
         return self.tx.savepoint()
+
+    def finish(self) -> None:
+        """Bring derived state up to date before the transaction commits.
+
+        Name resolution and the entity search index are recomputed from the rows as they
+        stand, so work queued by a savepoint that was rolled back later is harmless.
+        """
+        with map_driver_errors("cannot finish the write"):
+            if self._unresolved:
+                self.con.executemany(
+                    "UPDATE entities SET resolved_id = (SELECT n.entity_id FROM names n"
+                    " WHERE n.key = entities.name_key"
+                    " ORDER BY n.rank, length(n.path), n.path LIMIT 1)"
+                    " WHERE name_key = ?", [(k,) for k in sorted(self._unresolved)])
+                self._unresolved.clear()
+            stale, self._stale_fts = sorted(self._stale_fts), set()
+            for eid in stale:
+                self._index_entity(eid)
 
     # ------------------------------------------------------------ documents
 
@@ -99,10 +122,8 @@ class Writer:
         if row and rename_from is None and row[1] == doc.content_hash and not force:
             return Unchanged(doc.path)
         created = row is None
-        if row:
-            doc_id = int(row[0])
-        else:
-            doc_id = self._resurrect_or_create(scope, doc, ts)
+        # fresh: a new document id, so no chunks, names or facts to compare against
+        doc_id, fresh = (int(row[0]), False) if row else self._resurrect_or_create(scope, doc, ts)
         version_id = self.tx.next_id("versions")
         con.execute("INSERT INTO versions(id, document_id, path, content_hash, text, recorded_at,"
                     " actor) VALUES(?,?,?,?,?,?,?)",
@@ -111,12 +132,13 @@ class Writer:
                     " content_hash=?, size=?, mtime_ns=?, updated_at=?, source_kind=? WHERE id=?",
                     (doc.path, doc.title, doc.doc_type, version_id, doc.content_hash, doc.size,
                      doc.mtime_ns, ts, doc.source_kind, doc_id))
-        note_id = self._note_entity(scope, doc_id, doc, ts)
-        chunk_ids, chunk_starts = self._replace_chunks(doc_id, version_id, doc)
-        names_added, names_removed = self._replace_names(doc_id, note_id, doc)
+        note_id = self._note_entity(scope, doc_id, doc, ts, fresh=fresh)
+        chunk_ids, chunk_starts = self._replace_chunks(doc_id, version_id, doc, fresh=fresh)
+        names_added, names_removed = self._replace_names(doc_id, note_id, doc, fresh=fresh)
         self._queue_mentions(doc_id, names_added, names_removed)
         added, retracted, kept, touched = self._diff_facts(
-            scope, doc_id, version_id, note_id, doc.facts, chunk_ids, chunk_starts, ts)
+            scope, doc_id, version_id, note_id, doc.facts, chunk_ids, chunk_starts, ts,
+            fresh=fresh)
         self._refresh_entity_fts({note_id, *touched})
         action = "rename" if rename_from else ("create" if created else "update")
         self._event(action, scope=scope, document_id=doc_id, detail={
@@ -126,24 +148,28 @@ class Writer:
                        document_id=doc_id, names_added=names_added,
                        names_removed=names_removed)
 
-    def _resurrect_or_create(self, scope: str, doc: ParsedDocument, ts: str) -> int:
+    def _resurrect_or_create(self, scope: str, doc: ParsedDocument, ts: str
+                             ) -> tuple[int, bool]:
+        """The id of the path's tombstone brought back, else of a new row; and which."""
         tomb = self.con.execute(
             "SELECT id FROM documents WHERE scope=? AND path=? AND deleted_at IS NOT NULL"
             " ORDER BY id DESC LIMIT 1", (scope, doc.path)).fetchone()
         if tomb:
             self.con.execute("UPDATE documents SET deleted_at=NULL WHERE id=?", (tomb[0],))
-            return int(tomb[0])
+            return int(tomb[0]), False
         doc_id = self.tx.next_id("documents")
         self.con.execute(
             "INSERT INTO documents(id, scope, path, source_kind, title, doc_type, created_at,"
             " updated_at) VALUES(?,?,?,?,?,?,?,?)",
             (doc_id, scope, doc.path, doc.source_kind, doc.title, doc.doc_type, ts, ts))
-        return doc_id
+        return doc_id, True
 
-    def _note_entity(self, scope: str, doc_id: int, doc: ParsedDocument, ts: str) -> int:
+    def _note_entity(self, scope: str, doc_id: int, doc: ParsedDocument, ts: str, *,
+                     fresh: bool) -> int:
         key = f"doc:{doc_id}"
         iri = note_iri(scope, doc.path)
-        row = self.con.execute("SELECT id FROM entities WHERE key=?", (key,)).fetchone()
+        row = None if fresh else self.con.execute(
+            "SELECT id FROM entities WHERE key=?", (key,)).fetchone()
         if row:
             self.con.execute("UPDATE entities SET iri=?, label=? WHERE id=?",
                              (iri, doc.title, row[0]))
@@ -154,9 +180,9 @@ class Writer:
             " VALUES(?,?,?,?,?,?,?,?)", (ent_id, key, "note", scope, iri, doc.title, doc_id, ts))
         return ent_id
 
-    def _replace_chunks(self, doc_id: int, version_id: int, doc: ParsedDocument
-                        ) -> tuple[list[int], list[int]]:
-        retired = self._retire_chunks(doc_id)
+    def _replace_chunks(self, doc_id: int, version_id: int, doc: ParsedDocument, *,
+                        fresh: bool = False) -> tuple[list[int], list[int]]:
+        retired = [] if fresh else self._retire_chunks(doc_id)
         rows, ids, starts = [], [], []
         for ch in doc.chunks:
             cid = self.tx.next_id("chunks")
@@ -174,13 +200,20 @@ class Writer:
         # an unchanged chunk keeps its vector: same text, same hash, no new embedding
         have = {r[0] for r in self.con.execute(
             f"SELECT text_hash FROM embeddings WHERE text_hash IN ({','.join('?' * len(rows))})",
-            [r[9] for r in rows])} if rows else set()
+            [r[9] for r in rows])} if rows and self._vectors_exist() else set()
         reuse = [(r[0],) for r in rows if r[9] in have]
         if reuse:
             self.con.executemany("UPDATE chunks SET embedded = 1 WHERE id = ?", reuse)
             self.con.executemany("INSERT INTO vector_log(chunk_id, added) VALUES(?, 1)", reuse)
         self._drop_orphan_vectors(retired)
         return ids, starts
+
+    def _vectors_exist(self) -> bool:
+        """Whether any vector is stored (once per transaction: a first ingest has none)."""
+        if self._has_vectors is None:
+            self._has_vectors = self.con.execute(
+                "SELECT EXISTS(SELECT 1 FROM embeddings)").fetchone()[0] == 1
+        return self._has_vectors
 
     def _retire_chunks(self, doc_id: int) -> list[str]:
         """Take a document's chunks out of the indexes; return their text hashes."""
@@ -208,6 +241,7 @@ class Writer:
         """Store vectors by chunk text hash and attach them to the live chunks using them."""
         self.con.executemany("INSERT OR REPLACE INTO embeddings(text_hash, vector) VALUES(?, ?)",
                              items)
+        self._has_vectors = self._has_vectors or bool(items)
         attached = 0
         for text_hash, _ in items:
             ids = [r[0] for r in self.con.execute(
@@ -232,12 +266,15 @@ class Writer:
     def set_meta(self, key: str, value: str) -> None:
         self.con.execute("INSERT OR REPLACE INTO meta(key, value) VALUES(?, ?)", (key, value))
 
-    def _replace_names(self, doc_id: int, note_id: int, doc: ParsedDocument
+    def _replace_names(self, doc_id: int, note_id: int, doc: ParsedDocument, *,
+                       fresh: bool = False
                        ) -> tuple[tuple[tuple[str, str], ...], tuple[tuple[str, str], ...]]:
         """Replace the names a document declares; return those added and removed."""
-        old = {(r[1], r[0]) for r in self.con.execute(
-            "SELECT key, text FROM names WHERE document_id=?", (doc_id,))}
-        self.con.execute("DELETE FROM names WHERE document_id=?", (doc_id,))
+        old: set[tuple[str, str]] = set()
+        if not fresh:
+            old = {(r[1], r[0]) for r in self.con.execute(
+                "SELECT key, text FROM names WHERE document_id=?", (doc_id,))}
+            self.con.execute("DELETE FROM names WHERE document_id=?", (doc_id,))
         self.con.executemany(
             "INSERT OR IGNORE INTO names(key, document_id, entity_id, kind, text, rank, path)"
             " VALUES(?,?,?,?,?,?,?)",
@@ -273,15 +310,10 @@ class Writer:
             " DO UPDATE SET value = CAST(CAST(value AS INTEGER) + 1 AS TEXT)")
 
     def _resolve_names(self, keys: Iterable[str]) -> None:
-        """Re-point the name entities for ``keys`` to the note that now wins each name.
-
-        Obsidian's rule: an exact path first, then the shortest path; aliases last.
-        One cached statement per key: IN-lists of varying length defeat the statement cache.
-        """
-        self.con.executemany(
-            "UPDATE entities SET resolved_id = (SELECT n.entity_id FROM names n"
-            " WHERE n.key = entities.name_key ORDER BY n.rank, length(n.path), n.path LIMIT 1)"
-            " WHERE name_key = ?", [(k,) for k in keys])
+        """Re-point the name entities for ``keys`` to the note that now wins each name
+        (in ``finish``). Obsidian's rule: an exact path first, then the shortest path;
+        aliases last."""
+        self._unresolved.update(keys)
 
     # ------------------------------------------------------------ facts
 
@@ -298,11 +330,12 @@ class Writer:
         if not missing:
             return out
         keys = list(missing)
-        for k in keys:
-            row = self.con.execute("SELECT id FROM entities WHERE key=?", (k,)).fetchone()
-            if row:
-                self._entity_ids[k] = row[0]
-                out[missing[k].key] = row[0]
+        # one cached statement for any number of keys (json_each), not one query per key
+        for k, eid in self.con.execute(
+                "SELECT key, id FROM entities WHERE key IN (SELECT value FROM json_each(?))",
+                (json.dumps(keys),)):
+            self._entity_ids[k] = eid
+            out[missing[k].key] = eid
         new = [k for k in keys if k not in self._entity_ids]
         if new:
             ts = now_iso()
@@ -322,13 +355,14 @@ class Writer:
 
     def _diff_facts(self, scope: str, doc_id: int, version_id: int, note_id: int,
                     drafts: Sequence[FactDraft], chunk_ids: list[int], chunk_starts: list[int],
-                    ts: str, *, mentions: bool = False) -> tuple[int, int, int, set[int]]:
+                    ts: str, *, mentions: bool = False, fresh: bool = False
+                    ) -> tuple[int, int, int, set[int]]:
         names = [r for d in drafts for r in (d.subject, d.object) if isinstance(r, NameRef)]
         ids = self.entity_ids(scope, names)
         # Two owners inside one document: its own structure, and the mentions found in it
         # (recomputed when other notes' names change); each diff sees only its own facts.
         op = "=" if mentions else "!="
-        live = dict(self.con.execute(
+        live: dict[str, int] = {} if fresh else dict(self.con.execute(
             "SELECT fact_key, id FROM facts WHERE document_id=? AND retracted_at IS NULL"
             f" AND extractor {op} 'mention'", (doc_id,)).fetchall())
         inserts, updates, seen, touched = [], [], set(), set()
@@ -392,21 +426,23 @@ class Writer:
         return subjects
 
     def _refresh_entity_fts(self, entity_ids: Iterable[int]) -> None:
-        """Re-index label, names and live literal values of the given entities."""
-        for eid in entity_ids:
-            row = self.con.execute("SELECT label, kind FROM entities WHERE id=?", (eid,)).fetchone()
-            if row is None:
-                continue
-            aliases = " ".join(r[0] for r in self.con.execute(
-                "SELECT DISTINCT text FROM names WHERE entity_id=?", (eid,)))
-            literals = " ".join(r[0] for r in self.con.execute(
-                "SELECT value FROM facts WHERE subject_id=? AND retracted_at IS NULL"
-                " AND object_id IS NULL LIMIT 200", (eid,)))
-            self.con.execute("DELETE FROM entity_fts WHERE rowid=?", (eid,))
-            if row[1] == "note" and not aliases:
-                continue  # a deleted note: nothing left to find it by
-            self.con.execute("INSERT INTO entity_fts(rowid, label, aliases, literals)"
-                             " VALUES(?,?,?,?)", (eid, row[0], aliases, literals))
+        """Re-index label, names and live literal values of the entities (in ``finish``)."""
+        self._stale_fts.update(entity_ids)
+
+    def _index_entity(self, eid: int) -> None:
+        self.con.execute("DELETE FROM entity_fts WHERE rowid=?", (eid,))
+        row = self.con.execute("SELECT label, kind FROM entities WHERE id=?", (eid,)).fetchone()
+        if row is None:
+            return  # created in a savepoint that was rolled back
+        aliases = " ".join(r[0] for r in self.con.execute(
+            "SELECT DISTINCT text FROM names WHERE entity_id=?", (eid,)))
+        if row[1] == "note" and not aliases:
+            return  # a deleted note: nothing left to find it by
+        literals = " ".join(r[0] for r in self.con.execute(
+            "SELECT value FROM facts WHERE subject_id=? AND retracted_at IS NULL"
+            " AND object_id IS NULL LIMIT 200", (eid,)))
+        self.con.execute("INSERT INTO entity_fts(rowid, label, aliases, literals)"
+                         " VALUES(?,?,?,?)", (eid, row[0], aliases, literals))
 
     def apply_mentions(self, doc_id: int, drafts: Sequence[FactDraft]) -> tuple[int, int]:
         """Diff a live document's ``mentions`` facts against ``drafts``: (added, retracted)."""
