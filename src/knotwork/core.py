@@ -32,7 +32,7 @@ from .ingest.lexicon import normalize_relation
 from .ingest.mentions import MentionFinder
 from .ingest.sources import DEFAULT_PATTERNS
 from .render import renderer
-from .retrieve import ContextOptions, build_context, count_tokens, fulltext
+from .retrieve import ContextOptions, Measure, build_context, count_tokens, fulltext
 from .retrieve.rank import fusion as fusion_by_name
 from .retrieve.rank import zscore_sum
 from .retrieve.vectors import VectorIndex
@@ -356,7 +356,7 @@ class Knotwork:
         elif status.startswith("partial"):
             notes = (f"semantic search saw only the chunks embedded so far ({status})",)
         return build_context(self.store.reader, query, opts,
-                             measure=lambda ctx: count_tokens(render(ctx), encoding=enc),
+                             measure=Measure(render, lambda text: count_tokens(text, encoding=enc)),
                              semantic=self._vector_hits if status != "none" else None,
                              embedding_status=status, notes=notes)
 

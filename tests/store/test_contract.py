@@ -210,3 +210,26 @@ def test_a_rename_applied_twice_is_applied_once(store: Store) -> None:
             w.apply("default", moved, rename_from="old.md")
     assert store.reader.stats()["documents"] == 1
     assert live(store, "new") == {("role", "engineer")}
+
+
+def test_degrees_count_live_facts_in_and_out_up_to_the_cap(store: Store) -> None:
+    apply(store, doc("hub.md", [fact("role", lit("core"), 2)]),
+          *[doc(f"n{i}.md", [fact("links_to", link("hub"), 2)]) for i in range(5)])
+    hub = store.reader.find_entity("hub", "hub")
+    leaf = store.reader.find_entity("n0", "n0")
+    assert hub is not None and leaf is not None
+    # hub: its own literal fact out, five links in (through the resolved name entity)
+    assert store.reader.degrees([hub, leaf]) == {hub: 6, leaf: 1}
+    assert store.reader.degrees([hub], cap=3) == {hub: 3}
+    with store.write(actor="test") as w:
+        w.delete("default", "n1.md")
+    assert store.reader.degrees([hub])[hub] == 5
+
+
+def test_term_frequencies_stem_and_stop_at_the_cap(store: Store) -> None:
+    apply(store, *[doc(f"d{i}.md", [], body=f"# D{i}\n\nrunning queues {'kestrel' * (i == 0)}")
+                   for i in range(4)])
+    freqs = dict(store.reader.term_frequencies(["queue", "run", "kestrel", "absent"]))
+    assert freqs == {"queue": 4, "run": 4, "kestrel": 1, "absent": 0}
+    assert dict(store.reader.term_frequencies(["queue", "kestrel"], cap=2)) == {
+        "queue": 2, "kestrel": 1}

@@ -1,7 +1,7 @@
 """Token counting and fitting an answer to a budget.
 
-Budgets count what is sent: the caller passes ``measure``, which renders the answer in the
-format the agent receives and counts its tokens; packing drops the lowest-scored item
+Budgets count what is sent: the caller passes a ``Measure``, which renders the answer in
+the format the agent receives and counts its tokens; packing drops the lowest-scored item
 (entity or evidence chunk) until the rendered answer fits.
 """
 
@@ -10,7 +10,7 @@ from __future__ import annotations
 import threading
 import warnings
 from collections.abc import Callable, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from ..types import ContextEntity, Evidence, KnowledgeContext
@@ -36,7 +36,30 @@ def count_tokens(text: str, *, encoding: str = "o200k_base") -> int:
     return len(_encoding(encoding).encode_ordinary(text))
 
 
-Measure = Callable[[KnowledgeContext], int]
+# Why a floor: no rendered answer here packs more than this many characters into one token
+# (English prose and JSON run at 3-4.5; code and CJK text lower), so a rendering whose
+# length over this ratio already exceeds the room left cannot fit, and is not tokenized.
+_MAX_CHARS_PER_TOKEN = 8
+
+
+@dataclass(frozen=True, slots=True)
+class Measure:
+    """Render an answer as the agent will receive it and count its tokens."""
+
+    render: Callable[[KnowledgeContext], str]
+    count: Callable[[str], int]
+
+    def __call__(self, ctx: KnowledgeContext) -> int:
+        return self.count(self.render(ctx))
+
+    def within(self, ctx: KnowledgeContext, limit: int) -> int | None:
+        """The token count of ``ctx``, or None when it surely exceeds ``limit``."""
+        text = self.render(ctx)
+        if len(text) > limit * _MAX_CHARS_PER_TOKEN:
+            return None
+        return self.count(text)
+
+
 Finish = Callable[[KnowledgeContext], KnowledgeContext]
 Loader = Callable[[], ContextEntity]
 _TRIMMED_FACTS = 5
@@ -71,26 +94,31 @@ def pack(header: KnowledgeContext, *, entities: Sequence[tuple[float, Loader]],
     used, misses, truncated = base, 0, False
     kept_e: dict[int, ContextEntity] = {}
     kept_v: dict[int, Evidence] = {}
+
+    def cost(ctx: KnowledgeContext, room: int) -> int | None:
+        """What adding an item costs, None when it cannot fit in ``room`` tokens."""
+        n = measure.within(_preset(ctx, max_tokens, True), base + room)
+        return None if n is None or n - base > room else n - base
+
     for _, kind, i in order:
         if misses >= _MAX_MISSES:
             truncated = True  # the rest rank lower still; stop costing them
             break
+        room = max_tokens - used
         if kind == 0:
-            cost = measure(_preset(build([], [evidence[i]]), max_tokens, True)) - base
-            if used + cost <= max_tokens:
-                used, kept_v[i] = used + cost, evidence[i]
+            c = cost(build([], [evidence[i]]), room)
+            if c is not None:
+                used, kept_v[i] = used + c, evidence[i]
                 continue
         else:
             variants = _variants(entities[i][1]())  # whole first, smallest last
-            costs = {len(variants) - 1: measure(_preset(build([variants[-1]], []), max_tokens,
-                                                        True)) - base}
-            if used + costs[len(variants) - 1] <= max_tokens:
+            smallest = cost(build([variants[-1]], []), room)
+            if smallest is not None:
                 # the smallest fits: take the largest that does (a miss costs one render)
                 for n, item in enumerate(variants):
-                    if n not in costs:
-                        costs[n] = measure(_preset(build([item], []), max_tokens, True)) - base
-                    if used + costs[n] <= max_tokens:
-                        used, kept_e[i] = used + costs[n], item
+                    c = smallest if n == len(variants) - 1 else cost(build([item], []), room)
+                    if c is not None:
+                        used, kept_e[i] = used + c, item
                         truncated |= n > 0
                         break
                 continue
@@ -98,7 +126,11 @@ def pack(header: KnowledgeContext, *, entities: Sequence[tuple[float, Loader]],
     ents = [kept_e[i] for i in sorted(kept_e)]
     evid = [kept_v[i] for i in sorted(kept_v)]
     packed = build(ents, evid)
-    while (ents or evid) and not _fits(packed, max_tokens, measure):
+    while True:
+        # rendered as the answer will be, but for the digits of its own token count
+        full = measure(_preset(packed, max_tokens, True))
+        if full <= max_tokens or not (ents or evid):
+            break
         if evid and (not ents or evid[-1].score <= ents[-1].score):
             evid.pop()
         elif len(ents) == 1 and ents[0].facts:
@@ -107,7 +139,9 @@ def pack(header: KnowledgeContext, *, entities: Sequence[tuple[float, Loader]],
             ents.pop()
         packed, truncated = build(ents, evid), True
     truncated |= len(ents) < len(entities) or len(evid) < len(evidence)
-    return _settle(packed, measure, truncated=truncated)
+    if truncated:  # the count just made differs from the final one by its digits only
+        return _preset(packed, _fixed_point(full - _number_tokens(max_tokens)), True)
+    return _settle(packed, measure, truncated=False)
 
 
 def _variants(e: ContextEntity) -> list[ContextEntity]:
@@ -117,11 +151,6 @@ def _variants(e: ContextEntity) -> list[ContextEntity]:
     if len(e.facts) > _TRIMMED_FACTS:
         out.append(replace(e, facts=e.facts[:_TRIMMED_FACTS], incoming=()))
     return out
-
-
-def _fits(ctx: KnowledgeContext, max_tokens: int, measure: Measure) -> bool:
-    # the count shown is at most max_tokens, so render it with that many digits
-    return measure(_preset(ctx, max_tokens, True)) <= max_tokens
 
 
 def _preset(ctx: KnowledgeContext, tokens: int, truncated: bool) -> KnowledgeContext:
@@ -139,8 +168,13 @@ def _settle(ctx: KnowledgeContext, measure: Measure, *, truncated: bool) -> Know
     Rendered with ``tokens=0`` once; writing the real number changes only that number's
     own tokens (digit groups of three), so the fixed point is arithmetic, not re-rendering.
     """
-    base = measure(_preset(ctx, 0, truncated)) - _number_tokens(0)
+    return _preset(ctx, _fixed_point(measure(_preset(ctx, 0, truncated)) - _number_tokens(0)),
+                   truncated)
+
+
+def _fixed_point(base: int) -> int:
+    """The count n with n == base + tokens of n written out (``base`` excludes them)."""
     tokens = base + 1
     for _ in range(4):
         tokens = base + _number_tokens(tokens)
-    return _preset(ctx, tokens, truncated)
+    return tokens

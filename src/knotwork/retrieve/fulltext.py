@@ -13,7 +13,7 @@ from collections.abc import Sequence
 
 from ..store import StoreReader
 from ..types import Hit
-from .query import fts_match, query_terms, selective_terms
+from .query import PRUNE_MIN_DF, PRUNE_RATIO, fts_match, query_terms, selective_terms
 
 
 def search_chunks(reader: StoreReader, text: str, *, limit: int,
@@ -31,7 +31,7 @@ def _search(reader: StoreReader, text: str, *, limit: int, scopes: Sequence[str]
     terms = query_terms(text)
     if not terms:
         return []
-    kept = selective_terms(reader.term_frequencies(terms, table=table))
+    kept = selective_terms(frequencies(reader, terms, table=table))
     if not kept:
         return []
     run = reader.search_chunks if table == "chunk" else reader.search_entities
@@ -40,3 +40,28 @@ def _search(reader: StoreReader, text: str, *, limit: int, scopes: Sequence[str]
         if len(hits) >= limit:
             return hits
     return run(fts_match(kept, "OR"), limit=limit, scopes=scopes)
+
+
+def frequencies(reader: StoreReader, terms: Sequence[str], *, table: str
+                ) -> list[tuple[str, int]]:
+    """Document frequencies exactly as far as ``selective_terms`` needs them, no further.
+
+    A term is dropped when its count passes both ``PRUNE_MIN_DF`` and ``PRUNE_RATIO`` times
+    the rarest term's, so counting beyond those bounds buys nothing: counts stop at
+    ``PRUNE_MIN_DF + 1`` first, and only when the rarest term is common enough to raise
+    the bar are the capped terms counted again up to it.
+    """
+    cap = PRUNE_MIN_DF + 1
+    freqs = reader.term_frequencies(terms, table=table, cap=cap)
+    present = [df for _, df in freqs if df > 0]
+    if not present:
+        return freqs
+    floor = min(present)
+    if floor >= cap:  # every term is common: the bar depends on exact counts
+        return reader.term_frequencies(terms, table=table)
+    bar = PRUNE_RATIO * floor + 1
+    capped = [w for w, df in freqs if df >= cap]
+    if bar <= cap or not capped:
+        return freqs
+    again = dict(reader.term_frequencies(capped, table=table, cap=bar))
+    return [(w, again.get(w, df)) for w, df in freqs]

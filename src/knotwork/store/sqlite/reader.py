@@ -140,19 +140,21 @@ class Reader:
 
         Why a cap: the hub penalty is logarithmic and flat out there, and counting every
         incoming fact of a note linked from thousands would make one query cost O(links).
+        One statement for all the entities' members, each count stopping at ``cap``.
         """
-        groups: dict[int, list[int]] = {}
-        for member, canon in self.members(entity_ids).items():
-            groups.setdefault(canon, []).append(member)
+        members = self.members(entity_ids)
+        if not members:
+            return {}
         out: dict[int, int] = {}
-        for eid, members in groups.items():
-            m = _marks(members)
-            n = 0
-            for col in ("object_id", "subject_id"):
-                n += self.con.execute(
-                    f"SELECT COUNT(*) FROM (SELECT 1 FROM facts WHERE {col} IN ({m})"
-                    " AND retracted_at IS NULL LIMIT ?)", [*members, cap]).fetchone()[0]
-            out[eid] = min(n, cap)
+        for member, n in self.con.execute(
+                "SELECT j.value,"
+                " (SELECT COUNT(*) FROM (SELECT 1 FROM facts WHERE object_id = j.value"
+                "  AND retracted_at IS NULL LIMIT ?1))"
+                " + (SELECT COUNT(*) FROM (SELECT 1 FROM facts WHERE subject_id = j.value"
+                "  AND retracted_at IS NULL LIMIT ?1))"
+                " FROM json_each(?2) j", (cap, json.dumps(list(members)))):
+            canon = members[member]
+            out[canon] = min(out.get(canon, 0) + int(n), cap)
         return out
 
     # ------------------------------------------------------------ facts
@@ -268,33 +270,20 @@ class Reader:
 
     # ------------------------------------------------------------ full text
 
-    def term_frequencies(self, words: Sequence[str], *, table: str = "chunk"
-                         ) -> list[tuple[str, int]]:
+    def term_frequencies(self, words: Sequence[str], *, table: str = "chunk",
+                         cap: int | None = None) -> list[tuple[str, int]]:
         """How many rows of ``table`` (chunk | entity) hold each word, after stemming.
 
-        The words are stemmed by the same tokenizer as the index (through a scratch FTS
-        table in this connection's temp schema), then looked up in the fts5vocab table:
-        two indexed reads per word, never a scan.
+        Each word is matched as a quoted phrase, so the index's own tokenizer stems it.
+        With ``cap``, a count stops at ``cap``: a common word then costs a short read of
+        its postings instead of all of them (an fts5vocab row reads them all, ~10 ms for a
+        word in every chunk of 90k).
         """
-        vocab = {"chunk": "chunk_vocab", "entity": "entity_vocab"}[table]
-        if not words:
-            return []
-        self.con.execute(
-            "CREATE VIRTUAL TABLE IF NOT EXISTS temp.query_terms USING fts5(w,"
-            " tokenize='porter unicode61 remove_diacritics 2')")
-        self.con.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.query_vocab"
-                         " USING fts5vocab(temp, query_terms, 'instance')")
-        self.con.execute("DELETE FROM temp.query_terms")
-        self.con.executemany("INSERT INTO temp.query_terms(rowid, w) VALUES(?, ?)",
-                             list(enumerate(words)))
-        stems = dict(self.con.execute("SELECT doc, term FROM temp.query_vocab"))
-        out = []
-        for i, word in enumerate(words):
-            stem = stems.get(i)
-            row = self.con.execute(f"SELECT doc FROM {vocab} WHERE term = ?",
-                                   (stem,)).fetchone() if stem else None
-            out.append((word, int(row[0]) if row else 0))
-        return out
+        fts = {"chunk": "chunk_fts", "entity": "entity_fts"}[table]
+        sql = (f"SELECT COUNT(*) FROM (SELECT 1 FROM {fts} WHERE {fts} MATCH ? LIMIT ?)")
+        limit = -1 if cap is None else int(cap)  # LIMIT -1: no limit
+        return [(w, int(self.con.execute(sql, ('"' + w.replace('"', '""') + '"', limit))
+                        .fetchone()[0])) for w in words]
 
     def search_entities(self, match: str, *, limit: int,
                         scopes: Sequence[str] | None = None) -> list[Hit]:
