@@ -12,16 +12,19 @@ because only the folder's state at sync time is compared.
 from __future__ import annotations
 
 import hashlib
+import multiprocessing
 import os
+import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
 from .errors import KnotworkError
 from .ingest.mentions import ChunkText, MentionFinder
 from .ingest.sources import DEFAULT_PATTERNS, SourceFile, is_ignored, matches, scan, vault_path
-from .store import Store
+from .store import Store, StoreWriter
 from .types import Applied, Issue, ParsedDocument, SyncReport, Unchanged
 
 Progress = Callable[[int, int], None]
@@ -38,7 +41,10 @@ class _Plan:
     issues: list[Issue] = field(default_factory=list)
 
 
-def _parse_job(job: tuple[str, bytes, int, int, int]) -> ParsedDocument | Issue:
+_Job = tuple[str, bytes, int, int, int]  # path, content, mtime_ns, max_bytes, chunk_tokens
+
+
+def _parse_job(job: _Job) -> ParsedDocument | Issue:
     from .ingest import parse_markdown
 
     path, data, mtime_ns, max_bytes, chunk_tokens = job
@@ -142,37 +148,26 @@ def sync(store: Store, root: str | os.PathLike[str], *, scope: str, actor: str,
                           deleted=len(p.deleted), unchanged=p.unchanged, renamed=len(p.renames),
                           errors=tuple(p.issues))
     jobs = [(f.path, data, f.mtime_ns, max_bytes, chunk_tokens) for f, data in p.changed]
-    counts = {"added": 0, "updated": 0, "deleted": 0, "renamed": 0, "unchanged": p.unchanged,
-              "fa": 0, "fr": 0}
-    touched: set[int] = set()
-    added_names: list[tuple[str, str]] = []
-    removed_names: list[tuple[str, str]] = []
-    changes = 0  # documents whose names changed: each bumped the names generation once
-    errors = list(p.issues)
-    done = 0
-    for batch in _batches(_parsed(jobs, workers), batch_size):
-        with store.write(actor=actor) as w:
-            for item in batch:
-                done += 1
-                if isinstance(item, Issue):
-                    errors.append(item)
-                    continue
-                errors.extend(item.issues)
-                try:
-                    with w.savepoint():
-                        out = w.apply(scope, item, force=force,
-                                      rename_from=p.renames.get(item.path))
-                except KnotworkError as exc:
-                    errors.append(Issue(item.path, f"store refused: {exc}"))
-                    continue
-                _count(out, counts)
-                if isinstance(out, Applied):
-                    touched.add(out.document_id)
-                    added_names.extend(out.names_added)
-                    removed_names.extend(out.names_removed)
-                    changes += bool(out.names_added or out.names_removed)
-        if progress:
-            progress(done, total)
+    acc = _Tally(unchanged=p.unchanged, errors=list(p.issues))
+    opener = store.opener()
+    # Workers are forked: no import of the caller's script, so no ``__main__`` guard is
+    # needed; but a copy of a process with other threads may inherit a lock one of them
+    # held, so a threaded caller (a server) writes in this process instead.
+    parallel = ("fork" in multiprocessing.get_all_start_methods()
+                and threading.active_count() == 1)
+    if len(jobs) >= _PARALLEL_MIN and workers != 1 and opener is not None and parallel:
+        _write_in_workers(opener, jobs, acc, scope=scope, actor=actor, force=force,
+                          renames=p.renames, workers=workers, batch_size=min(batch_size, 100),
+                          progress=progress, total=total)
+    else:
+        for batch in _batches(map(_parse_job, jobs), batch_size):
+            with store.write(actor=actor) as w:
+                _apply_batch(w, batch, acc, scope=scope, force=force, renames=p.renames)
+            if progress:
+                progress(acc.done, total)
+    counts, errors, done = acc.counts, acc.errors, acc.done
+    touched, added_names, removed_names = acc.touched, acc.added, acc.removed
+    changes = acc.changes
     if p.deleted:
         with store.write(actor=actor) as w:
             for path in p.deleted:
@@ -252,6 +247,102 @@ def refresh_mentions(store: Store, finder: MentionFinder, *, actor: str,
     return n_added, n_retracted
 
 
+@dataclass(slots=True)
+class _Tally:
+    """What applying documents did, summed over batches and worker processes."""
+
+    unchanged: int = 0
+    errors: list[Issue] = field(default_factory=list)
+    counts: dict[str, int] = field(default_factory=dict)
+    touched: set[int] = field(default_factory=set)
+    added: list[tuple[str, str]] = field(default_factory=list)
+    removed: list[tuple[str, str]] = field(default_factory=list)
+    changes: int = 0  # documents whose names changed: each bumped the names generation once
+    done: int = 0
+
+    def __post_init__(self) -> None:
+        self.counts = {"added": 0, "updated": 0, "deleted": 0, "renamed": 0,
+                       "unchanged": self.unchanged, "fa": 0, "fr": 0}
+
+    def merge(self, other: _Tally) -> None:
+        for k, v in other.counts.items():
+            self.counts[k] += v
+        self.errors.extend(other.errors)
+        self.touched |= other.touched
+        self.added.extend(other.added)
+        self.removed.extend(other.removed)
+        self.changes += other.changes
+        self.done += other.done
+
+
+def _apply_batch(w: StoreWriter, batch: Sequence[ParsedDocument | Issue], acc: _Tally, *,
+                 scope: str, force: bool, renames: dict[str, str]) -> None:
+    """Apply parsed documents in one transaction, each in its own savepoint."""
+    for item in batch:
+        acc.done += 1
+        if isinstance(item, Issue):
+            acc.errors.append(item)
+            continue
+        acc.errors.extend(item.issues)
+        try:
+            with w.savepoint():
+                out = w.apply(scope, item, force=force, rename_from=renames.get(item.path))
+        except KnotworkError as exc:
+            acc.errors.append(Issue(item.path, f"store refused: {exc}"))
+            continue
+        _count(out, acc.counts)
+        if isinstance(out, Applied):
+            acc.touched.add(out.document_id)
+            acc.added.extend(out.names_added)
+            acc.removed.extend(out.names_removed)
+            acc.changes += bool(out.names_added or out.names_removed)
+
+
+# Per worker process: its own handle on the store, and the lock the writers share.
+_worker: dict[str, Any] = {}
+
+
+def _worker_init(opener: Callable[[], Store], lock: Any) -> None:
+    _worker["store"], _worker["lock"] = opener(), lock
+
+
+def _worker_batch(jobs: list[_Job], scope: str, actor: str, force: bool,
+                  renames: dict[str, str]) -> _Tally:
+    """Parse a batch (in parallel with the other workers), then write it under the lock."""
+    parsed = [_parse_job(j) for j in jobs]
+    acc = _Tally()
+    # Why our own lock before SQLite's: a writer waiting on SQLite's busy handler sleeps in
+    # steps of up to 100 ms; one waiting on this lock wakes the moment it is free.
+    with _worker["lock"], _worker["store"].write(actor=actor) as w:
+        _apply_batch(w, parsed, acc, scope=scope, force=force, renames=renames)
+    return acc
+
+
+def _write_in_workers(opener: Callable[[], Store], jobs: list[_Job], acc: _Tally, *,
+                      scope: str, actor: str, force: bool, renames: dict[str, str],
+                      workers: int, batch_size: int, progress: Progress | None,
+                      total: int) -> None:
+    """Parse and write in worker processes, each batch its own transaction.
+
+    The main process only hands out batches: parsing and the Python half of writing (fact
+    keys, diffs) run on every core, and only the SQL itself takes turns under the lock.
+    """
+    n = workers or os.cpu_count() or 1
+    ctx = multiprocessing.get_context("fork")
+    lock = ctx.Lock()
+    with ProcessPoolExecutor(max_workers=n, mp_context=ctx, initializer=_worker_init,
+                             initargs=(opener, lock)) as pool:
+        futures = []
+        for i in range(0, len(jobs), batch_size):
+            part = jobs[i:i + batch_size]
+            moves = {j[0]: renames[j[0]] for j in part if j[0] in renames}
+            futures.append(pool.submit(_worker_batch, part, scope, actor, force, moves))
+        for fut in as_completed(futures):
+            acc.merge(fut.result())
+            if progress:
+                progress(acc.done, total)
+
+
 def _count(out: Applied | Unchanged, counts: dict[str, int]) -> None:
     if isinstance(out, Applied):
         key = "renamed" if out.renamed_from else ("added" if out.created else "updated")
@@ -260,16 +351,6 @@ def _count(out: Applied | Unchanged, counts: dict[str, int]) -> None:
         counts["fr"] += out.retracted
     else:
         counts["unchanged"] += 1
-
-
-def _parsed(jobs: list[tuple[str, bytes, int, int, int]], workers: int
-            ) -> Iterator[ParsedDocument | Issue]:
-    if len(jobs) < _PARALLEL_MIN or workers == 1:
-        yield from map(_parse_job, jobs)
-        return
-    n = workers or os.cpu_count() or 1
-    with ProcessPoolExecutor(max_workers=n) as pool:
-        yield from pool.map(_parse_job, jobs, chunksize=32)
 
 
 def _batches(items: Iterable[ParsedDocument | Issue], size: int

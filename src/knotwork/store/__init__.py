@@ -7,7 +7,7 @@ contract suite in ``tests/store/test_contract.py``.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Protocol
@@ -141,6 +141,10 @@ class Store(Protocol):
     def data_version(self) -> int: ...
 
     def change_token(self) -> tuple[int, int]: ...
+
+    def opener(self) -> Callable[[], Store] | None:
+        """A picklable way to open this store in another process; None if it cannot be."""
+        ...
 
     def close(self) -> None: ...
 

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import sqlite3
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from functools import partial
 
 from .connection import Transaction, connect, map_driver_errors
 from .reader import Reader
@@ -69,6 +70,12 @@ class SQLiteStore:
     def data_version(self) -> int:
         """Changes whenever another connection commits (cache invalidation)."""
         return int(self._con().execute("PRAGMA data_version").fetchone()[0])
+
+    def opener(self) -> Callable[[], SQLiteStore] | None:
+        """Open the same file in another process (a parallel writer); not ``:memory:``."""
+        if self.path == ":memory:":
+            return None
+        return partial(SQLiteStore, self.path, synchronous=self._synchronous)
 
     def close(self) -> None:
         with self._lock:

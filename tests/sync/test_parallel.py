@@ -1,0 +1,58 @@
+"""A large sync parses and writes in worker processes; the result must be the same store
+content as writing everything in this process, errors included."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from knotwork import Knotwork, sync
+from knotwork.sync import _PARALLEL_MIN
+
+from .test_no_stale import live
+
+N = _PARALLEL_MIN + 40
+
+
+def _vault(root: Path) -> Path:
+    vault = root / "vault"
+    for i in range(N):
+        folder = vault / ("teams" if i % 3 else "services")
+        folder.mkdir(parents=True, exist_ok=True)
+        aliases = f"aliases: [Unit {i}]\n" if i % 7 == 0 else ""
+        (folder / f"note-{i}.md").write_text(
+            f"---\ntitle: Note {i}\nstatus: active\n{aliases}---\n# Note {i}\n\n"
+            f"Works with [[note-{(i * 7) % N}]] and depends on [[Note {(i + 1) % N}]].\n\n"
+            f"## Details\n\nPlain text naming Unit {(i * 3) % N} and note {i // 2}.\n"
+            f"- uses [[note-{(i + 5) % N}]]\n", encoding="utf-8")
+    (vault / "broken.md").write_bytes(b"---\ntitle: [unclosed\n---\n# Broken\n\nbody \xff\n")
+    return vault
+
+
+def test_workers_write_the_same_facts_as_one_process(tmp_path: Path,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    calls = []
+    real = sync._write_in_workers
+    monkeypatch.setattr(sync, "_write_in_workers",
+                        lambda *a, **k: calls.append(1) or real(*a, **k))
+    vault = _vault(tmp_path)
+    par = Knotwork.open(vault, db=str(tmp_path / "par.db"), synchronous="OFF", workers=2)
+    seq = Knotwork.open(vault, db=str(tmp_path / "seq.db"), synchronous="OFF", workers=1)
+    try:
+        r_par, r_seq = par.ingest(), seq.ingest()
+        assert calls == [1]  # the first went through the workers, the second did not
+        assert r_par.added == r_seq.added == N  # broken.md is refused: invalid UTF-8
+        assert sorted((e.path, e.reason) for e in r_par.errors) == sorted(
+            (e.path, e.reason) for e in r_seq.errors)
+        assert any(e.path == "broken.md" for e in r_par.errors)
+        assert r_par.facts_added == r_seq.facts_added > 0
+        assert live(par) == live(seq)
+        assert par.stats()["documents"] == seq.stats()["documents"]
+        # the search indexes were written by the workers too
+        assert [h.path for h in par.search("Note 17", k=3)] == [
+            h.path for h in seq.search("Note 17", k=3)]
+        assert par.ingest().unchanged == N
+    finally:
+        par.close()
+        seq.close()
