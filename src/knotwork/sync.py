@@ -24,8 +24,8 @@ from typing import Any
 from .errors import KnotworkError
 from .ingest.mentions import ChunkText, MentionFinder
 from .ingest.sources import DEFAULT_PATTERNS, SourceFile, is_ignored, matches, scan, vault_path
-from .store import Store, StoreWriter
-from .types import Applied, Issue, ParsedDocument, SyncReport, Unchanged
+from .store import Store, StoreReader, StoreWriter
+from .types import Applied, FactDraft, Issue, ParsedDocument, SyncReport, Unchanged
 
 Progress = Callable[[int, int], None]
 _PARALLEL_MIN = 200  # below this, starting worker processes costs more than it saves
@@ -150,12 +150,7 @@ def sync(store: Store, root: str | os.PathLike[str], *, scope: str, actor: str,
     jobs = [(f.path, data, f.mtime_ns, max_bytes, chunk_tokens) for f, data in p.changed]
     acc = _Tally(unchanged=p.unchanged, errors=list(p.issues))
     opener = store.opener()
-    # Workers are forked: no import of the caller's script, so no ``__main__`` guard is
-    # needed; but a copy of a process with other threads may inherit a lock one of them
-    # held, so a threaded caller (a server) writes in this process instead.
-    parallel = ("fork" in multiprocessing.get_all_start_methods()
-                and threading.active_count() == 1)
-    if len(jobs) >= _PARALLEL_MIN and workers != 1 and opener is not None and parallel:
+    if len(jobs) >= _PARALLEL_MIN and workers != 1 and opener is not None and _can_fork():
         _write_in_workers(opener, jobs, acc, scope=scope, actor=actor, force=force,
                           renames=p.renames, workers=workers, batch_size=min(batch_size, 100),
                           progress=progress, total=total)
@@ -182,7 +177,7 @@ def sync(store: Store, root: str | os.PathLike[str], *, scope: str, actor: str,
             progress(done, total)
     added, retracted = refresh_mentions(store, finder, actor=actor, documents=touched,
                                         added=added_names, removed=removed_names,
-                                        generations=changes)
+                                        generations=changes, workers=workers)
     counts["fa"] += added
     counts["fr"] += retracted
     return SyncReport(added=counts["added"], updated=counts["updated"], deleted=counts["deleted"],
@@ -197,7 +192,7 @@ _ALL_DOCS_THRESHOLD = 200  # past this many changed names, rescanning everything
 def refresh_mentions(store: Store, finder: MentionFinder, *, actor: str,
                      documents: Iterable[int], added: Sequence[tuple[str, str]] = (),
                      removed: Sequence[tuple[str, str]] = (), generations: int = 0,
-                     batch_size: int = 500) -> tuple[int, int]:
+                     batch_size: int = 500, workers: int = 0) -> tuple[int, int]:
     """Recompute ``mentions`` facts where they may have changed: (added, retracted).
 
     That is the documents that changed, plus every document whose text contains a name
@@ -233,6 +228,12 @@ def refresh_mentions(store: Store, finder: MentionFinder, *, actor: str,
         affected |= reader.documents_mentioning(sorted(phrases))
     n_added = n_retracted = 0
     ids = sorted(affected)
+    opener = store.opener()
+    if len(ids) >= _PARALLEL_MIN and workers != 1 and opener is not None and _can_fork():
+        n_added, n_retracted = _mentions_in_workers(opener, ids, actor=actor, workers=workers)
+        with store.write(actor=actor) as w:
+            w.mentions_done([], through_change=last_change)
+        return n_added, n_retracted
     for i in range(0, max(len(ids), 1), batch_size):
         part = ids[i:i + batch_size]
         with store.write(actor=actor) as w:
@@ -298,6 +299,16 @@ def _apply_batch(w: StoreWriter, batch: Sequence[ParsedDocument | Issue], acc: _
             acc.changes += bool(out.names_added or out.names_removed)
 
 
+def _can_fork() -> bool:
+    """Whether worker processes may be forked from this one.
+
+    Forked, not spawned: no import of the caller's script, so no ``__main__`` guard is
+    needed. But a copy of a process with other threads may inherit a lock one of them
+    held, so a threaded caller (a server) does its work in its own process instead.
+    """
+    return "fork" in multiprocessing.get_all_start_methods() and threading.active_count() == 1
+
+
 # Per worker process: its own handle on the store, and the lock the writers share.
 _worker: dict[str, Any] = {}
 
@@ -318,6 +329,67 @@ def _worker_batch(jobs: list[_Job], scope: str, actor: str, force: bool,
     return acc
 
 
+def _worker_finder(reader: StoreReader) -> MentionFinder:
+    """This worker's label table, reloaded when any process changed names since."""
+    gen = int(reader.meta("names_gen") or 0)
+    finder: MentionFinder | None = _worker.get("finder")
+    if finder is None or finder.generation != gen:
+        finder = _worker["finder"] = MentionFinder(reader.labels())
+        finder.generation = gen
+    return finder
+
+
+def _mention_drafts(reader: StoreReader, finder: MentionFinder, doc_id: int
+                    ) -> list[FactDraft]:
+    chunks, own, linked = reader.mention_inputs(doc_id)
+    return finder.find([ChunkText(line, text) for line, text in chunks],
+                       skip_keys=frozenset(own | linked))
+
+
+def _worker_mentions(doc_ids: list[int], actor: str) -> tuple[int, int]:
+    """Find mentions in a batch of documents, then write them under the lock.
+
+    The finding runs before the lock, in parallel with the other workers; inside it, any
+    document whose version changed meanwhile, or every one if names changed, is redone,
+    so a concurrent writer's newer text or names are never overwritten with older ones.
+    """
+    store: Store = _worker["store"]
+    reader = store.reader
+    finder = _worker_finder(reader)
+    versions = reader.document_versions(doc_ids)
+    drafts = {d: _mention_drafts(reader, finder, d) for d in doc_ids}
+    added = retracted = 0
+    with _worker["lock"], store.write(actor=actor) as w:
+        stale_names = int(reader.meta("names_gen") or 0) != finder.generation
+        finder = _worker_finder(reader)
+        now = reader.document_versions(doc_ids)
+        for d in doc_ids:
+            if stale_names or now.get(d) != versions.get(d):
+                drafts[d] = _mention_drafts(reader, finder, d)
+            a, r = w.apply_mentions(d, drafts[d])
+            added, retracted = added + a, retracted + r
+        w.mentions_done(doc_ids, through_change=None)
+    return added, retracted
+
+
+def _mentions_in_workers(opener: Callable[[], Store], ids: list[int], *, actor: str,
+                         workers: int, batch_size: int = 100) -> tuple[int, int]:
+    added = retracted = 0
+    with _pool(opener, workers) as pool:
+        futures = [pool.submit(_worker_mentions, ids[i:i + batch_size], actor)
+                   for i in range(0, len(ids), batch_size)]
+        for fut in as_completed(futures):
+            a, r = fut.result()
+            added, retracted = added + a, retracted + r
+    return added, retracted
+
+
+def _pool(opener: Callable[[], Store], workers: int = 0) -> ProcessPoolExecutor:
+    ctx = multiprocessing.get_context("fork")
+    return ProcessPoolExecutor(max_workers=workers or os.cpu_count() or 1, mp_context=ctx,
+                               initializer=_worker_init, initargs=(opener, ctx.Lock()))
+
+
 def _write_in_workers(opener: Callable[[], Store], jobs: list[_Job], acc: _Tally, *,
                       scope: str, actor: str, force: bool, renames: dict[str, str],
                       workers: int, batch_size: int, progress: Progress | None,
@@ -327,11 +399,7 @@ def _write_in_workers(opener: Callable[[], Store], jobs: list[_Job], acc: _Tally
     The main process only hands out batches: parsing and the Python half of writing (fact
     keys, diffs) run on every core, and only the SQL itself takes turns under the lock.
     """
-    n = workers or os.cpu_count() or 1
-    ctx = multiprocessing.get_context("fork")
-    lock = ctx.Lock()
-    with ProcessPoolExecutor(max_workers=n, mp_context=ctx, initializer=_worker_init,
-                             initargs=(opener, lock)) as pool:
+    with _pool(opener, workers) as pool:
         futures = []
         for i in range(0, len(jobs), batch_size):
             part = jobs[i:i + batch_size]

@@ -32,21 +32,25 @@ def _vault(root: Path) -> Path:
 
 def test_workers_write_the_same_facts_as_one_process(tmp_path: Path,
                                                      monkeypatch: pytest.MonkeyPatch) -> None:
-    calls = []
-    real = sync._write_in_workers
-    monkeypatch.setattr(sync, "_write_in_workers",
-                        lambda *a, **k: calls.append(1) or real(*a, **k))
+    calls: list[str] = []
+    for name in ("_write_in_workers", "_mentions_in_workers"):
+        real = getattr(sync, name)
+        monkeypatch.setattr(sync, name, lambda *a, _f=real, _n=name, **k: calls.append(_n)
+                            or _f(*a, **k))
     vault = _vault(tmp_path)
     par = Knotwork.open(vault, db=str(tmp_path / "par.db"), synchronous="OFF", workers=2)
     seq = Knotwork.open(vault, db=str(tmp_path / "seq.db"), synchronous="OFF", workers=1)
     try:
         r_par, r_seq = par.ingest(), seq.ingest()
-        assert calls == [1]  # the first went through the workers, the second did not
+        # the first went through the workers, the second did not
+        assert calls == ["_write_in_workers", "_mentions_in_workers"]
         assert r_par.added == r_seq.added == N  # broken.md is refused: invalid UTF-8
         assert sorted((e.path, e.reason) for e in r_par.errors) == sorted(
             (e.path, e.reason) for e in r_seq.errors)
         assert any(e.path == "broken.md" for e in r_par.errors)
         assert r_par.facts_added == r_seq.facts_added > 0
+        mentions = [f for f in par.store.reader.live_facts() if f.predicate == "mentions"]
+        assert len(mentions) > N / 2  # "Unit <i>" aliases and "note <i>" in plain text
         assert live(par) == live(seq)
         assert par.stats()["documents"] == seq.stats()["documents"]
         # the search indexes were written by the workers too

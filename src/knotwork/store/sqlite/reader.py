@@ -457,6 +457,12 @@ class Reader:
             " AND o.name_key IS NOT NULL", (doc_id,))}
         return chunks, own, linked
 
+    def document_versions(self, ids: Sequence[int]) -> dict[int, int]:
+        """The current version of each live document among ``ids``."""
+        return {r[0]: r[1] for r in self.con.execute(
+            "SELECT id, version_id FROM documents WHERE id IN (SELECT value FROM json_each(?))"
+            " AND deleted_at IS NULL", (json.dumps(list(ids)),))}
+
     def all_document_ids(self) -> set[int]:
         return {r[0] for r in self.con.execute(
             "SELECT id FROM documents WHERE deleted_at IS NULL")}
