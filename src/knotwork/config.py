@@ -26,7 +26,8 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("actor", "", "Who writes, recorded on every event (default: cli:<user>)."),
     Setting("max_file_bytes", 5_000_000, "Files larger than this are refused with an error."),
     Setting("chunk_tokens", 220, "Approximate token cap of one chunk (chunks follow headings)."),
-    Setting("workers", 0, "Parser processes for large ingests (0 = one per core)."),
+    Setting("workers", 0, "Worker processes that parse and write large ingests, 200 files or more"
+            " (0 = one per core, 1 = everything in this process)."),
     Setting("synchronous", "FULL", "SQLite synchronous pragma: FULL makes every commit durable."),
     Setting("max_entities", 20, "Default number of entities a context answer returns."),
     Setting("link_depth", 1, "Default hops of link expansion in context answers."),
