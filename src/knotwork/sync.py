@@ -1,9 +1,11 @@
 """Bring the store in step with a folder: add, edit, rename and delete, per document.
 
-Shape of the work: hash every file in this process (cheap), parse only what changed in
-worker processes (the costly part, both cores), and write in one writer with large
-transactions and a savepoint per document, so one bad file never undoes another and a
-crash leaves every document at its previous version or its new one, never between.
+Shape of the work: hash every file in this process (cheap), then parse and write only
+what changed, in transactions of many documents with a savepoint per document, so one bad
+file never undoes another and a crash leaves every document at its previous version or
+its new one, never between. A large sync (``_PARALLEL_MIN`` files or more) does this in
+worker processes, each parsing its batch while another writes, and writing under a lock
+they share; the mention pass that follows is spread over them the same way.
 Renames are a vanished path and a new path with the same content hash: the document keeps
 its id, versions and facts. An editor's atomic save (delete + create) is just an edit,
 because only the folder's state at sync time is compared.
