@@ -83,8 +83,7 @@ class StoreReader(Protocol):
     def edges(self, entity_ids: Iterable[int], *, as_of: str | None = None,
               min_confidence: float = 0.0, trusts: Sequence[str] | None = None,
               scopes: Sequence[str] | None = None, valid_at: str | None = None,
-              limit: int = 2000, per_entity: int = 50
-              ) -> list[tuple[int, int, str, float, int]]: ...
+              limit: int = 2000) -> list[tuple[int, int, str, float, int]]: ...
 
     def term_frequencies(self, words: Sequence[str], *, table: str = "chunk",
                          cap: int | None = None) -> list[tuple[str, int]]: ...

@@ -249,36 +249,23 @@ class Reader:
     def edges(self, entity_ids: Iterable[int], *, as_of: str | None = None,
               min_confidence: float = 0.0, trusts: Sequence[str] | None = None,
               scopes: Sequence[str] | None = None, valid_at: str | None = None,
-              limit: int = 2000, per_entity: int = 50) -> list[tuple[int, int, str, float, int]]:
-        """Live entity-to-entity facts touching the entities: (from, to, predicate, conf, id).
-
-        At most ``per_entity`` facts per stored entity and direction: a hub linked from
-        thousands of notes would otherwise fill the answer with arbitrary ones of them,
-        read row by row, while the hub penalty ranks them all alike.
-        """
+              limit: int = 2000) -> list[tuple[int, int, str, float, int]]:
+        """Live entity-to-entity facts touching the entities: (from, to, predicate, conf, id)."""
         members = self.members(entity_ids)
         if not members:
             return []
-        where: list[str] = ["f.object_id IS NOT NULL"]
-        args: list[object] = []
-        self._time_filter(where, args, as_of=as_of, history=False)
-        self._filters(where, args, scopes=scopes, min_confidence=min_confidence,
-                      trusts=trusts, valid_at=valid_at)
-        cond = " AND ".join(where)
-        out: list[tuple[int, int, str, float, int]] = []
         ids = list(members)
+        out: list[tuple[int, int, str, float, int]] = []
         for col in ("subject_id", "object_id"):
-            for i in range(0, len(ids), 100):
-                part = ids[i:i + 100]
-                picked = " UNION ALL ".join(
-                    f"SELECT id FROM (SELECT f.id FROM facts f WHERE f.{col} = ? AND {cond}"
-                    f" LIMIT {int(per_entity)})" for _ in part)
-                out.extend(self.con.execute(
-                    f"WITH picked(id) AS ({picked})"
-                    " SELECT COALESCE(s.resolved_id, s.id), COALESCE(o.resolved_id, o.id),"
-                    " g.predicate, g.confidence, g.id FROM picked p JOIN facts g ON g.id = p.id"
-                    " JOIN entities s ON s.id = g.subject_id JOIN entities o ON o.id = g.object_id"
-                    f" LIMIT {int(limit)}", [a for m in part for a in (m, *args)]))
+            where, args = [f"f.{col} IN ({_marks(ids)})", "f.object_id IS NOT NULL"], list(ids)
+            self._time_filter(where, args, as_of=as_of, history=False)
+            self._filters(where, args, scopes=scopes, min_confidence=min_confidence,
+                          trusts=trusts, valid_at=valid_at)
+            out.extend(self.con.execute(
+                "SELECT COALESCE(s.resolved_id, s.id), COALESCE(o.resolved_id, o.id), f.predicate,"
+                " f.confidence, f.id FROM facts f JOIN entities s ON s.id = f.subject_id"
+                f" JOIN entities o ON o.id = f.object_id WHERE {' AND '.join(where)}"
+                f" LIMIT {int(limit)}", args))
         return out
 
     # ------------------------------------------------------------ full text
