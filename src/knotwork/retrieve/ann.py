@@ -62,11 +62,16 @@ def usearch_index() -> type[Index]:
 
 @dataclass(frozen=True, slots=True)
 class AnnParams:
-    """HNSW shape. ``connectivity`` and ``expansion_add`` are fixed at build time."""
+    """HNSW shape. ``connectivity`` and ``expansion_add`` are fixed at build time.
 
-    connectivity: int = 16
-    expansion_add: int = 128
-    expansion_search: int = 256
+    Measured at 100k (bench/README.md): M=32/efC=64 builds as fast as M=16/efC=128 and
+    gives a better top 100 (recall@100 0.94 vs 0.85–0.89); ef=192 keeps recall@10 near
+    0.99 after re-scoring, with room above the 0.95 target for real embeddings.
+    """
+
+    connectivity: int = 32
+    expansion_add: int = 64
+    expansion_search: int = 192
 
 
 @dataclass(frozen=True, slots=True)
