@@ -213,6 +213,8 @@ class Knotwork:
         unless the store itself is there); an in-memory store keeps it in memory only.
         """
         if self._vindex is None or self._vindex.dim != dim:
+            if self._vindex is not None:  # another model's vectors: its graph is of no use
+                self._vindex.close()
             path = self.store.path
             sidecar = None if path == ":memory:" else Path(path + ".usearch")
             self._vindex = VectorIndex(dim, ann_threshold=self.settings.ann_threshold,

@@ -126,6 +126,30 @@ def test_edits_go_to_the_graph_in_place_and_deleted_chunks_never_return(store: S
     assert len(idx) == len(idx._ann) == 1_000 - PER_DOC + 3
 
 
+def test_changes_made_while_the_graph_builds_are_applied_when_it_is_installed(
+        store: Store) -> None:
+    idx = VectorIndex(DIM, ann_threshold=500, ann_params=PARAMS, background=False, threads=1)
+    with idx._lock:  # the refresh that starts a build, with the build held back
+        idx._drain(store.reader)
+        worker = idx._plan_ann(store.reader)
+    assert worker is not None
+    gone = set(chunk_ids(store, "d5").values())
+    with store.write(actor="test") as w:  # the store moves on during the build
+        w.delete("default", "d5.md")
+        w.apply("default", doc("during", 4))
+    embed_pending(store)
+    idx.refresh(store.reader)  # the mirror follows; the change waits in the journal
+    assert not idx.uses_ann and idx._journal
+    worker.run()  # the build ends: snapshot + journal
+    assert idx.uses_ann and len(idx._ann) == len(idx) == 1_000 - PER_DOC + 4  # type: ignore[arg-type]
+    assert not gone & {c for c, _ in idx.search(vector_of("d5 chunk 1"), 50)}
+    assert idx.search(vector_of("during chunk 3"), 1)[0][0] == chunk_ids(
+        store, "during")["during chunk 3"]
+    q = vector_of("d42 chunk 0")
+    assert idx.search_with_stats(q, 5)[1] == pytest.approx(
+        idx.search_with_stats(q, 5, exact=True)[1], abs=1e-5)
+
+
 def test_the_sidecar_is_used_caught_up_and_rejected_when_it_does_not_match(
         store: Store, tmp_path: Path) -> None:
     sidecar = tmp_path / "s.db.usearch"
