@@ -70,13 +70,14 @@ class AnnParams:
     """HNSW shape. ``connectivity`` and ``expansion_add`` are fixed at build time.
 
     Measured at 100k (bench/README.md): M=32/efC=64 builds as fast as M=16/efC=128 and
-    gives a better top 100 (recall@100 0.94 vs 0.85–0.89); ef=192 keeps recall@10 near
-    0.99 after re-scoring, with room above the 0.95 target for real embeddings.
+    gives a better top 100 (recall@100 0.94 vs 0.85–0.89). After re-scoring, ef=128 gives
+    recall@10 0.975 at ~2.3 ms on busy cores; ef=192 0.987 at ~4.5 ms, too close to the
+    5 ms target when the cores are shared. A top 100 searches with ef=200 (2k) anyway.
     """
 
     connectivity: int = 32
     expansion_add: int = 64
-    expansion_search: int = 192
+    expansion_search: int = 128
 
 
 @dataclass(frozen=True, slots=True)
