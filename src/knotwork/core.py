@@ -163,6 +163,8 @@ class Knotwork:
             done += len(items)
             if progress:
                 progress(done_before + done, live)
+        # past ann_threshold, leave a graph the next search can load (built here if need be)
+        self.vector_index(emb.dim).prepare(reader, vectors=done_before + done)
         return {"embedded": done, "tokens": tokens, "embedder": emb.name,
                 "seconds": round(time.perf_counter() - started, 3)}
 

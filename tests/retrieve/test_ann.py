@@ -195,7 +195,7 @@ def chunk_ids_all(store: Store, path: str) -> list[int]:
         (path,))]
 
 
-def test_facade_builds_in_the_background_and_keeps_the_vault_clean(
+def test_ingest_leaves_a_graph_that_searches_load_and_the_vault_stays_clean(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("KNOTWORK_EMBEDDER", "hash")
     vault = tmp_path / "vault"
@@ -203,14 +203,29 @@ def test_facade_builds_in_the_background_and_keeps_the_vault_clean(
     before = sorted(p.relative_to(vault) for p in vault.rglob("*"))
     db = tmp_path / "store" / "s.db"
     db.parent.mkdir()
+    sidecar = tmp_path / "store" / "s.db.usearch"
+    query = "reverse proxy routing"
     with Knotwork.open(vault, db=str(db), ann_threshold=10) as kw:
-        kw.ingest()
-        exact = kw.search("reverse proxy routing", mode="vector", k=5)
-        index = kw.vector_index(kw.embedder().dim)  # type: ignore[union-attr]
-        assert index.wait(60) and index.uses_ann
-        assert kw.search("reverse proxy routing", mode="vector", k=5) == exact
-        assert kw.search("reverse proxy routing", mode="hybrid", k=5)
-    assert (tmp_path / "store" / "s.db.usearch").exists()
+        kw.ingest()  # embeds, then builds the graph in the foreground and saves it
+        assert sidecar.exists()
+        dim = kw.embedder().dim  # type: ignore[union-attr]
+        hits = kw.search(query, mode="vector", k=5)
+        index = kw.vector_index(dim)
+        assert index.uses_ann and index.ann_info["source"] == "built"
+        q = np.asarray(kw.embedder().embed([query]), dtype=np.float32)[0]  # type: ignore[union-attr]
+        assert index.search(q, 5) == index.search(q, 5, exact=True)
+        assert kw.search(query, mode="hybrid", k=5)
+    note = vault / "services" / "Traefik.md"
+    with Knotwork.open(vault, db=str(db), ann_threshold=10) as kw:  # the next process
+        note.write_text(note.read_text(encoding="utf-8") + "\n## Zebra\n\nZebra crossings.\n",
+                        encoding="utf-8")
+        kw.ingest(only=["services/Traefik.md"])
+        assert len(kw.vector_index(dim)) == 0  # the sidecar was fresh: no vector was read
+        assert [h.path for h in kw.search(query, mode="vector", k=5)] == [h.path for h in hits]
+        index = kw.vector_index(dim)
+        assert index.uses_ann and index.ann_info["source"] == "sidecar"  # caught up
+        assert index.search(q, 5) == index.search(q, 5, exact=True)
+        assert kw.search("Zebra crossings", mode="vector", k=1)[0].path == "services/Traefik.md"
     assert sorted(p.relative_to(vault) for p in vault.rglob("*")) == before
 
 

@@ -162,13 +162,12 @@ def write_sidecar(path: Path, header: dict[str, object], body: bytes | bytearray
         tmp.unlink(missing_ok=True)
 
 
-def read_sidecar(path: Path, dim: int, params: AnnParams
-                 ) -> tuple[LogMark, AnnIndex] | None:
-    """The graph in ``path`` and the log position it reflects, or None if unusable.
+def check_sidecar(path: Path, dim: int, params: AnnParams
+                  ) -> tuple[LogMark, int, memoryview] | None:
+    """The log position, vector count and body of a sound sidecar, or None.
 
     None for a missing, truncated, corrupt or foreign file, or one built with other
-    parameters: the caller rebuilds. The checksum is verified before usearch parses a
-    byte, so a damaged file never reaches native code.
+    parameters. The checksum is verified here, so a damaged body never reaches usearch.
     """
     try:
         data = path.read_bytes()
@@ -191,10 +190,23 @@ def read_sidecar(path: Path, dim: int, params: AnnParams
         return None
     try:
         mark = LogMark(int(header["seq"]), int(header["chunk_id"]), int(header["added"]))
-        index = usearch_index().restore(body)
-    except (KeyError, TypeError, ValueError, RuntimeError):
+        return mark, int(header["count"]), body
+    except (KeyError, TypeError, ValueError):
         return None
-    if index is None or index.ndim != dim or len(index) != header.get("count"):
+
+
+def read_sidecar(path: Path, dim: int, params: AnnParams
+                 ) -> tuple[LogMark, AnnIndex] | None:
+    """The graph in ``path`` and the log position it reflects, or None if unusable."""
+    checked = check_sidecar(path, dim, params)
+    if checked is None:
+        return None
+    mark, count, body = checked
+    try:
+        index = usearch_index().restore(body)
+    except (RuntimeError, ValueError):
+        return None
+    if index is None or index.ndim != dim or len(index) != count:
         return None
     index.expansion_search = params.expansion_search  # type: ignore[misc]  # has a setter
     return mark, AnnIndex(dim, params, index)
