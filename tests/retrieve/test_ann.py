@@ -165,6 +165,12 @@ def test_the_sidecar_is_used_caught_up_and_rejected_when_it_does_not_match(
         store, "later")["later chunk 2"]
     d3 = set(chunk_ids_all(store, "d3.md"))
     assert not d3 & {c for c, _ in second.search(vector_of("d3 chunk 0"), 50)}
+    q = vector_of("d9 chunk 9")
+    exact_stats = second.search_with_stats(q, 5, exact=True)[1]
+    assert second.search_with_stats(q, 5)[1] == exact_stats  # no moments yet: exact path
+    second.refresh(store.reader)  # a search asked for statistics: the worker computes them
+    assert second.search_with_stats(q, 5)[1] == pytest.approx(exact_stats, abs=1e-5)
+    assert second._moments is not None
 
     data = bytearray(sidecar.read_bytes())
     data[-100] ^= 0xFF  # one flipped bit of the body

@@ -10,10 +10,11 @@ Past ``ann_threshold`` live vectors an HNSW graph (``retrieve.ann``, usearch int
 candidates and the float32 mirror re-scores them exactly, so scores stay true cosines and a
 chunk deleted from the store can never come back (only ids the mirror holds are returned).
 The graph follows the same ``vector_log`` changes as the mirror (usearch adds and removes in
-place); it is built in a background thread while exact search serves, then saved beside the
-store so the next process loads it and catches up through the log instead of rebuilding.
-A change too large to apply in place (a re-embedding, half the vectors replaced) or too
-many removals drop the graph and build a new one, again in the background.
+place). The writer builds it (``prepare``, after embedding) and saves it beside the store,
+so a search process loads it and catches up through the log instead of rebuilding; a
+search process that finds no usable sidecar builds one in a background thread while exact
+search serves. A change too large to apply in place (a re-embedding) or too many removals
+drop the graph and build a new one.
 """
 
 from __future__ import annotations
@@ -77,6 +78,7 @@ class VectorIndex:
         self._worker: threading.Thread | None = None
         self._stop = threading.Event()
         self._sidecar_tried = False
+        self._want_moments = False
         self.ann_info: dict[str, object] = {"state": "off"}
         _OPEN.add(self)
 
@@ -202,7 +204,10 @@ class VectorIndex:
                 return [], None
             # until the background worker has the moments, fusion statistics need the
             # full product, and then the exact top k comes with it for free
-            if exact or not self.uses_ann or (stats and self._moments is None):
+            if stats and self._moments is None and self.uses_ann:
+                self._want_moments = True  # the next refresh starts the worker
+                return self._exact(q, k, stats)
+            if exact or not self.uses_ann:
                 return self._exact(q, k, stats)
             return self._approximate(q, k), (self._stats(q) if stats else None)
 
@@ -265,8 +270,8 @@ class VectorIndex:
             else:
                 self.ann_info = {"state": "off", "sidecar_rejected": reason}
         graph = self._ann is None
-        if not graph and self._moments is not None:
-            return None
+        if not graph and (self._moments is not None or not self._want_moments):
+            return None  # moments only once a search asked for them (hybrid, not vector)
         live = np.flatnonzero(self._ids[: self._size] >= 0)
         self._journal = []
         self._worker = threading.Thread(
