@@ -112,7 +112,8 @@ def main() -> None:
     index.refresh(store.reader)
     assert index.uses_ann, index.ann_info
     info = index.ann_info
-    out.update({"ann": f"usearch i8 M={args.connectivity} efC={args.expansion_add}",
+    out.update({"ann": f"usearch i8 M={args.connectivity} efC={args.expansion_add}"
+                       f" ef={efs[0]}",
                 "ann_build_s": info["build_s"], "ann_save_s": info.get("saved_s"),
                 "sidecar_mb": round(sidecar.stat().st_size / 1e6, 1)})
     for ef in efs:

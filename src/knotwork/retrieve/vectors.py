@@ -288,9 +288,9 @@ class VectorIndex:
         allocates new arrays); what changed meanwhile is in the journal, applied at the end.
         """
         t = time.perf_counter()
-        ann = AnnIndex(self.dim, self.ann_params) if graph else None
         total, gram = np.zeros(self.dim), np.zeros((self.dim, self.dim))
         try:
+            ann = AnnIndex(self.dim, self.ann_params) if graph else None
             for i in range(0, len(rows), BUILD_BATCH):
                 if self._stop.is_set():
                     return
@@ -306,7 +306,8 @@ class VectorIndex:
                     self.ann_info = {**self.ann_info, "state": "ready", "source": "built",
                                      "vectors": len(ann),
                                      "build_s": round(time.perf_counter() - t, 2)}
-        except (RuntimeError, MemoryError, ValueError) as exc:  # usearch's own errors
+        except (ImportError, RuntimeError, MemoryError, ValueError) as exc:
+            # no usable usearch, or its own errors: the index is an accelerator, not a need
             self.ann_info = {"state": "failed", "error": str(exc)}
             self.ann_threshold = 0  # exact search from now on, rather than retrying forever
             return
