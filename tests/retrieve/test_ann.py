@@ -66,7 +66,7 @@ def index(store: Store, sidecar: Path | None = None, threshold: int = 500) -> Ve
 
 
 def chunk_ids(store: Store, name: str) -> dict[str, int]:
-    """Chunk text → id for one document's live chunks (through the search API's rows)."""
+    """Chunk text → id for one document's live chunks, read from the chunks table."""
     con = store._con()  # type: ignore[attr-defined]  # the test reads ids directly
     return {t: i for i, t in con.execute(
         "SELECT c.id, c.text FROM chunks c JOIN documents d ON d.id = c.document_id"
@@ -80,7 +80,7 @@ def store(tmp_path: Path):  # type: ignore[no-untyped-def]
     s.close()
 
 
-def test_past_the_threshold_the_graph_gives_the_exact_hits(store: Store, tmp_path: Path) -> None:
+def test_past_the_threshold_the_graph_gives_the_exact_hits(store: Store) -> None:
     small = index(store, threshold=5_000)
     assert not small.uses_ann  # below the threshold: exact
     idx = index(store)
