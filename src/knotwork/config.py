@@ -41,6 +41,8 @@ SETTINGS: tuple[Setting, ...] = (
             "Embedding model for semantic search: minilm (bundled, offline), openai:<model>,"
             " st:<model>, hash (tests only) or none."),
     Setting("fusion", "zscore", "How hybrid search fuses BM25 and vector ranks: zscore or rrf."),
+    Setting("ann_threshold", 50_000,
+            "Live chunk vectors past which vector search uses an HNSW index (0 = always exact)."),
     Setting("ontology", "", "JSON/YAML file of extra type and relation synonyms for agent ingest."),
 )
 
@@ -65,6 +67,7 @@ class Settings:
     debounce_ms: int = 500
     embedder: str = "minilm"
     fusion: str = "zscore"
+    ann_threshold: int = 50_000
     ontology: str = ""
 
     @classmethod

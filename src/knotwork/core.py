@@ -80,6 +80,8 @@ class Knotwork:
         return cls(open_store(s.db, synchronous=s.synchronous), s, vault=base)
 
     def close(self) -> None:
+        if self._vindex is not None:
+            self._vindex.close()  # stops a graph build, saves the graph if it lags
         self.store.close()
 
     def __enter__(self) -> Knotwork:
@@ -161,6 +163,8 @@ class Knotwork:
             done += len(items)
             if progress:
                 progress(done_before + done, live)
+        # past ann_threshold, leave a graph the next search can load (built here if need be)
+        self.vector_index(emb.dim).prepare(reader, vectors=done_before + done)
         return {"embedded": done, "tokens": tokens, "embedder": emb.name,
                 "seconds": round(time.perf_counter() - started, 3)}
 
@@ -187,21 +191,37 @@ class Knotwork:
         return f"partial {done}/{live}"
 
     def _vector_hits(self, query: str, k: int) -> list[tuple[int, float]]:
-        return self._vector_search(query, k)[0]
+        return self._vector_search(query, k, stats=False)[0]
 
-    def _vector_search(self, query: str, k: int
+    def _vector_search(self, query: str, k: int, *, stats: bool = True
                        ) -> tuple[list[tuple[int, float]], tuple[float, float] | None]:
         emb = self.embedder()
         if emb is None:
             return [], None
         self._check_manifest(emb)
-        if self._vindex is None:
-            self._vindex = VectorIndex(emb.dim)
-        self._vindex.refresh(self.store.reader)
-        if not len(self._vindex):
+        index = self.vector_index(emb.dim)
+        index.refresh(self.store.reader)
+        if not len(index):
             return [], None
         vec = np.asarray(emb.embed([query]), dtype=np.float32)[0]
-        return self._vindex.search_with_stats(vec, k)
+        if not stats:
+            return index.search(vec, k), None
+        return index.search_with_stats(vec, k)
+
+    def vector_index(self, dim: int) -> VectorIndex:
+        """This process's vector index (exact; HNSW past ``ann_threshold`` vectors).
+
+        The graph is saved beside the store as ``<store>.usearch`` (never in the vault,
+        unless the store itself is there); an in-memory store keeps it in memory only.
+        """
+        if self._vindex is None or self._vindex.dim != dim:
+            if self._vindex is not None:  # another model's vectors: its graph is of no use
+                self._vindex.close()
+            path = self.store.path
+            sidecar = None if path == ":memory:" else Path(path + ".usearch")
+            self._vindex = VectorIndex(dim, ann_threshold=self.settings.ann_threshold,
+                                       ann_path=sidecar)
+        return self._vindex
 
     def _bm25_stats(self, top: list[float]) -> tuple[float, float] | None:
         """BM25's (mean, sd) over all chunks, from the top scores (the rest score ~0).
