@@ -17,8 +17,11 @@ from .query import fts_match, query_terms, selective_terms
 
 
 def search_chunks(reader: StoreReader, text: str, *, limit: int,
-                  scopes: Sequence[str] | None = None) -> list[Hit]:
-    return _search(reader, text, limit=limit, scopes=scopes, table="chunk")
+                  scopes: Sequence[str] | None = None,
+                  freqs: list[tuple[str, int]] | None = None) -> list[Hit]:
+    """Chunk hits; ``freqs`` is ``reader.term_frequencies(query_terms(text))`` when the
+    caller already has it (the context pipeline weighs the terms with it too)."""
+    return _search(reader, text, limit=limit, scopes=scopes, table="chunk", freqs=freqs)
 
 
 def search_entities(reader: StoreReader, text: str, *, limit: int,
@@ -27,11 +30,12 @@ def search_entities(reader: StoreReader, text: str, *, limit: int,
 
 
 def _search(reader: StoreReader, text: str, *, limit: int, scopes: Sequence[str] | None,
-            table: str) -> list[Hit]:
+            table: str, freqs: list[tuple[str, int]] | None = None) -> list[Hit]:
     terms = query_terms(text)
     if not terms:
         return []
-    kept = selective_terms(reader.term_frequencies(terms, table=table))
+    kept = selective_terms(freqs if freqs is not None
+                           else reader.term_frequencies(terms, table=table))
     if not kept:
         return []
     run = reader.search_chunks if table == "chunk" else reader.search_entities
