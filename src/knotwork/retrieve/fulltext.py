@@ -19,8 +19,11 @@ from .query import fts_match, query_terms, selective_terms
 def search_chunks(reader: StoreReader, text: str, *, limit: int,
                   scopes: Sequence[str] | None = None,
                   freqs: list[tuple[str, int]] | None = None) -> list[Hit]:
-    """Chunk hits; ``freqs`` is ``reader.term_frequencies(query_terms(text))`` when the
-    caller already has it (the context pipeline weighs the terms with it too)."""
+    """Find the chunks that best match ``text``.
+
+    ``freqs``: ``reader.term_frequencies(query_terms(text))`` when the caller already has
+    it (the context pipeline also weighs the query's terms with it).
+    """
     return _search(reader, text, limit=limit, scopes=scopes, table="chunk", freqs=freqs)
 
 
