@@ -65,7 +65,6 @@ class Knotwork:
         self._vindex: VectorIndex | None = None
         self._mentions = MentionFinder()  # this process's label table, kept current by sync
         self._ontology = load_ontology(settings.ontology)
-        self._count_cache: tuple[object, int] = (None, 0)
 
     @classmethod
     def open(cls, vault: str | os.PathLike[str] | None = None, *, db: str | None = None,
@@ -238,11 +237,8 @@ class Knotwork:
         return mean, math.sqrt(var)
 
     def _chunk_count(self) -> int:
-        """Live chunks, cached per store change (counting them is O(n))."""
-        version = self.store.change_token()
-        if self._count_cache[0] != version:
-            self._count_cache = (version, self.store.reader.vector_counts()[1])
-        return self._count_cache[1]
+        """Live chunks (the store keeps the count: O(1))."""
+        return self.store.reader.live_chunk_count()
 
     def ingest_document(self, doc_id: str, title: str, source: str, raw_content: str, *,
                         entities: Sequence[Mapping[str, Any]] = (),

@@ -176,6 +176,44 @@ def test_fulltext_finds_entities_and_chunks(store: Store) -> None:
     assert len(store.reader.search_chunks('"reverse"', limit=5)) == 1
 
 
+def test_chunk_terms_match_as_the_index_does(store: Store) -> None:
+    apply(store, doc("a.md", [], body="The engines were developed in Lincoln."),
+          doc("b.md", [], body="Nothing of the sort here."))
+    [a] = store.reader.search_chunks('"engines"', limit=5)
+    [b] = store.reader.search_chunks('"sort"', limit=5)
+    got = store.reader.chunk_terms([a.id, b.id], ["engine", "developing", "lincoln", "absent"])
+    assert got == {a.id: {"engine", "developing", "lincoln"}, b.id: set()}  # stemmed
+    assert store.reader.chunk_terms([], ["engine"]) == {}
+    assert store.reader.chunk_terms([a.id], []) == {a.id: set()}
+    # a second call sees only its own chunks (the scratch table starts empty each time)
+    assert store.reader.chunk_terms([b.id], ["engine"]) == {b.id: set()}
+
+
+def test_change_token_moves_on_commits_not_on_reads(store: Store) -> None:
+    apply(store, doc("a.md", [], body="kestrel words here"))
+    before = store.change_token()
+    store.reader.term_frequencies(["kestrel"])  # reads that write scratch tables
+    [hit] = store.reader.search_chunks('"kestrel"', limit=5)
+    store.reader.chunk_terms([hit.id], ["words"])
+    assert store.change_token() == before
+    apply(store, doc("b.md", [], body="more words"))
+    assert store.change_token() != before
+
+
+def test_live_chunk_count_follows_edits_and_deletes(store: Store) -> None:
+    def counted() -> int:
+        return store.reader.stats()["chunks"]
+
+    assert store.reader.live_chunk_count() == 0
+    apply(store, doc("a.md", [], body="one"), doc("b.md", [], body="two"))
+    assert store.reader.live_chunk_count() == counted() > 0
+    apply(store, doc("a.md", [], body="one, edited"))
+    assert store.reader.live_chunk_count() == counted()
+    with store.write(actor="test") as w:
+        w.delete("default", "b.md")
+    assert store.reader.live_chunk_count() == counted()
+
+
 def test_reopen_sees_committed_data(store: Store, tmp_path) -> None:  # type: ignore[no-untyped-def]
     from knotwork.store import open_store
 

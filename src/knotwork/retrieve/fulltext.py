@@ -17,8 +17,14 @@ from .query import PRUNE_MIN_DF, PRUNE_RATIO, fts_match, query_terms, selective_
 
 
 def search_chunks(reader: StoreReader, text: str, *, limit: int,
-                  scopes: Sequence[str] | None = None) -> list[Hit]:
-    return _search(reader, text, limit=limit, scopes=scopes, table="chunk")
+                  scopes: Sequence[str] | None = None,
+                  freqs: list[tuple[str, int]] | None = None) -> list[Hit]:
+    """Find the chunks that best match ``text``.
+
+    ``freqs``: ``frequencies(reader, query_terms(text), table="chunk")`` when the caller
+    already has it (the context pipeline also weighs the query's terms with it).
+    """
+    return _search(reader, text, limit=limit, scopes=scopes, table="chunk", freqs=freqs)
 
 
 def search_entities(reader: StoreReader, text: str, *, limit: int,
@@ -27,11 +33,12 @@ def search_entities(reader: StoreReader, text: str, *, limit: int,
 
 
 def _search(reader: StoreReader, text: str, *, limit: int, scopes: Sequence[str] | None,
-            table: str) -> list[Hit]:
+            table: str, freqs: list[tuple[str, int]] | None = None) -> list[Hit]:
     terms = query_terms(text)
     if not terms:
         return []
-    kept = selective_terms(frequencies(reader, terms, table=table))
+    kept = selective_terms(freqs if freqs is not None
+                           else frequencies(reader, terms, table=table))
     if not kept:
         return []
     run = reader.search_chunks if table == "chunk" else reader.search_entities

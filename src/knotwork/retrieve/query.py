@@ -17,6 +17,32 @@ def words(text: str) -> list[str]:
     return [w.casefold() for w in _WORD.findall(text)]
 
 
+def named_spans(query: list[str], labels: dict[int, list[str]]) -> dict[int, tuple[int, int]]:
+    """The labels the query spells out in full, word for word: key → (start, end) word span.
+
+    The rule a passage's plain text follows to mention a note (``ingest.mentions``): word-
+    bounded, the whole label, at least four characters, not only stop words or digits, and
+    the longest match wins — a label lying inside a longer named one is not named by it.
+
+    >>> q = words("Is Kestrel Queue Admin faster than 200 West Street?")
+    >>> named_spans(q, {1: words("Kestrel Queue Admin"), 2: words("Kestrel Queue"),
+    ...                 3: words("200 West Street"), 4: words("West Street District"),
+    ...                 5: words("Is"), 6: words("200")})
+    {1: (1, 4), 3: (6, 9)}
+    """
+    found: dict[int, tuple[int, int]] = {}
+    for key, label in labels.items():
+        n = len(label)
+        if not n or len("".join(label)) < 4 or all(w in STOPWORDS or w.isdigit() for w in label):
+            continue
+        for i in range(len(query) - n + 1):
+            if query[i:i + n] == label:
+                found[key] = (i, i + n)
+                break
+    return {k: (a, b) for k, (a, b) in found.items()
+            if not any(c <= a and b <= d and (c, d) != (a, b) for c, d in found.values())}
+
+
 def fts_match(words: list[str], op: str = "OR") -> str:
     """Quote each word (user text may hold FTS5 syntax) and join with AND or OR."""
     return f" {op} ".join('"' + w.replace('"', '""') + '"' for w in words)

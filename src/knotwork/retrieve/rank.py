@@ -5,8 +5,14 @@ Each returns a score and is small enough to check by hand (``tests/retrieve/test
 
 from __future__ import annotations
 
+import functools
 import math
-from collections.abc import Callable, Sequence
+import operator
+from collections.abc import Callable, Hashable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Generic, TypeVar
+
+K = TypeVar("K", bound=Hashable)
 
 EXACT_SCORE = 1.0
 LABEL_BASE, LABEL_SPAN = 0.4, 0.2
@@ -20,10 +26,17 @@ SEMANTIC_FACTOR = 0.6
 # the others only rewarded entities named in many ways, not the relevant ones.
 EXTRA_SIGNAL_WEIGHT = 0.0
 HOP_DECAY = 0.5
-# A direct hit that a better hit names gains this share of a linked score: small, so it
-# reorders close calls (the second hop of a question) without burying text relevance.
+# A hit linked with an entity placed above it gains this share of that entity's score
+# (times the link's confidence): small, so it reorders close calls (the second hop of a
+# question) without burying text relevance.
 DIRECT_LINK_FACTOR = 0.1
 HUB_FREE_DEGREE = 5
+# A question that spells out a note's whole name is about that note as surely as the note
+# whose text matches it best is: the same score as the best chunk hit.
+NAMED_SCORE = CHUNK_BASE + CHUNK_SPAN
+# Holding every question word the entities above lack is worth the whole span of a text
+# hit (best over weakest): coverage is text evidence too, measured against what is missing.
+COVER_GAIN = CHUNK_SPAN
 
 
 def label_score(coverage: float) -> float:
@@ -66,10 +79,104 @@ def linked_score(parent: float, confidence: float, degree: int, *, decay: float 
                  ) -> float:
     """Score of an entity reached over one fact from a scored parent.
 
-    For an entity that is also a direct hit, this is added to its direct score: a passage
-    the best hit names is likelier the second hop of the question than one that is not.
+    A direct hit keeps its own score instead; its links count when the entities are
+    ordered (``cover_order``: a link with an entity placed above it).
     """
     return parent * decay * confidence * hub_factor(degree)
+
+
+def term_weight(df: int, n: int) -> float:
+    """A query term's weight: BM25's IDF for a term held by ``df`` of ``n`` chunks.
+
+    >>> round(term_weight(1, 1000), 2), round(term_weight(500, 1000), 2)
+    (6.5, 0.69)
+    """
+    return math.log(1.0 + (max(n, df) - df + 0.5) / (df + 0.5))
+
+
+@dataclass(frozen=True, slots=True)
+class Pick(Generic[K]):
+    """One place of ``cover_order``: the item, its new score and what it was credited for."""
+
+    key: K
+    score: float
+    cover: float = 0.0  # share of the coverable term weight it added
+    link: float = 0.0  # link credit
+    linked_to: K | None = None  # the entity above it that credit came from
+
+
+def cover_order(items: Sequence[tuple[K, float, frozenset[int]]], weights: Sequence[float],
+                *, links: Mapping[K, Mapping[K, float]] | None = None,
+                gain: float = COVER_GAIN, link_gain: float = DIRECT_LINK_FACTOR,
+                limit: int | None = None) -> list[Pick[K]]:
+    """Order ``(key, score, held terms)`` one pick at a time by score plus what each adds.
+
+    Each pick maximises ``score + gain × cover + link_gain × conf × score(p)``: ``cover``
+    is the weight of the query terms the item holds and no item placed above it holds,
+    over the weight of every term some item holds (``weights[t]`` for term ``t``); the last
+    part is its best link (``links[key][p] = conf``) with an item ``p`` placed above it.
+    For the coverage part this is the greedy maximiser of ``Σ score + gain × coverage``,
+    a monotone submodular set function, so coverage credits only shrink as the list grows.
+    A link credit can grow (a pick links to one placed just before it), so a pick's score
+    is capped at the score above it: scores never rise down the list.
+
+    Why: the parts of a multi-part question ("the birthplace of X is a port city of what
+    bay?") are answered by different notes, and the note that answers the second part is
+    usually one the first note names. After the note about X, the next most useful note
+    holds the words X's note lacks ("port", "bay") and is linked from it — not a second
+    note about X. Ties go to the higher input score, then the lower key.
+
+    >>> [(p.key, round(p.score, 2)) for p in cover_order(
+    ...     [("a", 0.9, frozenset({0})), ("b", 0.8, frozenset({0})),
+    ...      ("c", 0.7, frozenset({1}))], [1.0, 1.0], gain=0.5)]
+    [('a', 1.15), ('c', 0.95), ('b', 0.8)]
+    """
+    order = sorted(items, key=lambda it: (-it[1], it[0]))
+    keys = [k for k, _, _ in order]
+    scores = [sc for _, sc, _ in order]
+    masks = [sum(1 << t for t in held) for _, _, held in order]
+    mask_weight: dict[int, float] = {}
+
+    def weight(mask: int) -> float:
+        if mask not in mask_weight:
+            mask_weight[mask] = sum(w for t, w in enumerate(weights) if mask >> t & 1)
+        return mask_weight[mask]
+
+    total = weight(functools.reduce(operator.or_, masks, 0)) or 1.0
+    new = [weight(m) for m in masks]  # weight each item would add now
+    link = [0.0] * len(order)  # its best conf × score of a linked item placed above
+    via: list[K | None] = [None] * len(order)
+    where = {k: i for i, k in enumerate(keys)}
+    credits: dict[K, list[tuple[int, float]]] = {}  # placing key p credits these items
+    for k, neighbours in (links or {}).items():
+        if k in where:
+            for p, conf in neighbours.items():
+                credits.setdefault(p, []).append((where[k], conf))
+    left = list(range(len(order)))  # kept in score order: ties go to the earlier
+    covered = 0
+    out: list[Pick[K]] = []
+    limit = len(order) if limit is None else limit
+    while left and len(out) < limit:
+        best, value = left[0], -math.inf
+        for i in left:
+            v = scores[i] + gain * new[i] / total + link_gain * link[i]
+            if v > value:
+                best, value = i, v
+        left.remove(best)
+        gained = masks[best] & ~covered
+        if gained:
+            covered |= gained
+            for i in left:
+                if masks[i] & gained:
+                    new[i] = weight(masks[i] & ~covered)
+        for i, conf in credits.get(keys[best], ()):
+            if conf * scores[best] > link[i]:
+                link[i], via[i] = conf * scores[best], keys[best]
+        if out and value > out[-1].score:
+            value = out[-1].score
+        out.append(Pick(keys[best], value, weight(gained) / total, link_gain * link[best],
+                        via[best]))
+    return out
 
 
 # ------------------------------------------------------------------ fusion by name

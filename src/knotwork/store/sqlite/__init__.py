@@ -31,6 +31,7 @@ class SQLiteStore:
         self._local = threading.local()
         self._all: list[sqlite3.Connection] = []
         self._lock = threading.Lock()
+        self._commits = 0  # write transactions committed through this object
         self._con()  # create and migrate now, so errors surface at open
 
     def _con(self) -> sqlite3.Connection:
@@ -61,11 +62,17 @@ class SQLiteStore:
             raise
         with map_driver_errors("commit failed"):
             con.execute("COMMIT")
+        with self._lock:
+            self._commits += 1
 
     def change_token(self) -> tuple[int, int]:
-        """Differs after any commit, this process's or another's (cache invalidation)."""
-        con = self._con()
-        return int(con.execute("PRAGMA data_version").fetchone()[0]), con.total_changes
+        """Differs after any commit, this process's or another's (cache invalidation).
+
+        Why a commit counter and not ``total_changes``: that also counts the rows reads
+        write to their scratch tables in the temp schema (query stemming), so it changed on
+        every search and a cache keyed on it (the live chunk count) never hit.
+        """
+        return int(self._con().execute("PRAGMA data_version").fetchone()[0]), self._commits
 
     def data_version(self) -> int:
         """Changes whenever another connection commits (cache invalidation)."""

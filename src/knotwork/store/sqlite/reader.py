@@ -13,6 +13,9 @@ from collections.abc import Iterable, Sequence
 
 from ...types import ChunkRow, EntityRow, FactRow, Hit, Source
 
+_STEMS: dict[str, str] = {}  # word -> index term, see Reader._stems
+_STEMS_MAX = 100_000
+
 _FACT_SELECT = """
 SELECT f.id, COALESCE(s.resolved_id, s.id), COALESCE(sc.iri, s.iri), COALESCE(sc.label, s.label),
        f.predicate, f.value, f.datatype, COALESCE(o.resolved_id, o.id),
@@ -284,6 +287,69 @@ class Reader:
         limit = -1 if cap is None else int(cap)  # LIMIT -1: no limit
         return [(w, int(self.con.execute(sql, ('"' + w.replace('"', '""') + '"', limit))
                         .fetchone()[0])) for w in words]
+
+    def live_chunk_count(self) -> int:
+        """Live chunks, in O(1): the count the writer keeps in ``meta`` (``COUNT`` without it)."""
+        row = self.con.execute("SELECT value FROM meta WHERE key = 'live_chunks'").fetchone()
+        if row is not None:
+            return int(row[0])
+        return int(self.con.execute("SELECT COUNT(*) FROM chunks WHERE live = 1").fetchone()[0])
+
+    def chunk_terms(self, chunk_ids: Sequence[int], words: Sequence[str]
+                    ) -> dict[int, set[str]]:
+        """Which of ``words`` each chunk holds, matched as the full-text index matches them.
+
+        Why a scratch table: FTS5 answers "which rows hold this term" from the term's whole
+        posting list (a ``rowid IN`` constraint does not narrow it), so asking the index
+        costs O(rows holding the term). Tokenising just these chunks into a contentless
+        table in the temp schema costs O(their text) and stems exactly as the index does.
+        """
+        out: dict[int, set[str]] = {cid: set() for cid in chunk_ids}
+        if not chunk_ids or not words:
+            return out
+        by_stem: dict[str, list[str]] = {}
+        for i, stem in self._stems(words).items():
+            by_stem.setdefault(stem, []).append(words[i])
+        if not by_stem:
+            return out
+        self.con.execute(
+            "CREATE VIRTUAL TABLE IF NOT EXISTS temp.held_terms USING fts5(context, text,"
+            " content='', detail=none, columnsize=0,"
+            " tokenize='porter unicode61 remove_diacritics 2')")
+        self.con.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.held_vocab"
+                         " USING fts5vocab(temp, held_terms, 'instance')")
+        self.con.execute("INSERT INTO temp.held_terms(held_terms) VALUES('delete-all')")
+        self.con.execute("INSERT INTO temp.held_terms(rowid, context, text) SELECT id, context,"
+                         f" text FROM chunks WHERE id IN ({_marks(chunk_ids)})", list(chunk_ids))
+        stems = list(by_stem)
+        for cid, stem in self.con.execute(
+                f"SELECT DISTINCT doc, term FROM temp.held_vocab WHERE term IN ({_marks(stems)})",
+                stems):
+            out[cid].update(by_stem[stem])
+        return out
+
+    def _stems(self, words: Sequence[str]) -> dict[int, str]:
+        """Each word's index term (by position), from the index's own tokenizer.
+
+        Remembered per process: a word's stem depends only on the tokenizer, which the
+        schema fixes, and the same question words are stemmed for several lookups.
+        """
+        missing = [w for w in dict.fromkeys(words) if w not in _STEMS]
+        if missing:
+            self.con.execute(
+                "CREATE VIRTUAL TABLE IF NOT EXISTS temp.query_terms USING fts5(w,"
+                " tokenize='porter unicode61 remove_diacritics 2')")
+            self.con.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.query_vocab"
+                             " USING fts5vocab(temp, query_terms, 'instance')")
+            self.con.execute("DELETE FROM temp.query_terms")
+            self.con.executemany("INSERT INTO temp.query_terms(rowid, w) VALUES(?, ?)",
+                                 list(enumerate(missing)))
+            found = dict(self.con.execute("SELECT doc, term FROM temp.query_vocab"))
+            if len(_STEMS) > _STEMS_MAX:
+                _STEMS.clear()
+            for i, word in enumerate(missing):
+                _STEMS[word] = found.get(i, "")  # "" when the word holds no token
+        return {i: _STEMS[w] for i, w in enumerate(words) if _STEMS.get(w)}
 
     def search_entities(self, match: str, *, limit: int,
                         scopes: Sequence[str] | None = None) -> list[Hit]:

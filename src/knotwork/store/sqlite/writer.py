@@ -197,6 +197,7 @@ class Writer:
             " line_start, line_end, text_hash) VALUES(?,?,?,?,?,?,?,?,?,?)", rows)
         self.con.executemany("INSERT INTO chunk_fts(rowid, context, text) VALUES(?,?,?)",
                              [(r[0], r[5], r[6]) for r in rows])
+        self._count_live_chunks(len(rows))
         # an unchanged chunk keeps its vector: same text, same hash, no new embedding
         have = {r[0] for r in self.con.execute(
             f"SELECT text_hash FROM embeddings WHERE text_hash IN ({','.join('?' * len(rows))})",
@@ -226,9 +227,24 @@ class Writer:
             "INSERT INTO chunk_fts(chunk_fts, rowid, context, text) VALUES('delete',?,?,?)",
             [r[:3] for r in old])
         self.con.execute("UPDATE chunks SET live=0 WHERE document_id=? AND live=1", (doc_id,))
+        self._count_live_chunks(-len(old))
         self.con.executemany("INSERT INTO vector_log(chunk_id, added) VALUES(?, 0)",
                              [(r[0],) for r in old if r[4]])
         return [r[3] for r in old]
+
+    def _count_live_chunks(self, delta: int) -> None:
+        """Keep ``meta.live_chunks`` in step with the chunks table, in the same transaction.
+
+        Why: IDF needs the live chunk count on every query, and counting them is O(chunks).
+        A store written before this count existed gets it from one ``COUNT`` here, taken
+        after the change it is called for.
+        """
+        if not delta:
+            return
+        row = self.con.execute("SELECT value FROM meta WHERE key = 'live_chunks'").fetchone()
+        n = (int(row[0]) + delta if row else self.con.execute(
+            "SELECT COUNT(*) FROM chunks WHERE live = 1").fetchone()[0])
+        self.set_meta("live_chunks", str(n))
 
     def _drop_orphan_vectors(self, hashes: Sequence[str]) -> None:
         """Delete vectors no live chunk uses any more: a delete leaves no vector behind."""

@@ -1,0 +1,35 @@
+"""Query text helpers: which labels a question names, and the modules' own examples."""
+
+from __future__ import annotations
+
+import doctest
+
+import pytest
+
+from knotwork.retrieve import query, rank
+from knotwork.retrieve.query import named_spans, words
+
+
+@pytest.mark.parametrize("module", [query, rank])
+def test_docstring_examples(module: object) -> None:
+    failed, attempted = doctest.testmod(module)  # type: ignore[arg-type]
+    assert attempted > 0 and failed == 0
+
+
+def spans(question: str, *labels: str) -> dict[str, tuple[int, int]]:
+    got = named_spans(words(question), {i: words(label) for i, label in enumerate(labels)})
+    return {labels[i]: span for i, span in got.items()}
+
+
+def test_a_label_is_named_whole_word_bounded_and_in_order() -> None:
+    q = "Who directed Moving Violations, and was Frank Borzage older?"
+    assert spans(q, "Moving Violations", "Frank Borzage", "Violations Moving") == {
+        "Moving Violations": (2, 4), "Frank Borzage": (6, 8)}
+    assert spans("movingviolations", "Moving Violations") == {}
+    assert spans("Where is 200 West Street?", "200 West Street", "West Street") == {
+        "200 West Street": (2, 5)}  # the longest match wins, as in prose mentions
+
+
+def test_short_stop_word_and_number_labels_are_never_named() -> None:
+    assert spans("What is it about 1958 and Tosca?", "It", "The Who", "1958", "Tosca", "abc"
+                 ) == {"Tosca": (6, 7)}
