@@ -31,7 +31,7 @@ from ..types import (
 )
 from . import fulltext, rank
 from .budget import Measure, pack
-from .query import named_spans, query_terms, selective_terms, words
+from .query import named_spans, query_terms, words
 
 SemanticSearch = Callable[[str, int], list[tuple[int, float]]]  # (chunk id, cosine)
 
@@ -222,11 +222,11 @@ def _cover(reader: StoreReader, cands: dict[int, _Cand], freqs: list[tuple[str, 
     numbers at twice the tokenising cost.
     """
     pool = sorted(cands.items(), key=lambda kv: (-kv[1].score, kv[0]))[: opts.max_entities]
-    # A term no chunk holds covers nothing; nor does one full text dropped as far too
-    # common (its count is only known to pass the bar, and its IDF is near zero beside
-    # the rarest term's, see ``query.selective_terms``).
-    kept = set(selective_terms(freqs))
-    terms = [(w, df) for w, df in freqs if df > 0 and w in kept]
+    # A term no chunk holds covers nothing. A term full text dropped as far too common has
+    # a count that stops at the pruning bar (``fulltext.frequencies``): weighed as that
+    # common, it weighs at most a hundredth of the rarest term's IDF ratio, and never more
+    # than it would with its exact count (HotpotQA dev50: the same R@2, 0.91, as exact).
+    terms = [(w, df) for w, df in freqs if df > 0]
     index = {w: i for i, (w, _) in enumerate(terms)}
     n = reader.live_chunk_count() if terms else 0
     weights = [rank.term_weight(df, n) for _, df in terms]
