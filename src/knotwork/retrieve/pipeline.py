@@ -223,9 +223,9 @@ def _cover(reader: StoreReader, cands: dict[int, _Cand], freqs: list[tuple[str, 
     """
     pool = sorted(cands.items(), key=lambda kv: (-kv[1].score, kv[0]))[: opts.max_entities]
     # A term no chunk holds covers nothing. A term full text dropped as far too common has
-    # a count that stops at the pruning bar (``fulltext.frequencies``): weighed as that
-    # common, it weighs at most a hundredth of the rarest term's IDF ratio, and never more
-    # than it would with its exact count (HotpotQA dev50: the same R@2, 0.91, as exact).
+    # a count that stops at the pruning bar (``fulltext.frequencies``), so it weighs a
+    # little more than its exact count would give, still little beside a rare term
+    # (HotpotQA dev50: the same R@2, 0.91, as with exact counts).
     terms = [(w, df) for w, df in freqs if df > 0]
     index = {w: i for i, (w, _) in enumerate(terms)}
     n = reader.live_chunk_count() if terms else 0
