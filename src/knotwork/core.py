@@ -130,7 +130,8 @@ class Knotwork:
     def _check_manifest(self, emb: Embedder) -> None:
         """Refuse to mix vectors of two models in one store."""
         stored = self.store.reader.meta("embedder")
-        if not stored or self.store.reader.vector_counts()[0] == 0:
+        # any stored vector at all (an indexed EXISTS): this runs before every vector query
+        if not stored or not self.store.reader.vector_status()[0]:
             return
         have = json.loads(stored)
         if (have["name"], have["version"]) != (emb.name, emb.version):
