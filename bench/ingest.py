@@ -13,8 +13,9 @@ path (median of 20, each one a durable commit), and ``context`` latency p50/p95 
 ``context`` runs hybrid (full text + vectors + links) at full scale
 (``--notes 11000`` is about 100,000 chunks). The vectors come from the hashing test
 embedder at MiniLM's dimension, because embedding 100k chunks with the real model takes
-hours here; the search cost does not depend on what the vectors mean. What the real model
-adds per query, encoding the query, is measured apart (``minilm_query_ms_p50``).
+hours here; the search cost does not depend on what the vectors mean. So that each
+``context`` still pays what the real model costs per query, every query is also encoded
+by MiniLM (its vector unused); that cost alone is reported as ``minilm_query_ms_p50``.
 """
 
 from __future__ import annotations
@@ -100,6 +101,22 @@ def make_vault(root: Path, n: int, seed: int = 7) -> list[str]:
     return paths
 
 
+class _HashWithModelCost:
+    """Hashing vectors at MiniLM's dimension; a lone text (a query) also runs through MiniLM,
+    so a query pays the real model's encoding time while the stored vectors stay cheap."""
+
+    def __init__(self) -> None:
+        self.inner = HashEmbedder(dim=384)
+        self.model = MiniLMEmbedder()
+        self.name, self.version = self.inner.name, self.inner.version
+        self.dim, self.normalized = self.inner.dim, self.inner.normalized
+
+    def embed(self, texts: list[str]) -> object:
+        if len(texts) == 1:
+            self.model.embed(texts)
+        return self.inner.embed(texts)
+
+
 def _peak_rss_mb() -> float:
     own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     kids = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
@@ -163,7 +180,7 @@ def main() -> None:
         extra: dict[str, object] = {}
         if args.vectors:
             kw.settings = replace(kw.settings, embedder="hash")
-            kw._embedder = HashEmbedder(dim=384)  # MiniLM's dimension; see the docstring
+            kw._embedder = _HashWithModelCost()  # see the module docstring
             t = time.perf_counter()
             done = kw.embed()
             extra["vectors"] = done["embedded"]

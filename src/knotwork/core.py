@@ -14,6 +14,7 @@ import getpass
 import json
 import math
 import os
+import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, replace
@@ -22,6 +23,7 @@ from types import TracebackType
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from . import sync as _sync
 from .agent import build_agent_document, load_ontology
@@ -51,6 +53,8 @@ from .types import (
     name_key,
 )
 from .watch import VaultWatcher
+
+FloatArray = npt.NDArray[np.float32]
 
 
 class Knotwork:
@@ -193,7 +197,41 @@ class Knotwork:
     def _vector_hits(self, query: str, k: int) -> list[tuple[int, float]]:
         return self._vector_search(query, k, stats=False)[0]
 
-    def _vector_search(self, query: str, k: int, *, stats: bool = True
+    @staticmethod
+    def _embed_query(emb: Embedder, query: str) -> FloatArray:
+        return np.asarray(emb.embed([query]), dtype=np.float32)[0]
+
+    def _early_query_vector(self, query: str) -> Callable[[], FloatArray | None]:
+        """Start embedding ``query`` now, in a thread; the returned call waits for it.
+
+        Why: the model (onnxruntime) and SQLite both release the GIL, so the query's
+        encoding runs while full-text search does, instead of after it. A short-lived
+        thread, not a pool: an idle pool thread would keep ``sync`` from forking workers.
+        """
+        emb = self.embedder()
+        if emb is None:
+            return lambda: None
+        box: dict[str, Any] = {}
+
+        def run() -> None:
+            try:
+                box["vec"] = self._embed_query(emb, query)
+            except BaseException as exc:  # noqa: BLE001 - re-raised in the caller's thread
+                box["error"] = exc
+
+        worker = threading.Thread(target=run, name="knotwork-query-embed", daemon=True)
+        worker.start()
+
+        def wait() -> FloatArray | None:
+            worker.join()
+            if "error" in box:
+                raise box["error"]
+            return box.get("vec")
+
+        return wait
+
+    def _vector_search(self, query: str, k: int, *, stats: bool = True,
+                       vec: FloatArray | None = None
                        ) -> tuple[list[tuple[int, float]], tuple[float, float] | None]:
         emb = self.embedder()
         if emb is None:
@@ -203,7 +241,8 @@ class Knotwork:
         index.refresh(self.store.reader)
         if not len(index):
             return [], None
-        vec = np.asarray(emb.embed([query]), dtype=np.float32)[0]
+        if vec is None:
+            vec = self._embed_query(emb, query)
         if not stats:
             return index.search(vec, k), None
         return index.search_with_stats(vec, k)
@@ -372,10 +411,24 @@ class Knotwork:
             notes = ("no chunk vectors: answered from full text and links only",)
         elif status.startswith("partial"):
             notes = (f"semantic search saw only the chunks embedded so far ({status})",)
-        return build_context(self.store.reader, query, opts,
-                             measure=Measure(render, lambda text: count_tokens(text, encoding=enc)),
-                             semantic=self._vector_hits if status != "none" else None,
-                             embedding_status=status, notes=notes)
+        semantic = None
+        if status != "none":
+            query_vector = self._early_query_vector(query)
+
+            def semantic(text: str, k: int) -> list[tuple[int, float]]:
+                return self._vector_search(text, k, stats=False, vec=query_vector())[0]
+
+        try:
+            return build_context(
+                self.store.reader, query, opts,
+                measure=Measure(render, lambda text: count_tokens(text, encoding=enc)),
+                semantic=semantic, embedding_status=status, notes=notes)
+        finally:
+            if semantic is not None:
+                try:
+                    query_vector()  # never leave the thread behind, even on an error
+                except Exception:  # noqa: BLE001, S110 - the answer's own error matters more
+                    pass
 
     def render(self, ctx: KnowledgeContext, fmt: str = "markdown") -> str:
         return renderer(fmt)(ctx)
