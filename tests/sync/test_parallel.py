@@ -60,3 +60,34 @@ def test_workers_write_the_same_facts_as_one_process(tmp_path: Path,
     finally:
         par.close()
         seq.close()
+
+
+def test_a_large_resync_with_renames_edits_and_deletes_matches_a_fresh_ingest(
+        tmp_path: Path) -> None:
+    vault = _vault(tmp_path)
+    kw = Knotwork.open(vault, db=str(tmp_path / "inc.db"), synchronous="OFF", workers=2)
+    try:
+        kw.ingest()
+        notes = sorted(p for p in vault.rglob("note-*.md"))
+        for i, path in enumerate(notes):
+            if i % 8 == 0:
+                path.unlink()  # 30 deletes
+            elif i % 8 == 1:
+                path.rename(path.with_name(f"moved-{path.name}"))  # renames, same content
+            else:  # edits: a new link, a new plain mention, one fact fewer
+                text = path.read_text(encoding="utf-8").replace("status: active", "status: done")
+                path.write_text(text + f"\nAlso see [[note-{(i * 11) % N}]] and Unit {i}.\n",
+                                encoding="utf-8")
+        report = kw.ingest()
+        assert report.deleted == 30 and report.renamed == 30
+        assert report.updated == N - 60
+        fresh = Knotwork.open(vault, db=str(tmp_path / "fresh.db"), synchronous="OFF",
+                              workers=1)
+        try:
+            fresh.ingest()
+            assert live(kw) == live(fresh)
+            assert kw.stats()["documents"] == fresh.stats()["documents"]
+        finally:
+            fresh.close()
+    finally:
+        kw.close()
