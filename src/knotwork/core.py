@@ -194,9 +194,6 @@ class Knotwork:
         done, live = self.store.reader.vector_counts()
         return f"partial {done}/{live}"
 
-    def _vector_hits(self, query: str, k: int) -> list[tuple[int, float]]:
-        return self._vector_search(query, k, stats=False)[0]
-
     @staticmethod
     def _embed_query(emb: Embedder, query: str) -> FloatArray:
         return np.asarray(emb.embed([query]), dtype=np.float32)[0]

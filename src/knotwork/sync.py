@@ -151,8 +151,8 @@ def sync(store: Store, root: str | os.PathLike[str], *, scope: str, actor: str,
                           errors=tuple(p.issues))
     jobs = [(f.path, data, f.mtime_ns, max_bytes, chunk_tokens) for f, data in p.changed]
     acc = _Tally(unchanged=p.unchanged, errors=list(p.issues))
-    opener = store.opener()
-    if len(jobs) >= _PARALLEL_MIN and workers != 1 and opener is not None and _can_fork():
+    opener = _worker_opener(store, len(jobs), workers)
+    if opener is not None:
         _write_in_workers(opener, jobs, acc, scope=scope, actor=actor, force=force,
                           renames=p.renames, workers=workers, batch_size=min(batch_size, 100),
                           progress=progress, total=total)
@@ -162,9 +162,7 @@ def sync(store: Store, root: str | os.PathLike[str], *, scope: str, actor: str,
                 _apply_batch(w, batch, acc, scope=scope, force=force, renames=p.renames)
             if progress:
                 progress(acc.done, total)
-    counts, errors, done = acc.counts, acc.errors, acc.done
-    touched, added_names, removed_names = acc.touched, acc.added, acc.removed
-    changes = acc.changes
+    counts = acc.counts
     if p.deleted:
         with store.write(actor=actor) as w:
             for path in p.deleted:
@@ -172,19 +170,19 @@ def sync(store: Store, root: str | os.PathLike[str], *, scope: str, actor: str,
                 if gone:
                     counts["deleted"] += 1
                     counts["fr"] += gone.retracted
-                    removed_names.extend(gone.names_removed)
-                    changes += bool(gone.names_removed)
-                done += 1
+                    acc.removed.extend(gone.names_removed)
+                    acc.changes += bool(gone.names_removed)
+                acc.done += 1
         if progress:
-            progress(done, total)
-    added, retracted = refresh_mentions(store, finder, actor=actor, documents=touched,
-                                        added=added_names, removed=removed_names,
-                                        generations=changes, workers=workers)
+            progress(acc.done, total)
+    added, retracted = refresh_mentions(store, finder, actor=actor, documents=acc.touched,
+                                        added=acc.added, removed=acc.removed,
+                                        generations=acc.changes, workers=workers)
     counts["fa"] += added
     counts["fr"] += retracted
     return SyncReport(added=counts["added"], updated=counts["updated"], deleted=counts["deleted"],
                       unchanged=counts["unchanged"],
-                      renamed=counts["renamed"], errors=tuple(errors),
+                      renamed=counts["renamed"], errors=tuple(acc.errors),
                       facts_added=counts["fa"], facts_retracted=counts["fr"])
 
 
@@ -230,8 +228,8 @@ def refresh_mentions(store: Store, finder: MentionFinder, *, actor: str,
         affected |= reader.documents_mentioning(sorted(phrases))
     n_added = n_retracted = 0
     ids = sorted(affected)
-    opener = store.opener()
-    if len(ids) >= _PARALLEL_MIN and workers != 1 and opener is not None and _can_fork():
+    opener = _worker_opener(store, len(ids), workers)
+    if opener is not None:
         n_added, n_retracted = _mentions_in_workers(opener, ids, actor=actor, workers=workers)
         with store.write(actor=actor) as w:
             w.mentions_done([], through_change=last_change)
@@ -240,10 +238,7 @@ def refresh_mentions(store: Store, finder: MentionFinder, *, actor: str,
         part = ids[i:i + batch_size]
         with store.write(actor=actor) as w:
             for doc_id in part:
-                chunks, own, linked = reader.mention_inputs(doc_id)
-                drafts = finder.find([ChunkText(line, text) for line, text in chunks],
-                                     skip_keys=frozenset(own | linked))
-                a, r = w.apply_mentions(doc_id, drafts)
+                a, r = w.apply_mentions(doc_id, _mention_drafts(reader, finder, doc_id))
                 n_added, n_retracted = n_added + a, n_retracted + r
             last = i + batch_size >= len(ids)
             w.mentions_done(part, through_change=last_change if last else None)
@@ -301,14 +296,19 @@ def _apply_batch(w: StoreWriter, batch: Sequence[ParsedDocument | Issue], acc: _
             acc.changes += bool(out.names_added or out.names_removed)
 
 
-def _can_fork() -> bool:
-    """Whether worker processes may be forked from this one.
+def _worker_opener(store: Store, items: int, workers: int) -> Callable[[], Store] | None:
+    """How worker processes open ``store``, when ``items`` pieces of work merit them.
 
-    Forked, not spawned: no import of the caller's script, so no ``__main__`` guard is
-    needed. But a copy of a process with other threads may inherit a lock one of them
-    held, so a threaded caller (a server) does its work in its own process instead.
+    Not for fewer than ``_PARALLEL_MIN``, nor with ``workers=1``, nor for a store another
+    process cannot open. Forked, not spawned: no import of the caller's script, so no
+    ``__main__`` guard is needed. But a copy of a process with other threads may inherit a
+    lock one of them held, so a threaded caller (a server) does its work itself.
     """
-    return "fork" in multiprocessing.get_all_start_methods() and threading.active_count() == 1
+    if items < _PARALLEL_MIN or workers == 1:
+        return None
+    if "fork" not in multiprocessing.get_all_start_methods() or threading.active_count() > 1:
+        return None
+    return store.opener()
 
 
 # Per worker process: its own handle on the store, and the lock the writers share.
