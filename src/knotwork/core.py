@@ -134,8 +134,8 @@ class Knotwork:
     def _check_manifest(self, emb: Embedder) -> None:
         """Refuse to mix vectors of two models in one store."""
         stored = self.store.reader.meta("embedder")
-        # any stored vector at all (an indexed EXISTS): this runs before every vector query
-        if not stored or not self.store.reader.vector_status()[0]:
+        # any stored vector at all (one indexed read): this runs before every vector query
+        if not stored or not self.store.reader.has_vectors():
             return
         have = json.loads(stored)
         if (have["name"], have["version"]) != (emb.name, emb.version):

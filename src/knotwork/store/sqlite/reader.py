@@ -543,12 +543,15 @@ class Reader:
                                " WHERE live = 1").fetchone()
         return int(row[0]), int(row[1])
 
+    def has_vectors(self) -> bool:
+        """Whether any vector is stored: one indexed read."""
+        return bool(self.con.execute("SELECT EXISTS(SELECT 1 FROM embeddings)").fetchone()[0])
+
     def vector_status(self) -> tuple[bool, int]:
         """(any vector stored, live chunks still without one) — both from indexes, O(pending)."""
-        has = self.con.execute("SELECT EXISTS(SELECT 1 FROM embeddings)").fetchone()[0]
         pending = self.con.execute("SELECT COUNT(*) FROM chunks WHERE live = 1 AND embedded = 0"
                                    ).fetchone()[0]
-        return bool(has), int(pending)
+        return self.has_vectors(), int(pending)
 
     def vector_changes(self, since: int, *, limit: int = 200_000
                        ) -> tuple[int, list[tuple[int, int]]]:
