@@ -253,22 +253,29 @@ class Reader:
               min_confidence: float = 0.0, trusts: Sequence[str] | None = None,
               scopes: Sequence[str] | None = None, valid_at: str | None = None,
               limit: int = 2000) -> list[tuple[int, int, str, float, int]]:
-        """Live entity-to-entity facts touching the entities: (from, to, predicate, conf, id)."""
+        """Live entity-to-entity facts touching the entities: (from, to, predicate, conf, id).
+
+        Unfiltered, each direction reads only its covering index (``facts_subject`` /
+        ``facts_object``) and the far end's entity row; the near end is canonical already.
+        """
         members = self.members(entity_ids)
         if not members:
             return []
         ids = list(members)
         out: list[tuple[int, int, str, float, int]] = []
-        for col in ("subject_id", "object_id"):
+        for col, far in (("subject_id", "object_id"), ("object_id", "subject_id")):
             where, args = [f"f.{col} IN ({_marks(ids)})", "f.object_id IS NOT NULL"], list(ids)
             self._time_filter(where, args, as_of=as_of, history=False)
             self._filters(where, args, scopes=scopes, min_confidence=min_confidence,
                           trusts=trusts, valid_at=valid_at)
-            out.extend(self.con.execute(
-                "SELECT COALESCE(s.resolved_id, s.id), COALESCE(o.resolved_id, o.id), f.predicate,"
-                " f.confidence, f.id FROM facts f JOIN entities s ON s.id = f.subject_id"
-                f" JOIN entities o ON o.id = f.object_id WHERE {' AND '.join(where)}"
-                f" LIMIT {int(limit)}", args))
+            rows = self.con.execute(
+                f"SELECT f.{col}, COALESCE(e.resolved_id, e.id), f.predicate, f.confidence, f.id"
+                f" FROM facts f JOIN entities e ON e.id = f.{far}"
+                f" WHERE {' AND '.join(where)} LIMIT {int(limit)}", args).fetchall()
+            if col == "subject_id":
+                out.extend((members[near], other, p, c, i) for near, other, p, c, i in rows)
+            else:
+                out.extend((other, members[near], p, c, i) for near, other, p, c, i in rows)
         return out
 
     # ------------------------------------------------------------ full text

@@ -171,4 +171,20 @@ MIGRATIONS.append([
         added INTEGER NOT NULL)""",
 ])
 
+# 5: link expansion reads only the edge index. The subject and object indexes also carry the
+# far end, predicate and confidence, so reading a frontier's edges touches no fact row (a
+# fact row holds its supporting text; most facts of a note are literals the scan skips).
+# The vocabulary views of 3 gave way to capped counts over the full-text index.
+MIGRATIONS.append([
+    """DROP TABLE chunk_vocab""",
+    """DROP TABLE entity_vocab""",
+    """DROP INDEX facts_subject""",
+    """DROP INDEX facts_object""",
+    """CREATE INDEX facts_subject
+        ON facts(subject_id, retracted_at, object_id, predicate, confidence)""",
+    """CREATE INDEX facts_object
+        ON facts(object_id, retracted_at, subject_id, predicate, confidence)
+        WHERE object_id IS NOT NULL""",
+])
+
 SCHEMA_VERSION = len(MIGRATIONS)
