@@ -34,7 +34,7 @@ from .ingest.lexicon import normalize_relation
 from .ingest.mentions import MentionFinder
 from .ingest.sources import DEFAULT_PATTERNS
 from .render import renderer
-from .retrieve import ContextOptions, Measure, build_context, count_tokens, fulltext
+from .retrieve import ContextOptions, Measure, build_context, fulltext, token_counter
 from .retrieve.rank import fusion as fusion_by_name
 from .retrieve.rank import zscore_sum
 from .retrieve.vectors import VectorIndex
@@ -418,7 +418,7 @@ class Knotwork:
         try:
             return build_context(
                 self.store.reader, query, opts,
-                measure=Measure(render, lambda text: count_tokens(text, encoding=enc)),
+                measure=Measure(render, token_counter(enc)),
                 semantic=semantic, embedding_status=status, notes=notes)
         finally:
             if semantic is not None:
