@@ -35,10 +35,11 @@ from .ingest.mentions import MentionFinder
 from .ingest.sources import DEFAULT_PATTERNS
 from .render import renderer
 from .retrieve import ContextOptions, Measure, build_context, fulltext, token_counter
+from .retrieve.memo import ReadMemo
 from .retrieve.rank import fusion as fusion_by_name
 from .retrieve.rank import zscore_sum
 from .retrieve.vectors import VectorIndex
-from .store import Store, open_store
+from .store import Store, StoreReader, open_store
 from .types import (
     Applied,
     EntityView,
@@ -68,6 +69,7 @@ class Knotwork:
         self._embedder: Embedder | None = None
         self._vindex: VectorIndex | None = None
         self._mentions = MentionFinder()  # this process's label table, kept current by sync
+        self._memo = ReadMemo()  # term counts and degrees, dropped at every commit
         self._ontology = load_ontology(settings.ontology)
 
     @classmethod
@@ -273,6 +275,10 @@ class Knotwork:
         var = max(sum(s * s for s in top) / n - mean * mean, 1e-12)
         return mean, math.sqrt(var)
 
+    def _reader(self) -> StoreReader:
+        """The store's reader, with counts that repeat across queries remembered."""
+        return self._memo.reader(self.store.reader, self.store.change_token())
+
     def _chunk_count(self) -> int:
         """Live chunks (the store keeps the count: O(1))."""
         return self.store.reader.live_chunk_count()
@@ -417,7 +423,7 @@ class Knotwork:
 
         try:
             return build_context(
-                self.store.reader, query, opts,
+                self._reader(), query, opts,
                 measure=Measure(render, token_counter(enc)),
                 semantic=semantic, embedding_status=status, notes=notes)
         finally:
@@ -440,7 +446,7 @@ class Knotwork:
         k = _positive("k", k)
         if mode not in ("bm25", "vector", "hybrid"):
             raise InvalidQuery(f"mode must be bm25, vector or hybrid, got {mode!r}")
-        reader = self.store.reader
+        reader = self._reader()
         depth = max(k, 100)
         runs: list[list[tuple[int, float]]] = []
         stats: list[tuple[float, float] | None] = []
