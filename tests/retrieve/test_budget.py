@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import functools
 import json
+import warnings
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import example, given, settings
@@ -23,6 +26,16 @@ _ALPHABET = st.sampled_from(list(
     "\n\n\n\r\t   {}[]\"\"',:./\\-_#*|>`'sStT019aAzZ\u00e9\u0301\u00df\u4e2d\u0416"
     "\u00a0\u2028\u3000\U0001f600"))
 _TEXT = st.text(alphabet=_ALPHABET, max_size=120)
+
+
+@functools.cache
+def _public(encoding: str) -> Any:
+    """The tokenizer package's public API, which ``count_tokens`` loads around."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)  # its resource loading
+        import bpe_openai
+
+        return bpe_openai.get_encoding(encoding)
 
 
 def _json_values() -> st.SearchStrategy[object]:
@@ -72,3 +85,12 @@ def test_other_encodings_are_counted_whole() -> None:
     counter = TokenCounter("voyage3_base")
     assert counter(text) == count_tokens(text, encoding="voyage3_base")
     assert counter._cache == {}
+
+
+@pytest.mark.parametrize("encoding", ENCODINGS)
+@settings(max_examples=200, deadline=None)
+@given(text=_TEXT)
+@example(text="lone \ud800 surrogate")
+def test_counts_equal_the_tokenizer_packages_own_api(encoding: str, text: str) -> None:
+    expected = len(_public(encoding).encode_ordinary(text))
+    assert count_tokens(text, encoding=encoding) == expected
