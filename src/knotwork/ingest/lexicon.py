@@ -210,7 +210,7 @@ class _Phrases:
     as ``register_relation`` does) can never leave a stale answer behind.
     """
 
-    table: dict[tuple[str, ...], str]  # case-folded words → predicate
+    table: dict[tuple[str, ...], str]  # case-folded words → predicate (those that can match)
     lasts: frozenset[str]  # the phrases' last words
     longest: int  # most words in a phrase
     tails: dict[tuple[str, bool, bool], str | None] = field(default_factory=dict)
@@ -229,7 +229,11 @@ def _phrase_table() -> _Phrases:
             for phrase in expand(pattern):
                 table.setdefault(_words(phrase), predicate)
     lasts = frozenset(words[-1] for words in table)
-    return _Phrases(table, lasts, max(map(len, table), default=0))
+    longest = max(map(len, table), default=0)
+    # A phrase with a part that is no word (a registered "is-a") can never match: leave it
+    # out of the lookup, so a hit needs no check, but keep its words in lasts and longest.
+    matchable = {words: p for words, p in table.items() if all(map(_is_word, words))}
+    return _Phrases(matchable, lasts, longest)
 
 
 def _remember(memo: dict[_K, _V], key: _K, value: _V) -> _V:
@@ -286,14 +290,15 @@ def _match_window(phrases: _Phrases, window: str, cut: bool, exact: bool) -> str
     word = last[-1].replace("’", "'").casefold()
     if word not in lasts and word not in DETERMINERS and word.lstrip(_JUNK) not in lasts:
         return None  # the common case: no phrase ends here
-    parts = window.rsplit(None, longest + 1)
+    # Folding the window at once splits as folding each part would: no character folds
+    # into or out of whitespace.
+    parts = window.replace("’", "'").casefold().rsplit(None, longest + 1)
     if len(parts) > longest + 1 or cut:
         if exact:
             return None
         parts = parts[1:]  # the remainder, or a word the window may have cut
     if not parts:
         return None
-    parts = [p.replace("’", "'").casefold() for p in parts]
     tails = []
     if parts[-1] in lasts:
         tails.append(parts)
@@ -304,7 +309,7 @@ def _match_window(phrases: _Phrases, window: str, cut: bool, exact: bool) -> str
         for k in (top,) if exact else range(min(top, longest), 0, -1):
             candidate = (words[-k].lstrip(_JUNK), *words[top - k + 1:])
             found = table.get(candidate)
-            if found is not None and all(map(_is_word, candidate)):
+            if found is not None:
                 return found
     return None
 
