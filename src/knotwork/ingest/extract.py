@@ -256,25 +256,28 @@ class _BlockReader:
             return self.block.first
         return self.block.first + bisect_right(self.starts, pos) - 1
 
-    def line_text(self, pos: int) -> str:
-        if len(self.starts) == 1:
-            return self.raw.strip()
-        return self.block.raw[bisect_right(self.starts, pos) - 1].strip()
-
-    def line_span(self, pos: int) -> Span:
-        return _span(self.line_of(pos))
-
     def add(
         self, pos: int, predicate: str, obj: ObjectRef, extractor: str,
         qualifiers: tuple[tuple[str, str], ...] = (),
     ) -> None:
-        """Add a fact about the note whose source is the line holding ``pos``."""
-        self.sink.add(SELF, predicate, obj, self.line_span(pos), self.line_text(pos), extractor,
+        """Add a fact about the note whose source is the line holding ``pos``.
+
+        One position lookup serves both the span and the text (``line_span`` and
+        ``line_text`` would each do it).
+        """
+        if len(self.starts) == 1:
+            line, text = self.block.first, self.raw
+        else:
+            index = bisect_right(self.starts, pos) - 1
+            line, text = self.block.first + index, self.block.raw[index]
+        self.sink.add(SELF, predicate, obj, _span(line), text.strip(), extractor,
                       qualifiers=qualifiers)
 
     # -- inline fields and tags
 
     def fields(self) -> None:
+        if "::" not in self.text:
+            return  # no field: skip the call
         for f in find_fields(self.text):
             self.field(f)
 
