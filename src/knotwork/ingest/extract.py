@@ -16,7 +16,17 @@ from dataclasses import dataclass, field
 from datetime import date, datetime
 from functools import lru_cache
 
-from ..types import SELF, EntityRef, FactDraft, Issue, LiteralValue, NameRef, ObjectRef, Span
+from ..types import (
+    SELF,
+    EntityRef,
+    FactDraft,
+    Issue,
+    LiteralValue,
+    NameRef,
+    ObjectRef,
+    SelfRef,
+    Span,
+)
 from .frontmatter import Entry
 from .lexicon import (
     DETERMINERS,
@@ -102,11 +112,25 @@ class _Sink:
             obj = self.spellings.setdefault(obj.key, obj)
         if isinstance(subject, NameRef):
             subject = self.spellings.setdefault(subject.key, subject)
-        identity = (subject, predicate, obj, None, None, qualifiers)  # FactDraft.identity()
+        # FactDraft.identity() (valid_from/to are None here), each ref by a plain token
+        identity = (_token(subject), predicate, _token(obj), qualifiers)
         if not predicate or identity in self.facts:
             return
         self.facts[identity] = FactDraft(subject, predicate, obj, span, text, extractor,
                                          VERSION, confidence, qualifiers=qualifiers)
+
+
+def _token(ref: ObjectRef) -> object:
+    """A key equal for equal refs, hashed in C: a frozen dataclass hashes in Python.
+
+    Within one sink a name has one spelling, so a ``NameRef`` is equal to another exactly
+    when their keys are; a string, a tuple and None never equal one another.
+    """
+    if isinstance(ref, NameRef):
+        return ref.key
+    if isinstance(ref, LiteralValue):
+        return (ref.value, ref.datatype)
+    return None if isinstance(ref, SelfRef) else ref
 
 
 def extract_facts(
