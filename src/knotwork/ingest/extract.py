@@ -146,13 +146,16 @@ def extract_facts(
         _entry_facts(entry, sink)
     note_dir = path.rpartition("/")[0]
     for block in blocks:
-        if block.list_item or _may_hold_structure(block.masked):
+        if _may_hold_structure(block.masked):
             _BlockReader(block, path, note_dir, sink).read()
     return tuple(sink.facts.values()), tuple(sink.issues)
 
 
 def _may_hold_structure(lines: list[str]) -> bool:
     """Lines without "[", "#" or "::" hold no link, tag or field: skip them unread.
+
+    That holds for list items too: an observation starts with "[category]" and a list
+    relation needs a link.
 
     Plain substring tests, not a regex: they run at memchr speed on long prose lines.
     A block is most often one line: test it as is, else the lines joined (no "::" can

@@ -150,6 +150,9 @@ class _Scanner:
             masked, self.comment = mask_inline(raw, self.comment)
             self.after_break = False
             return self.keep(ScannedLine(TEXT, masked), raw)
+        if not raw:  # an empty line, the most common blank one
+            self.after_break = True
+            return _BLANK_LINE
         if raw[:1].isalpha():  # most prose: no block syntax starts with a letter
             self.indented = False
             if "`" in raw or "<!--" in raw or "%%" in raw:
