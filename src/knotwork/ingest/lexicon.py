@@ -213,7 +213,8 @@ class _Phrases:
     table: dict[tuple[str, ...], str]  # case-folded words → predicate (those that can match)
     lasts: frozenset[str]  # the phrases' last words
     longest: int  # most words in a phrase
-    tails: dict[tuple[str, bool, bool], str | None] = field(default_factory=dict)
+    # _match_tail's answers by (window, cut, exact); "" for none (no predicate is empty)
+    tails: dict[tuple[str, bool, bool], str] = field(default_factory=dict)
     relations: dict[str, str] = field(default_factory=dict)  # normalize_relation's answers
 
 
@@ -221,7 +222,8 @@ class _Phrases:
 def _phrase_table() -> _Phrases:
     """Every phrase as case-folded words → predicate; the phrases' last words; most words.
 
-    Built on first use and again after ``register_relation`` cleared the cache.
+    Built on first use and again after ``register_relation`` (or ``register_key``, for
+    the memo of ``normalize_relation``) cleared the cache.
     """
     table: dict[tuple[str, ...], str] = {}
     for pairs in RELATION_PATTERNS.values():
@@ -273,9 +275,10 @@ def _match_tail(text: str, *, exact: bool) -> str | None:
     if exact:
         stripped = stripped.lstrip(_JUNK)
     key = (stripped[-_WINDOW:], len(stripped) > _WINDOW, exact)
-    if key in phrases.tails:
-        return phrases.tails[key]
-    return _remember(phrases.tails, key, _match_window(phrases, *key))
+    found = phrases.tails.get(key)  # one lookup: another thread may clear the memo
+    if found is None:
+        found = _remember(phrases.tails, key, _match_window(phrases, *key) or "")
+    return found or None
 
 
 def _match_window(phrases: _Phrases, window: str, cut: bool, exact: bool) -> str | None:
