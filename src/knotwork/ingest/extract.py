@@ -16,7 +16,17 @@ from dataclasses import dataclass, field
 from datetime import date, datetime
 from functools import lru_cache
 
-from ..types import SELF, EntityRef, FactDraft, Issue, LiteralValue, NameRef, ObjectRef, Span
+from ..types import (
+    SELF,
+    EntityRef,
+    FactDraft,
+    Issue,
+    LiteralValue,
+    NameRef,
+    ObjectRef,
+    SelfRef,
+    Span,
+)
 from .frontmatter import Entry
 from .lexicon import (
     DETERMINERS,
@@ -102,11 +112,25 @@ class _Sink:
             obj = self.spellings.setdefault(obj.key, obj)
         if isinstance(subject, NameRef):
             subject = self.spellings.setdefault(subject.key, subject)
-        identity = (subject, predicate, obj, None, None, qualifiers)  # FactDraft.identity()
+        # FactDraft.identity() (valid_from/to are None here), each ref by a plain token
+        identity = (_token(subject), predicate, _token(obj), qualifiers)
         if not predicate or identity in self.facts:
             return
         self.facts[identity] = FactDraft(subject, predicate, obj, span, text, extractor,
                                          VERSION, confidence, qualifiers=qualifiers)
+
+
+def _token(ref: ObjectRef) -> object:
+    """A key equal for equal refs, hashed in C: a frozen dataclass hashes in Python.
+
+    Within one sink a name has one spelling, so a ``NameRef`` is equal to another exactly
+    when their keys are; a string, a tuple and None never equal one another.
+    """
+    if isinstance(ref, NameRef):
+        return ref.key
+    if isinstance(ref, LiteralValue):
+        return (ref.value, ref.datatype)
+    return None if isinstance(ref, SelfRef) else ref
 
 
 def extract_facts(
@@ -122,17 +146,23 @@ def extract_facts(
         _entry_facts(entry, sink)
     note_dir = path.rpartition("/")[0]
     for block in blocks:
-        if block.list_item or any(_may_hold_structure(line) for line in block.masked):
+        if _may_hold_structure(block.masked):
             _BlockReader(block, path, note_dir, sink).read()
     return tuple(sink.facts.values()), tuple(sink.issues)
 
 
-def _may_hold_structure(line: str) -> bool:
-    """A line without "[", "#" or "::" holds no link, tag or field: skip it unread.
+def _may_hold_structure(lines: list[str]) -> bool:
+    """Lines without "[", "#" or "::" hold no link, tag or field: skip them unread.
+
+    That holds for list items too: an observation starts with "[category]" and a list
+    relation needs a link.
 
     Plain substring tests, not a regex: they run at memchr speed on long prose lines.
+    A block is most often one line: test it as is, else the lines joined (no "::" can
+    span the "\n" between them).
     """
-    return "[" in line or "#" in line or "::" in line
+    text = lines[0] if len(lines) == 1 else "\n".join(lines)
+    return "[" in text or "#" in text or "::" in text
 
 
 # ---------------------------------------------------------------- frontmatter
@@ -212,6 +242,9 @@ def _string_objects(predicate: str, text: str) -> list[ObjectRef]:
 class _BlockReader:
     """Read one prose block; offsets are into the block's lines joined by "\\n"."""
 
+    __slots__ = ("block", "path", "sink", "text", "raw", "starts", "links", "consumed",
+                 "_ends", "_masked")
+
     def __init__(self, block: Block, path: str, note_dir: str, sink: _Sink) -> None:
         self.block, self.path, self.sink = block, path, sink
         if len(block.masked) == 1:  # most blocks are one line: skip the joins
@@ -250,25 +283,28 @@ class _BlockReader:
             return self.block.first
         return self.block.first + bisect_right(self.starts, pos) - 1
 
-    def line_text(self, pos: int) -> str:
-        if len(self.starts) == 1:
-            return self.raw.strip()
-        return self.block.raw[bisect_right(self.starts, pos) - 1].strip()
-
-    def line_span(self, pos: int) -> Span:
-        return _span(self.line_of(pos))
-
     def add(
         self, pos: int, predicate: str, obj: ObjectRef, extractor: str,
         qualifiers: tuple[tuple[str, str], ...] = (),
     ) -> None:
-        """Add a fact about the note whose source is the line holding ``pos``."""
-        self.sink.add(SELF, predicate, obj, self.line_span(pos), self.line_text(pos), extractor,
+        """Add a fact about the note whose source is the line holding ``pos``.
+
+        One position lookup serves both the span and the text (``line_span`` and
+        ``line_text`` would each do it).
+        """
+        if len(self.starts) == 1:
+            line, text = self.block.first, self.raw
+        else:
+            index = bisect_right(self.starts, pos) - 1
+            line, text = self.block.first + index, self.block.raw[index]
+        self.sink.add(SELF, predicate, obj, _span(line), text.strip(), extractor,
                       qualifiers=qualifiers)
 
     # -- inline fields and tags
 
     def fields(self) -> None:
+        if "::" not in self.text:
+            return  # no field: skip the call
         for f in find_fields(self.text):
             self.field(f)
 
@@ -325,6 +361,8 @@ class _BlockReader:
     def observation(self) -> None:
         """``- [category] text #tag (context)`` → an ``observation`` literal."""
         content = self.block.content
+        if not self.text.startswith("[", content):
+            return  # the common list item: no "[category]" to match
         found = observation(self.text[content:self.first_line_end()])
         if found is None:
             return
@@ -369,31 +407,35 @@ class _BlockReader:
         prev: Link | None = None
         relation: _Relation | None = None  # what the previous link in the sentence got
         prev_sentence = -1
+        ends: list[int] | None = None
         for i, link in enumerate(self.links):
             if link.target is None:
                 continue
             if link.embed:
                 self.add(link.start, "embeds", link.target, "wikilink")
                 continue
-            sentence = bisect_right(self.sentence_ends(), link.start)  # boundaries before it
+            if ends is None:
+                ends = self.sentence_ends()
+            sentence = bisect_right(ends, link.start)  # boundaries before it
             if prev_sentence != sentence:
                 prev, relation = None, None
             if i in self.consumed:
                 relation = None
             else:
-                relation = self.link_fact(link, prev, relation, sentence)
+                relation = self.link_fact(link, prev, relation, ends, sentence)
             prev, prev_sentence = link, sentence
 
     def link_fact(
-        self, link: Link, prev: Link | None, prev_relation: _Relation | None, sentence: int
+        self, link: Link, prev: Link | None, prev_relation: _Relation | None,
+        ends: list[int], sentence: int,
     ) -> _Relation | None:
         """Infer the predicate from the text before the link, else ``links_to``.
 
         A link joined to the previous one by only "," or "and" shares its relation:
-        "owns [[kota]], [[vega]] and [[Traefik]]" owns all three.
+        "owns [[kota]], [[vega]] and [[Traefik]]" owns all three. ``ends`` are the
+        block's sentence ends, ``sentence`` the index of the link's sentence.
         """
         assert link.target is not None
-        ends = self.sentence_ends()
         start = ends[sentence - 1] if sentence else 0
         between = self.text[prev.end if prev else start:link.start]
         predicate = infer_relation(between)
@@ -406,15 +448,14 @@ class _BlockReader:
         else:
             self.add(link.start, "links_to", link.target, link.kind)
             return None
-        start, end = self.sentence_bounds(start, link)
+        start, end = self.sentence_bounds(start, link, ends)
         span = _span(self.line_of(start), self.line_of(end - 1))
         self.sink.add(subject, predicate, link.target, span, self.raw[start:end].strip(),
                       link.kind, INFERRED_CONFIDENCE)
         return predicate, subject
 
-    def sentence_bounds(self, start: int, link: Link) -> tuple[int, int]:
+    def sentence_bounds(self, start: int, link: Link, ends: list[int]) -> tuple[int, int]:
         """Return the ``[start, end)`` of the sentence holding ``link``, blanks trimmed."""
-        ends = self.sentence_ends()
         j = bisect_left(ends, link.end + 1)
         end = ends[j] if j < len(ends) else len(self.text)
         text = self.text

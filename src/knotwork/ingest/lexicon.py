@@ -22,7 +22,9 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from dataclasses import dataclass, field
 from functools import lru_cache
+from typing import TypeVar
 
 KEY_SYNONYMS: dict[str, tuple[str, ...]] = {
     "role": ("role", "ruolo", "rolle", "rôle", "rol"),
@@ -123,6 +125,8 @@ DETERMINERS: frozenset[str] = frozenset({
 # Markup and quotes that may sit around a phrase ("runs on **[[kota]]**", "„[[kota]]").
 _JUNK = " \t\n\r*_\"“”„«»‹›(\x00"
 _WINDOW = 80  # a relation phrase sits right before its link: look no further back
+_K = TypeVar("_K")
+_V = TypeVar("_V")
 
 
 def _fold(text: str) -> str:
@@ -167,6 +171,7 @@ def register_key(canonical: str, *synonyms: str) -> None:
     for syn in (canonical, *synonyms):
         _KEY_TABLE[_fold(syn)] = canonical
     normalize_key.cache_clear()
+    _phrase_table.cache_clear()  # its memo of normalize_relation read the old keys
 
 
 def register_relation(lang: str, pattern: str, predicate: str) -> None:
@@ -194,11 +199,31 @@ def _words(text: str) -> tuple[str, ...]:
     return tuple(text.replace("’", "'").casefold().split())
 
 
+_MEMO_SIZE = 4096  # memo entries kept per table before starting over
+
+
+@dataclass(slots=True)
+class _Phrases:
+    """The compiled phrase table, and memos of answers that hold as long as it does.
+
+    The memos live here so that rebuilding the table (``_phrase_table.cache_clear()``,
+    as ``register_relation`` does) can never leave a stale answer behind.
+    """
+
+    table: dict[tuple[str, ...], str]  # case-folded words → predicate (those that can match)
+    lasts: frozenset[str]  # the phrases' last words
+    longest: int  # most words in a phrase
+    # _match_tail's answers by (window, cut, exact); "" for none (no predicate is empty)
+    tails: dict[tuple[str, bool, bool], str] = field(default_factory=dict)
+    relations: dict[str, str] = field(default_factory=dict)  # normalize_relation's answers
+
+
 @lru_cache(maxsize=1)
-def _phrase_table() -> tuple[dict[tuple[str, ...], str], frozenset[str], int]:
+def _phrase_table() -> _Phrases:
     """Every phrase as case-folded words → predicate; the phrases' last words; most words.
 
-    Built on first use and again after ``register_relation`` cleared the cache.
+    Built on first use and again after ``register_relation`` (or ``register_key``, for
+    the memo of ``normalize_relation``) cleared the cache.
     """
     table: dict[tuple[str, ...], str] = {}
     for pairs in RELATION_PATTERNS.values():
@@ -206,7 +231,19 @@ def _phrase_table() -> tuple[dict[tuple[str, ...], str], frozenset[str], int]:
             for phrase in expand(pattern):
                 table.setdefault(_words(phrase), predicate)
     lasts = frozenset(words[-1] for words in table)
-    return table, lasts, max(map(len, table), default=0)
+    longest = max(map(len, table), default=0)
+    # A phrase with a part that is no word (a registered "is-a") can never match: leave it
+    # out of the lookup, so a hit needs no check, but keep its words in lasts and longest.
+    matchable = {words: p for words, p in table.items() if all(map(_is_word, words))}
+    return _Phrases(matchable, lasts, longest)
+
+
+def _remember(memo: dict[_K, _V], key: _K, value: _V) -> _V:
+    """Store ``value`` in a bounded memo: a full one starts over rather than grow."""
+    if len(memo) >= _MEMO_SIZE:
+        memo.clear()
+    memo[key] = value
+    return value
 
 
 def _is_word(part: str) -> bool:
@@ -227,27 +264,44 @@ def _match_tail(text: str, *, exact: bool) -> str | None:
     The text is cut into whitespace-separated parts from the end; the longest run of
     trailing words (optionally followed by one determiner) that spells a known phrase
     wins. Markup and quotes around the phrase are ignored; a phrase must start at a
-    word boundary ("(runs on" matches, "reruns on" does not). Most links follow no
-    relation, so a last word that ends no phrase is rejected first.
+    word boundary ("(runs on" matches, "reruns on" does not).
+
+    Only the last ``_WINDOW`` characters (and whether there were more) decide, so the
+    answer is memoised on those: the text between two links (" and uses ") and a list
+    item's phrase ("depends_on") repeat across a vault.
     """
-    table, lasts, longest = _phrase_table()
+    phrases = _phrase_table()
     stripped = _strip_quote(text.rstrip(_JUNK))
     if exact:
         stripped = stripped.lstrip(_JUNK)
-    last = stripped[-_WINDOW:].rsplit(None, 1)
+    key = (stripped[-_WINDOW:], len(stripped) > _WINDOW, exact)
+    found = phrases.tails.get(key)  # one lookup: another thread may clear the memo
+    if found is None:
+        found = _remember(phrases.tails, key, _match_window(phrases, *key) or "")
+    return found or None
+
+
+def _match_window(phrases: _Phrases, window: str, cut: bool, exact: bool) -> str | None:
+    """``_match_tail`` on the stripped text's last characters; ``cut``: there were more.
+
+    Most links follow no relation, so a last word that ends no phrase is rejected first.
+    """
+    table, lasts, longest = phrases.table, phrases.lasts, phrases.longest
+    last = window.rsplit(None, 1)
     if not last:
         return None
     word = last[-1].replace("’", "'").casefold()
     if word not in lasts and word not in DETERMINERS and word.lstrip(_JUNK) not in lasts:
         return None  # the common case: no phrase ends here
-    parts = stripped[-_WINDOW:].rsplit(None, longest + 1)
-    if len(parts) > longest + 1 or len(stripped) > _WINDOW:
+    # Folding the window at once splits as folding each part would: no character folds
+    # into or out of whitespace.
+    parts = window.replace("’", "'").casefold().rsplit(None, longest + 1)
+    if len(parts) > longest + 1 or cut:
         if exact:
             return None
         parts = parts[1:]  # the remainder, or a word the window may have cut
     if not parts:
         return None
-    parts = [p.replace("’", "'").casefold() for p in parts]
     tails = []
     if parts[-1] in lasts:
         tails.append(parts)
@@ -258,7 +312,7 @@ def _match_tail(text: str, *, exact: bool) -> str | None:
         for k in (top,) if exact else range(min(top, longest), 0, -1):
             candidate = (words[-k].lstrip(_JUNK), *words[top - k + 1:])
             found = table.get(candidate)
-            if found is not None and all(map(_is_word, candidate)):
+            if found is not None:
                 return found
     return None
 
@@ -281,8 +335,16 @@ def normalize_relation(phrase: str) -> str:
     """Return the predicate for a list-item relation phrase (``- depends on [[X]]``).
 
     ``depends on``, ``depends_on``, ``hängt ab von`` and ``dipende da`` all give
-    ``depends_on``; an unknown phrase becomes lower snake case.
+    ``depends_on``; an unknown phrase becomes lower snake case. Memoised: a vault writes
+    the same few phrases over and over.
     """
+    memo = _phrase_table().relations
+    found = memo.get(phrase)
+    return found if found is not None else _remember(memo, phrase, _relation(phrase))
+
+
+def _relation(phrase: str) -> str:
+    """``normalize_relation`` unmemoised."""
     spaced = re.sub(r"[_\-\s]+", " ", phrase).strip()
     found = exact_relation(spaced)
     if found is not None:

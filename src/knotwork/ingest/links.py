@@ -108,12 +108,18 @@ def wikilink_target(inner: str) -> str:
     return target.strip()
 
 
+@lru_cache(maxsize=65536)
+def _wikilink_ref(inner: str) -> NameRef | None:
+    """The note a wikilink's inside names, memoised like ``name_ref``."""
+    target = wikilink_target(inner)
+    return name_ref(target) if target else None
+
+
 def find_wikilinks(text: str) -> list[Link]:
     """Return every ``[[...]]`` in ``text``, embeds flagged."""
     out: list[Link] = []
     for m in _WIKILINK.finditer(text):
-        target = wikilink_target(m.group(1))
-        ref = name_ref(target) if target else None
+        ref = _wikilink_ref(m.group(1))
         start = m.start()
         embed = start > 0 and text[start - 1] == "!"
         out.append(Link(start - embed, m.end(), "wikilink", ref, embed))

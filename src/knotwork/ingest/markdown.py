@@ -20,6 +20,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
+from itertools import accumulate
 
 from ..types import ChunkDraft, Issue, NameDecl, NameKind, ParsedDocument, Span, name_key
 from .extract import Block, extract_facts
@@ -149,9 +150,15 @@ class _Scanner:
             masked, self.comment = mask_inline(raw, self.comment)
             self.after_break = False
             return self.keep(ScannedLine(TEXT, masked), raw)
+        if not raw:  # an empty line, the most common blank one
+            self.after_break = True
+            return _BLANK_LINE
         if raw[:1].isalpha():  # most prose: no block syntax starts with a letter
             self.indented = False
-            masked, self.comment = mask_inline(raw, 0)
+            if "`" in raw or "<!--" in raw or "%%" in raw:
+                masked, self.comment = mask_inline(raw, 0)
+            else:  # mask_inline's own shortcut, without the call
+                masked, self.comment = raw, 0
             if self.after_break:
                 self.list_ctx = False  # a paragraph after a blank line ends the list
             self.after_break, self.prev_raw = False, raw
@@ -296,9 +303,7 @@ def build_chunks(
 ) -> tuple[ChunkDraft, ...]:
     """Cut the body at headings; split long sections at paragraphs, then at lines."""
     budget = max(1, chunk_tokens) * 4  # tokens estimated as characters / 4
-    prefix = [0]
-    for line in lines:
-        prefix.append(prefix[-1] + len(line) + 1)
+    prefix = list(accumulate((len(line) + 1 for line in lines), initial=0))
     chunker = _Chunker(lines, start, scanned, budget, prefix)
     return chunker.chunks()
 
