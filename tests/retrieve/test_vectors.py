@@ -334,3 +334,24 @@ def test_embed_leaves_the_mirror_file_and_the_next_process_uses_it(kw: Knotwork)
     assert "services/Traefik.md" not in {p for p, _ in after}
     kept = [(p, s) for p, s in hits if p != "services/Traefik.md"]
     assert after[: len(kept)] == kept
+
+
+def test_prepare_rewrites_the_mirror_file_only_when_it_lags_or_is_unusable(
+        vstore: Store, tmp_path: Path) -> None:
+    path = tmp_path / "m.db.vectors"
+    writer = VectorIndex(MDIM, mirror_path=path, mirror_min=1)
+    writer.prepare(vstore.reader, vectors=400)  # no file: read the store, write one
+    assert read_mirror(path, MDIM) is not None and writer.mirror_info["saved_vectors"] == 400
+    with vstore.write(actor="test") as w:  # a one-note edit: 20 log rows
+        w.apply("default", note("d5", 4), force=True)
+        w.apply("default", note("new", 6))
+    embed_all(vstore)
+    fresh = VectorIndex(MDIM, mirror_path=path, mirror_min=1)
+    assert fresh.mirror_lag(vstore.reader) == 20  # 10 removed, 4 + 6 added
+    fresh.prepare(vstore.reader, vectors=400)
+    assert len(fresh) == 0  # close enough: nothing read, the file left as it was
+    _flip_byte(path, 20)  # the header: unusable
+    assert fresh.mirror_lag(vstore.reader) is None
+    fresh.prepare(vstore.reader, vectors=400)
+    loaded = mirror_index(vstore, path)
+    assert loaded.mirror_info["state"] == "loaded" and len(loaded) == 400 - 10 + 4 + 6
