@@ -279,7 +279,7 @@ def test_a_mirror_file_that_is_not_this_store_is_rejected_and_the_store_read(
         write_mirror(path, dim=MDIM, mark=truth._mark, epoch=truth._epoch,
                      mat=truth._mat[:, ::-1].copy(), ids=truth._ids[: truth._size],
                      moments=None)
-    elif damage == "deleted chunk kept":  # a chunk the store deleted, not in the log since
+    elif damage == "deleted chunk kept":  # caught by the live count (the sample: ~half the time)
         with vstore.write(actor="test") as w:
             w.delete("default", "d3.md")
         stale = mirror_index(vstore, None)

@@ -19,11 +19,11 @@ drop the graph and build a new one.
 The float32 mirror itself is saved the same way (``retrieve.mirror``, ``<store>.vectors``),
 because reading every vector BLOB from SQLite is what a new process's first search costs
 (4–11 s at 100k): a new index maps that file, checks it against the store (log mark, the
-store's vector epoch, a sample of rows compared exactly with the store's vectors) and
-catches up through the log from its mark; a file that fails any check is ignored and the
-store is read as before. The writer leaves it at the end of embedding once it lags the log
-by more than ``FRESH_LAG`` rows; a search process that had to read the store, or caught up
-that far, rewrites it on close.
+store's vector epoch, the count of live vectors it will hold once caught up, a sample of
+rows compared exactly with the store's vectors) and catches up through the log from its
+mark; a file that fails any check is ignored and the store is read as before. The writer
+leaves it at the end of embedding once it lags the log by more than ``FRESH_LAG`` rows; a
+search process that had to read the store, or caught up that far, rewrites it on close.
 """
 
 from __future__ import annotations
@@ -304,7 +304,11 @@ class VectorIndex:
         row = dict(zip(got.ids.tolist(), range(len(got.ids)), strict=True))
         if len(row) != len(got.ids) or (len(got.ids) and int(got.ids.min()) < 0):
             return "damaged: chunk ids repeated or negative"
-        problem = _check_rows(reader, got, row, _touched_since(reader, got.mark.seq))
+        last = _last_words_since(reader, got.mark.seq)
+        live = len(row) - sum(c in row for c in last) + sum(last.values())
+        if live != reader.live_chunk_count() - reader.vector_status()[1]:
+            return "its chunks differ from the store's"  # e.g. one the store deleted
+        problem = _check_rows(reader, got, row, last)
         if problem:
             return problem
         # the rows stay mapped read-only: removal marks ids (a copy), the first add grows
@@ -574,18 +578,18 @@ def _fresh(lag: int | None) -> bool:
     return lag is not None and lag <= FRESH_LAG
 
 
-def _touched_since(reader: StoreReader, since: int) -> set[int]:
-    """Every chunk id the log names after ``since``."""
-    touched: set[int] = set()
+def _last_words_since(reader: StoreReader, since: int) -> dict[int, bool]:
+    """Every chunk id the log names after ``since``: whether it ends up with a vector."""
+    last: dict[int, bool] = {}
     while True:
         since, changes = reader.vector_changes(since)
         if not changes:
-            return touched
-        touched.update(c for c, _ in changes)
+            return last
+        last.update((c, bool(added)) for c, added in changes)
 
 
 def _check_rows(reader: StoreReader, got: MirrorFile, row: dict[int, int],
-                touched: set[int]) -> str | None:
+                touched: dict[int, bool]) -> str | None:
     """A random sample of the rows the log has not touched since the mark equal the store's.
 
     Exactly (the mirror holds the store's bytes): a chunk the store no longer has, or a
