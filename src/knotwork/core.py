@@ -249,16 +249,19 @@ class Knotwork:
     def vector_index(self, dim: int) -> VectorIndex:
         """This process's vector index (exact; HNSW past ``ann_threshold`` vectors).
 
-        The graph is saved beside the store as ``<store>.usearch`` (never in the vault,
-        unless the store itself is there); an in-memory store keeps it in memory only.
+        The graph is saved beside the store as ``<store>.usearch`` and the float32 copy of
+        the vectors as ``<store>.vectors`` (never in the vault, unless the store itself is
+        there), so a new process (every CLI call) skips reading every vector from SQLite;
+        an in-memory store keeps both in memory only.
         """
         if self._vindex is None or self._vindex.dim != dim:
             if self._vindex is not None:  # another model's vectors: its graph is of no use
                 self._vindex.close()
             path = self.store.path
-            sidecar = None if path == ":memory:" else Path(path + ".usearch")
+            disk = path != ":memory:"
             self._vindex = VectorIndex(dim, ann_threshold=self.settings.ann_threshold,
-                                       ann_path=sidecar)
+                                       ann_path=Path(path + ".usearch") if disk else None,
+                                       mirror_path=Path(path + ".vectors") if disk else None)
         return self._vindex
 
     def _bm25_stats(self, top: list[float]) -> tuple[float, float] | None:

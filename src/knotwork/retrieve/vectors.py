@@ -15,6 +15,15 @@ so a search process loads it and catches up through the log instead of rebuildin
 search process that finds no usable sidecar builds one in a background thread while exact
 search serves. A change too large to apply in place (a re-embedding) or too many removals
 drop the graph and build a new one.
+
+The float32 mirror itself is saved the same way (``retrieve.mirror``, ``<store>.vectors``),
+because reading every vector BLOB from SQLite is what a new process's first search costs
+(4–11 s at 100k): a new index maps that file, checks it against the store (log mark, the
+store's vector epoch, the count of live vectors it will hold once caught up, a sample of
+rows compared exactly with the store's vectors) and catches up through the log from its
+mark; a file that fails any check is ignored and the store is read as before. The writer
+leaves it at the end of embedding once it lags the log by more than ``FRESH_LAG`` rows; a
+search process that had to read the store, or caught up that far, rewrites it on close.
 """
 
 from __future__ import annotations
@@ -39,6 +48,7 @@ from .ann import (
     sidecar_header,
     write_sidecar,
 )
+from .mirror import MirrorFile, check_header, read_mirror, write_mirror
 
 FloatMatrix = npt.NDArray[np.float32]
 
@@ -46,21 +56,28 @@ BUILD_BATCH = 1024  # vectors per usearch call in a build: how soon a stop reque
 SAVE_AFTER = 256  # graph changes not yet in the sidecar that make ``close`` rewrite it
 FRESH_LAG = 1_000  # log rows a sidecar may lack before ``prepare`` brings it up to date
 SAMPLE = 32  # vectors compared between a loaded sidecar and the store
+MIRROR_MIN = 1_000  # live vectors below which a mirror file is not worth writing (~40 ms read)
+EPOCH_KEY = "vector_epoch"  # the store's random name for its vectors (set by put_vectors)
 
 
 class VectorIndex:
     """Cosine search over normalised vectors, kept in step with the store.
 
-    ``ann_threshold`` 0 keeps search exact; ``ann_path`` (optional) is the sidecar file;
-    ``background`` False builds the graph in the calling thread (tests, benchmarks).
+    ``ann_threshold`` 0 keeps search exact; ``ann_path`` (optional) is the graph's sidecar
+    file, ``mirror_path`` (optional) the float32 mirror's, written from ``mirror_min`` live
+    vectors on; ``background`` False builds the graph in the calling thread (tests,
+    benchmarks).
     """
 
     def __init__(self, dim: int, *, ann_threshold: int = 0, ann_path: Path | None = None,
                  ann_params: AnnParams | None = None, background: bool = True,
-                 threads: int = 0) -> None:
+                 threads: int = 0, mirror_path: Path | None = None,
+                 mirror_min: int = MIRROR_MIN) -> None:
         self.dim = dim
         self.ann_threshold = ann_threshold
         self.ann_path = ann_path
+        self.mirror_path = mirror_path
+        self.mirror_min = mirror_min
         self.ann_params = ann_params or AnnParams()
         self.background = background
         self.threads = threads
@@ -79,7 +96,11 @@ class VectorIndex:
         self._stop = threading.Event()
         self._sidecar_tried = False
         self._want_moments = False
+        self._mirror_tried = False
+        self._mirror_seq: int | None = None  # log position of the usable mirror file, if any
+        self._epoch: str | None = None  # the store's vector epoch, as last read
         self.ann_info: dict[str, object] = {"state": "off"}
+        self.mirror_info: dict[str, object] = {"state": "off"}
         _OPEN.add(self)
 
     def __len__(self) -> int:
@@ -90,6 +111,8 @@ class VectorIndex:
     def refresh(self, reader: StoreReader) -> None:
         """Apply the store's vector changes since the last refresh (to both indexes)."""
         with self._lock:
+            if not self._mirror_tried:
+                self._open_mirror(reader)
             self._drain(reader)
             build = self._plan_ann(reader)
         if build is not None:
@@ -105,6 +128,7 @@ class VectorIndex:
                 return
             self._seq = seq
             self._mark = LogMark(seq, *changes[-1])
+            self._epoch = reader.meta(EPOCH_KEY)  # saved with the mark in the mirror file
             live: dict[int, bool] = {}
             for chunk_id, added in changes:
                 live[chunk_id] = bool(added)  # the last word on each chunk wins
@@ -253,6 +277,94 @@ class VectorIndex:
         second = float(q64 @ self._moments[1] @ q64) / n
         return mean, math.sqrt(max(second - mean * mean, 0.0))
 
+    # ------------------------------------------------------------ the mirror file
+
+    def _open_mirror(self, reader: StoreReader) -> None:
+        """Before the first catch-up: start from the mirror file if it checks out."""
+        self._mirror_tried = True
+        if self.mirror_path is None or self._seq:
+            return
+        t = time.perf_counter()
+        reason = self._load_mirror(reader)
+        if reason is None:
+            self.mirror_info = {"state": "loaded", "vectors": self._size,
+                                "load_s": round(time.perf_counter() - t, 3)}
+        else:
+            self.mirror_info = {"state": "off", "rejected": reason}
+
+    def _load_mirror(self, reader: StoreReader) -> str | None:
+        """Adopt the mirror file's rows at its log mark (``_drain`` catches up); or say why not."""
+        assert self.mirror_path is not None
+        got = read_mirror(self.mirror_path, self.dim)
+        if got is None:
+            return "missing, damaged or of another dimension"
+        epoch = reader.meta(EPOCH_KEY)
+        if got.epoch != epoch or not _mark_holds(reader, got.mark):
+            return "written for another store or log"
+        row = dict(zip(got.ids.tolist(), range(len(got.ids)), strict=True))
+        if len(row) != len(got.ids) or (len(got.ids) and int(got.ids.min()) < 0):
+            return "damaged: chunk ids repeated or negative"
+        last = _last_words_since(reader, got.mark.seq)
+        live = len(row) - sum(c in row for c in last) + sum(last.values())
+        if live != reader.live_chunk_count() - reader.vector_status()[1]:
+            return "its chunks differ from the store's"  # e.g. one the store deleted
+        problem = _check_rows(reader, got, row, last)
+        if problem:
+            return problem
+        # the rows stay mapped read-only: removal marks ids (a copy), the first add grows
+        # into new arrays (``_compact_or_grow``), so the file's pages are never written
+        self._mat, self._ids, self._row = got.rows, got.ids.copy(), row
+        self._size = len(got.ids)
+        self._seq, self._mark, self._epoch = got.mark.seq, got.mark, epoch
+        self._moments = got.moments
+        self._mirror_seq = got.mark.seq
+        return None
+
+    def mirror_lag(self, reader: StoreReader) -> int | None:
+        """Log rows the mirror file lacks (up to ``FRESH_LAG + 1``), or None if unusable.
+
+        From the header alone (no checksum): a damaged body is found by the next reader,
+        which then reads the store and rewrites the file on close.
+        """
+        if self.mirror_path is None:
+            return None
+        checked = check_header(self.mirror_path, self.dim)
+        if (checked is None or checked[1] != reader.meta(EPOCH_KEY)
+                or not _mark_holds(reader, checked[0])):
+            return None
+        return len(reader.vector_changes(checked[0].seq, limit=FRESH_LAG + 1)[1])
+
+    def _mirror_stale(self) -> bool:
+        """Whether this index knows more than the mirror file by ``FRESH_LAG`` log rows."""
+        if self.mirror_path is None or len(self._row) < max(self.mirror_min, 1):
+            return False
+        return self._mirror_seq is None or self._seq - self._mirror_seq > FRESH_LAG
+
+    def save_mirror(self) -> bool:
+        """Write the mirror's live rows to ``mirror_path`` (atomic), unless nothing is new."""
+        if self.mirror_path is None:
+            return False
+        t = time.perf_counter()
+        with self._lock:
+            if len(self._row) < max(self.mirror_min, 1) or self._seq == self._mirror_seq:
+                return False
+            # rows below ``_size`` never change in place, so only the ids are copied here
+            mat, ids, mark, epoch = self._mat, self._ids[: self._size].copy(), self._mark, \
+                self._epoch
+            moments = None if self._moments is None else (self._moments[0].copy(),
+                                                          self._moments[1].copy())
+        try:
+            count = write_mirror(self.mirror_path, dim=self.dim, mark=mark, epoch=epoch,
+                                 mat=mat, ids=ids, moments=moments)
+        except OSError as exc:  # a read-only folder: the file is only a cache
+            self.mirror_info = {**self.mirror_info, "save_error": str(exc)}
+            return False
+        with self._lock:
+            self._mirror_seq = max(mark.seq, self._mirror_seq or 0)
+        self.mirror_info = {**self.mirror_info, "saved_vectors": count,
+                            "saved_s": round(time.perf_counter() - t, 3)}
+        return True
+
     # ------------------------------------------------------------ the graph
 
     def _plan_ann(self, reader: StoreReader) -> threading.Thread | None:
@@ -385,24 +497,29 @@ class VectorIndex:
         return None if float(cos.min()) > 0.95 else "its vectors differ from the store's"
 
     def prepare(self, reader: StoreReader, *, vectors: int) -> None:
-        """Leave a sidecar that readers can use: the writer's side, after embedding.
+        """Leave sidecars that readers can use: the writer's side, after embedding.
 
-        ``vectors`` is the store's count. Below the threshold: nothing. A process with no
-        graph in memory first checks the sidecar (its checksum and log position, ~0.2 s at
-        100k) and stops there if it lags the log by at most ``FRESH_LAG`` rows, so a
-        one-file ingest does not read every vector; otherwise it loads and catches up the
-        sidecar, or builds the graph, here in the foreground, and saves it.
+        ``vectors`` is the store's count. The mirror file from ``mirror_min`` vectors, the
+        graph's past ``ann_threshold``. Each is first checked where it lies (the mirror's
+        header and log position, sub-millisecond; the graph's checksum too, ~0.2 s at 100k,
+        unless this process holds a graph) and left alone if it lags the log by at most
+        ``FRESH_LAG`` rows, so a one-file ingest does not read every vector; otherwise the
+        index catches up (from the mirror file if usable), builds the graph if needed, here
+        in the foreground, and saves what lags.
         """
-        if self.ann_threshold <= 0 or vectors < self.ann_threshold:
+        graph = 0 < self.ann_threshold <= vectors
+        mirror = self.mirror_path is not None and vectors >= max(self.mirror_min, 1)
+        graph_fresh = not graph or (self._ann is None and self._worker is None
+                                    and _fresh(self.sidecar_lag(reader)))
+        mirror_fresh = not mirror or _fresh(self.mirror_lag(reader))
+        if graph_fresh and mirror_fresh:
             return
-        if self._ann is None and self._worker is None and self.ann_path is not None:
-            lag = self.sidecar_lag(reader)
-            if lag is not None and lag <= FRESH_LAG:
-                return
         self.refresh(reader)
         self.wait()
-        if self._unsaved >= SAVE_AFTER:
+        if graph and self._unsaved >= SAVE_AFTER:
             self.save()
+        if not mirror_fresh:
+            self.save_mirror()
 
     def sidecar_lag(self, reader: StoreReader) -> int | None:
         """Log rows the sidecar lacks (counted up to ``FRESH_LAG + 1``), or None if unusable."""
@@ -439,11 +556,13 @@ class VectorIndex:
         return True
 
     def close(self) -> None:
-        """Stop a running build and save the graph if the sidecar lags it noticeably."""
+        """Stop a running build and save the sidecars that lag this index noticeably."""
         self._stop.set()
         self.wait()
         if self._unsaved >= SAVE_AFTER:
             self.save()
+        if self._mirror_stale():
+            self.save_mirror()
         _OPEN.discard(self)
 
 
@@ -453,6 +572,44 @@ def _mark_holds(reader: StoreReader, mark: LogMark) -> bool:
         return False
     seq, rows = reader.vector_changes(mark.seq - 1, limit=1)
     return (seq, rows) == (mark.seq, [(mark.chunk_id, mark.added)])
+
+
+def _fresh(lag: int | None) -> bool:
+    return lag is not None and lag <= FRESH_LAG
+
+
+def _last_words_since(reader: StoreReader, since: int) -> dict[int, bool]:
+    """Every chunk id the log names after ``since``: whether it ends up with a vector."""
+    last: dict[int, bool] = {}
+    while True:
+        since, changes = reader.vector_changes(since)
+        if not changes:
+            return last
+        last.update((c, bool(added)) for c, added in changes)
+
+
+def _check_rows(reader: StoreReader, got: MirrorFile, row: dict[int, int],
+                touched: dict[int, bool]) -> str | None:
+    """A random sample of the rows the log has not touched since the mark equal the store's.
+
+    Exactly (the mirror holds the store's bytes): a chunk the store no longer has, or a
+    different vector, means the file is not this store's state at its mark. Random, not
+    seeded: a bad file that one process's sample misses is caught by another's.
+    """
+    order = np.random.default_rng().permutation(len(got.ids))
+    pick: list[int] = []
+    for i in order:
+        if len(pick) == SAMPLE:
+            break
+        if int(got.ids[i]) not in touched:
+            pick.append(int(got.ids[i]))
+    theirs = dict(reader.vectors(pick))
+    for c in pick:
+        blob = theirs.get(c)
+        if blob is None or not np.array_equal(np.frombuffer(blob, dtype=np.float32),
+                                              got.rows[row[c]]):
+            return "its vectors differ from the store's"
+    return None
 
 
 _OPEN: weakref.WeakSet[VectorIndex] = weakref.WeakSet()

@@ -257,6 +257,11 @@ class Writer:
         """Store vectors by chunk text hash and attach them to the live chunks using them."""
         self.con.executemany("INSERT OR REPLACE INTO embeddings(text_hash, vector) VALUES(?, ?)",
                              items)
+        if items:
+            # a random name for this store's vectors, set once: a vector sidecar written
+            # for another store (even one whose log happens to look the same) is refused
+            self.con.execute("INSERT OR IGNORE INTO meta(key, value)"
+                             " VALUES('vector_epoch', lower(hex(randomblob(16))))")
         self._has_vectors = self._has_vectors or bool(items)
         attached = 0
         for text_hash, _ in items:
