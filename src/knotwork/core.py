@@ -140,12 +140,19 @@ class Knotwork:
         if not stored or not self.store.reader.has_vectors():
             return
         have = json.loads(stored)
-        if (have["name"], have["version"]) != (emb.name, emb.version):
-            raise ConfigError(
-                f"this store's vectors were made by {have['name']} ({have['version']}), but"
-                f" the configured embedder is {emb.name} ({emb.version})", key="embedder",
-                hint="run `knotwork reindex --embeddings` to re-embed with the new model, or"
-                     f" set KNOTWORK_EMBEDDER={have['name']}")
+        want: dict[str, Any] = {"name": emb.name, "version": emb.version}
+        if (have["name"], have["version"]) == (emb.name, emb.version):
+            # the same model served differently (an OpenAI-compatible server's model at
+            # another size, a resized test embedder): vectors of another dimension would
+            # never match a query, silently. Read only now: an unknown dim costs a request.
+            want = asdict(manifest(emb))
+            if all(have.get(k, want[k]) == want[k] for k in ("dim", "normalized")):
+                return
+        raise ConfigError(
+            f"this store's vectors were made by {_described(have)}, but the configured"
+            f" embedder is {_described(want)}", key="embedder",
+            hint="run `knotwork reindex --embeddings` to re-embed with the new model, or"
+                 f" set KNOTWORK_EMBEDDER={have['name']}")
 
     def embed(self, *, progress: _sync.Progress | None = None, batch: int = 64
               ) -> dict[str, object]:
@@ -530,6 +537,13 @@ def _user() -> str:
         return getpass.getuser()
     except (OSError, KeyError):
         return "unknown"
+
+
+def _described(m: Mapping[str, Any]) -> str:
+    """An embedder manifest for a message: ``hash (1, 64-d)``."""
+    dim = f", {m['dim']}-d" if m.get("dim") else ""
+    norm = ", not normalised" if m.get("normalized") is False else ""
+    return f"{m['name']} ({m['version']}{dim}{norm})"
 
 
 def _positive(name: str, value: int) -> int:

@@ -4,6 +4,7 @@ and the mirror file a new process starts from."""
 from __future__ import annotations
 
 import hashlib
+import json
 import shutil
 from pathlib import Path
 
@@ -355,3 +356,15 @@ def test_prepare_rewrites_the_mirror_file_only_when_it_lags_or_is_unusable(
     fresh.prepare(vstore.reader, vectors=400)
     loaded = mirror_index(vstore, path)
     assert loaded.mirror_info["state"] == "loaded" and len(loaded) == 400 - 10 + 4 + 6
+
+
+def test_same_name_with_another_dimension_is_refused(kw: Knotwork) -> None:
+    kw.ingest()
+    stored = json.loads(kw.store.reader.meta("embedder") or "{}")
+    with kw.store.write(actor="test") as w:  # as if a same-named model of another size wrote
+        w.set_meta("embedder", json.dumps({**stored, "dim": stored["dim"] * 2}))
+    with pytest.raises(ConfigError) as err:
+        kw.search("traefik", mode="vector")
+    message = str(err.value)
+    assert f"{stored['dim'] * 2}-d" in message and f"{stored['dim']}-d" in message
+    assert kw.search("traefik", mode="bm25")
