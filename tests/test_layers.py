@@ -67,3 +67,23 @@ def test_no_layer_imports_a_higher_one() -> None:
             if dep not in ALLOWED[layer]:
                 bad.append(f"{path.relative_to(ROOT)} imports knotwork.{dep}")
     assert not bad, "\n".join(bad)
+
+
+def test_a_query_process_never_loads_the_parser(tmp_path: Path) -> None:
+    """`context` and `search` in a new process (every CLI call) skip the ingest modules."""
+    import subprocess
+    import sys
+
+    examples = Path(__file__).resolve().parents[1] / "examples" / "vault"
+    db = str(tmp_path / "kw.db")
+    with knotwork.Knotwork.open(examples, db=db, embedder="none") as kw:
+        kw.ingest()
+    probe = (
+        "import sys, knotwork\n"
+        f"kw = knotwork.Knotwork.open(None, db={db!r}, embedder='none')\n"
+        "assert kw.context('traefik').entities and kw.search('traefik')\n"
+        "print(sorted(m for m in sys.modules if m.startswith(('knotwork.sync',"
+        " 'knotwork.ingest.', 'knotwork.agent', 'knotwork.watch'))))\n")
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                         check=True).stdout.strip()
+    assert out == "['knotwork.ingest.sources']"  # a constant: the default file patterns

@@ -20,18 +20,14 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, replace
 from pathlib import Path
 from types import TracebackType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
 
-from . import sync as _sync
-from .agent import build_agent_document, load_ontology
 from .config import Settings
 from .embed import Embedder, manifest, open_embedder
 from .errors import ConfigError, Conflict, InvalidQuery, NotFound
-from .ingest.lexicon import normalize_relation
-from .ingest.mentions import MentionFinder
 from .ingest.sources import DEFAULT_PATTERNS
 from .render import renderer
 from .retrieve import ContextOptions, Measure, build_context, fulltext, token_counter
@@ -53,9 +49,14 @@ from .types import (
     SyncReport,
     name_key,
 )
-from .watch import VaultWatcher
 
 FloatArray = npt.NDArray[np.float32]
+
+
+if TYPE_CHECKING:  # imported where used: a process that only queries never loads them
+    from . import sync as _sync
+    from .ingest.mentions import MentionFinder
+    from .watch import VaultWatcher
 
 
 class Knotwork:
@@ -68,9 +69,22 @@ class Knotwork:
         self.actor = settings.actor or f"cli:{_user()}"
         self._embedder: Embedder | None = None
         self._vindex: VectorIndex | None = None
-        self._mentions = MentionFinder()  # this process's label table, kept current by sync
+        self._finder: MentionFinder | None = None  # see ``_mentions``
         self._memo = ReadMemo()  # term counts and degrees, dropped at every commit
-        self._ontology = load_ontology(settings.ontology)
+        self._ontology: dict[str, dict[str, str]] = {}
+        if settings.ontology:
+            from .agent import load_ontology
+
+            self._ontology = load_ontology(settings.ontology)
+
+    @property
+    def _mentions(self) -> MentionFinder:
+        """This process's label table, kept current by sync (loaded by the first write)."""
+        if self._finder is None:
+            from .ingest.mentions import MentionFinder
+
+            self._finder = MentionFinder()
+        return self._finder
 
     @classmethod
     def open(cls, vault: str | os.PathLike[str] | None = None, *, db: str | None = None,
@@ -112,6 +126,8 @@ class Knotwork:
         root = Path(path).expanduser() if path is not None else self.vault
         if root is None:
             raise InvalidQuery("no folder to ingest: pass a path or open a vault")
+        from . import sync as _sync
+
         s = self.settings
         report = _sync.sync(self.store, root, scope=scope or s.scope, actor=self.actor,
                             finder=self._mentions,
@@ -303,6 +319,9 @@ class Knotwork:
         Re-sending a ``doc_id`` follows the ownership rule: facts the new payload no longer
         states are retracted. Dropped entities and relations come back with their reasons.
         """
+        from . import sync as _sync
+        from .agent import build_agent_document
+
         s = self.settings
         reader = self.store.reader
         doc, dropped = build_agent_document(
@@ -343,6 +362,8 @@ class Knotwork:
             raise InvalidQuery(f"confidence must be within 0..1, got {confidence}")
         if value_type not in ("Entity", "Literal"):
             raise InvalidQuery(f"value_type must be Entity or Literal, got {value_type!r}")
+        from .ingest.lexicon import normalize_relation
+
         obj: NameRef | LiteralValue = NameRef.of(value) if value_type == "Entity" \
             else LiteralValue(value, datatype)
         draft = FactDraft(subject=NameRef.of(self._subject_name(subject)),
@@ -381,6 +402,8 @@ class Knotwork:
         """
         if self.vault is None:
             raise InvalidQuery("no vault to watch: open Knotwork with a vault folder")
+
+        from .watch import VaultWatcher
 
         def apply(paths: list[str] | None) -> None:
             report = self.ingest(only=paths)
