@@ -17,7 +17,9 @@ from knotwork import Knotwork
 from knotwork.retrieve.ann import AnnParams
 from knotwork.retrieve.vectors import VectorIndex
 from knotwork.store import Store, open_store
-from knotwork.types import ChunkDraft, ParsedDocument, Span
+from knotwork.types import ParsedDocument
+
+from .notes import chunk_note
 
 DIM = 24
 PER_DOC = 10
@@ -34,12 +36,7 @@ def vector_of(text: str) -> np.ndarray:
 
 
 def doc(name: str, chunks: int = PER_DOC) -> ParsedDocument:
-    drafts = tuple(ChunkDraft(j, (), f"{name} chunk {j}", Span(j + 1, j + 1))
-                   for j in range(chunks))
-    text = "\n".join(c.text for c in drafts)
-    return ParsedDocument(path=f"{name}.md", text=text,
-                          content_hash=hashlib.sha256(text.encode()).hexdigest(), title=name,
-                          doc_type="note", names=(), chunks=drafts, facts=())
+    return chunk_note(name, chunks)
 
 
 def embed_pending(store: Store) -> None:

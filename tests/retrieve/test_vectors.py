@@ -17,7 +17,9 @@ from knotwork.retrieve.ann import LogMark
 from knotwork.retrieve.mirror import HEADER_SIZE, read_mirror, write_mirror
 from knotwork.retrieve.vectors import VectorIndex
 from knotwork.store import Store, open_store
-from knotwork.types import ChunkDraft, ParsedDocument, Span
+from knotwork.types import ParsedDocument
+
+from .notes import chunk_note
 
 VAULT = Path(__file__).resolve().parents[2] / "examples" / "vault"
 
@@ -154,12 +156,7 @@ def unit_vector(text: str, salt: str = "") -> np.ndarray:
 
 
 def note(name: str, chunks: int = 10) -> ParsedDocument:
-    drafts = tuple(ChunkDraft(j, (), f"{name} chunk {j}", Span(j + 1, j + 1))
-                   for j in range(chunks))
-    text = "\n".join(c.text for c in drafts)
-    return ParsedDocument(path=f"{name}.md", text=text,
-                          content_hash=hashlib.sha256(text.encode()).hexdigest(), title=name,
-                          doc_type="note", names=(), chunks=drafts, facts=())
+    return chunk_note(name, chunks)
 
 
 def embed_all(store: Store, salt: str = "", only: str | None = None) -> None:
