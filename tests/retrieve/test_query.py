@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import doctest
+from pathlib import Path
 
 import pytest
 
+from knotwork import Knotwork
 from knotwork.retrieve import query, rank
-from knotwork.retrieve.query import named_spans, words
+from knotwork.retrieve.query import label_words, named_spans, words
 
 
 @pytest.mark.parametrize("module", [query, rank])
@@ -33,3 +35,23 @@ def test_a_label_is_named_whole_word_bounded_and_in_order() -> None:
 def test_short_stop_word_and_number_labels_are_never_named() -> None:
     assert spans("What is it about 1958 and Tosca?", "It", "The Who", "1958", "Tosca", "abc"
                  ) == {"Tosca": (6, 7)}
+
+
+def test_a_numbered_record_is_named_by_its_subject(tmp_path: Path) -> None:
+    """ADRs, RFCs and KEPs are files like ``2000-const-generics.md``: asking about "const
+    generics" names that record, even when another note says the words more often."""
+    vault = tmp_path / "rfcs"
+    vault.mkdir()
+    (vault / "2000-const-generics.md").write_text(
+        "- Feature Name: const_generics\n\n# Summary\n\nAllow types to be generic over"
+        " constant values.\n", encoding="utf-8")
+    (vault / "3935-project-goals.md").write_text(
+        "# Goals\n\nConst generics everywhere: const generics in traits, const generics"
+        " defaults, const generics for arrays.\n", encoding="utf-8")
+    with Knotwork.open(vault, db=str(tmp_path / "kw.db"), embedder="none") as kw:
+        kw.ingest()
+        ctx = kw.context("const generics", explain=True)
+    assert ctx.entities[0].label == "2000-const-generics"
+    assert "named in the question" in ctx.entities[0].why
+    assert label_words("2394-async_await") == ["async", "await"]
+    assert label_words("1998 FIFA World Cup") == ["1998", "fifa", "world", "cup"]

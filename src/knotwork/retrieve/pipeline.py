@@ -31,7 +31,7 @@ from ..types import (
 )
 from . import fulltext, rank
 from .budget import Measure, pack
-from .query import named_spans, query_terms, words
+from .query import label_words, name_words, named_spans, query_terms
 
 SemanticSearch = Callable[[str, int], list[tuple[int, float]]]  # (chunk id, cosine)
 
@@ -113,10 +113,10 @@ def _direct(reader: StoreReader, query: str, opts: ContextOptions,
             c.signals.append(rank.EXACT_SCORE)
             c.why.append("exact name match")
     hits = fulltext.search_entities(reader, query, limit=50, scopes=opts.scopes)
-    qlist = words(query)
+    qlist = name_words(query)
     qwords = set(qlist)
     rows = reader.entities([h.id for h in hits])
-    labels = {h.id: words(rows[h.id].label) for h in hits if h.id in rows}
+    labels = {h.id: label_words(rows[h.id].label) for h in hits if h.id in rows}
     named = named_spans(qlist, labels)
     for h in hits:
         c = cands.setdefault(h.id, _Cand())
@@ -237,7 +237,7 @@ def _cover(reader: StoreReader, cands: dict[int, _Cand], freqs: list[tuple[str, 
     for eid, c in pool:
         held = {index[w] for cid in c.chunks for w in held_by_chunk.get(cid, ())}
         if eid in rows:
-            held.update(index[w] for w in words(rows[eid].label) if w in index)
+            held.update(index[w] for w in name_words(rows[eid].label) if w in index)
         items.append((eid, c.score, frozenset(held)))
     links = {e: {nb: conf for nb, (conf, _) in c.links.items()} for e, c in pool if c.links}
     out = []

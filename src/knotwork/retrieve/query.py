@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 _WORD = re.compile(r"\w+", re.UNICODE)
+_NAME_SPLIT = re.compile(r"[\W_]+", re.UNICODE)
 STOPWORDS = frozenset("""
 a an and are as at be by for from has have how i in is it its of on or that the this to was
 what when where which who why will with does do did about into can you your we our they
@@ -15,6 +16,33 @@ les des et est du en el los las y es que del se por con
 
 def words(text: str) -> list[str]:
     return [w.casefold() for w in _WORD.findall(text)]
+
+
+def name_words(text: str) -> list[str]:
+    """Casefolded words for matching names: ``_`` separates words too (``async_await``)."""
+    return [w for w in _NAME_SPLIT.split(text.casefold()) if w]
+
+
+def label_words(label: str) -> list[str]:
+    """A label's words as a question would name it: a slug's leading number left out.
+
+    Why: numbered records are named by file name — ``0001-use-postgres``,
+    ``2394-async_await``, ``2024-05-01-standup`` — and a question asks about the subject,
+    rarely the number. Only a slug (no spaces) loses its leading digits, and only when a
+    word remains: in "1998 FIFA World Cup" the year is part of the name.
+
+    >>> label_words("2394-async_await"), label_words("1998 FIFA World Cup")
+    (['async', 'await'], ['1998', 'fifa', 'world', 'cup'])
+    >>> label_words("2024-05-01-standup"), label_words("404")
+    (['standup'], ['404'])
+    """
+    out = name_words(label)
+    if any(c.isspace() for c in label):
+        return out
+    lead = 0
+    while lead < len(out) and out[lead].isdigit():
+        lead += 1
+    return out[lead:] if lead < len(out) else out
 
 
 def named_spans(query: list[str], labels: dict[int, list[str]]) -> dict[int, tuple[int, int]]:
