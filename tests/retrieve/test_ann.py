@@ -190,6 +190,26 @@ def test_the_sidecar_is_used_caught_up_and_rejected_when_it_does_not_match(
         other.close()
 
 
+def test_a_store_made_anew_at_the_same_path_does_not_adopt_the_old_graph(
+        tmp_path: Path) -> None:
+    """Deleted and re-ingested alike: same log, same vectors, yet another store."""
+    path, sidecar = tmp_path / "a.db", tmp_path / "a.db.usearch"
+    first = make_store(path, 100)
+    assert index(first, sidecar).ann_info["source"] == "built" and sidecar.exists()
+    first.close()
+    for leftover in tmp_path.glob("a.db*"):
+        if leftover != sidecar:
+            leftover.unlink()
+    again = make_store(path, 100)
+    try:
+        fresh = index(again, sidecar)
+        assert fresh.ann_info["source"] == "built"
+        assert "another store" in str(fresh.ann_info["sidecar_rejected"])  # its epoch
+        assert index(again, sidecar).ann_info["source"] == "sidecar"  # its own, saved
+    finally:
+        again.close()
+
+
 def chunk_ids_all(store: Store, path: str) -> list[int]:
     """Every chunk id a document ever had, live or not."""
     con = store._con()  # type: ignore[attr-defined]

@@ -138,12 +138,13 @@ class AnnIndex:
 
 
 def sidecar_header(ann: AnnIndex, mark: LogMark, count: int,
-                   body: bytes | bytearray) -> dict[str, object]:
-    """What a reader checks before trusting the body: parameters, log position, checksum."""
+                   body: bytes | bytearray, epoch: str | None = None) -> dict[str, object]:
+    """What a reader checks before trusting the body: parameters, log position, checksum,
+    and the store's vector epoch (a random name the store gives its vectors once)."""
     return {"format": FORMAT, "dim": ann.dim, "metric": "cos", "dtype": "i8",
             "connectivity": ann.params.connectivity, "expansion_add": ann.params.expansion_add,
             "seq": mark.seq, "chunk_id": mark.chunk_id, "added": mark.added,
-            "count": count, "sha256": hashlib.sha256(body).hexdigest()}
+            "count": count, "epoch": epoch, "sha256": hashlib.sha256(body).hexdigest()}
 
 
 def write_sidecar(path: Path, header: dict[str, object], body: bytes | bytearray
@@ -162,12 +163,15 @@ def write_sidecar(path: Path, header: dict[str, object], body: bytes | bytearray
         tmp.unlink(missing_ok=True)
 
 
-def check_sidecar(path: Path, dim: int, params: AnnParams
+def check_sidecar(path: Path, dim: int, params: AnnParams, epoch: str | None = None
                   ) -> tuple[LogMark, int, memoryview] | None:
     """The log position, vector count and body of a sound sidecar, or None.
 
     None for a missing, truncated, corrupt or foreign file, or one built with other
     parameters. The checksum is verified here, so a damaged body never reaches usearch.
+    ``epoch`` is the store's: a sidecar written under another one belongs to a store that
+    was deleted and made anew at the same path (one written before epochs existed is
+    judged by the caller's other checks).
     """
     try:
         data = path.read_bytes()
@@ -186,6 +190,8 @@ def check_sidecar(path: Path, dim: int, params: AnnParams
                 "connectivity": params.connectivity, "expansion_add": params.expansion_add}
     if not isinstance(header, dict) or any(header.get(k) != v for k, v in expected.items()):
         return None
+    if header.get("epoch") is not None and header.get("epoch") != epoch:
+        return None
     if header.get("sha256") != hashlib.sha256(body).hexdigest():
         return None
     try:
@@ -195,10 +201,10 @@ def check_sidecar(path: Path, dim: int, params: AnnParams
         return None
 
 
-def read_sidecar(path: Path, dim: int, params: AnnParams
+def read_sidecar(path: Path, dim: int, params: AnnParams, epoch: str | None = None
                  ) -> tuple[LogMark, AnnIndex] | None:
     """The graph in ``path`` and the log position it reflects, or None if unusable."""
-    checked = check_sidecar(path, dim, params)
+    checked = check_sidecar(path, dim, params, epoch)
     if checked is None:
         return None
     mark, count, body = checked

@@ -456,9 +456,9 @@ class VectorIndex:
     def _load_sidecar(self, reader: StoreReader) -> str | None:
         """Adopt the sidecar after catching it up through the log; or say why not."""
         assert self.ann_path is not None
-        got = read_sidecar(self.ann_path, self.dim, self.ann_params)
+        got = read_sidecar(self.ann_path, self.dim, self.ann_params, reader.meta(EPOCH_KEY))
         if got is None:
-            return "missing, damaged or built with other parameters"
+            return "missing, damaged, built with other parameters or for another store"
         mark, ann = got
         if mark.seq > self._seq:
             self._drain(reader)  # written by a process that had read further than us
@@ -525,7 +525,7 @@ class VectorIndex:
         """Log rows the sidecar lacks (counted up to ``FRESH_LAG + 1``), or None if unusable."""
         if self.ann_path is None:
             return None
-        checked = check_sidecar(self.ann_path, self.dim, self.ann_params)
+        checked = check_sidecar(self.ann_path, self.dim, self.ann_params, reader.meta(EPOCH_KEY))
         if checked is None or not _mark_holds(reader, checked[0]):
             return None
         return len(reader.vector_changes(checked[0].seq, limit=FRESH_LAG + 1)[1])
@@ -546,9 +546,10 @@ class VectorIndex:
             if self._ann is None or not self._unsaved or self._worker is not None:
                 return False
             ann, body, mark, count = self._ann, self._ann.serialise(), self._mark, len(self._ann)
+            epoch = self._epoch
             self._unsaved = 0
         try:  # hashing and writing ~50 MB (100k vectors) happen outside the lock
-            write_sidecar(self.ann_path, sidecar_header(ann, mark, count, body), body)
+            write_sidecar(self.ann_path, sidecar_header(ann, mark, count, body, epoch), body)
         except OSError as exc:  # a read-only folder: the sidecar is only a cache
             self.ann_info = {**self.ann_info, "save_error": str(exc)}
             return False
