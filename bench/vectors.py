@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import shutil
 import statistics
 import tempfile
 import time
@@ -118,9 +119,16 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=3,
                     help="alternating rounds of each second-process start")
     args = ap.parse_args()
+    folder = Path(tempfile.mkdtemp(prefix="kw-vectors-"))
+    try:
+        _run(args, folder)
+    finally:  # the store and its two sidecar files: hundreds of MB at 100k
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def _run(args: argparse.Namespace, folder: Path) -> None:
     per_doc = 10
     vecs = _vectors(args.n, args.dim)
-    folder = Path(tempfile.mkdtemp())
     store = open_store(str(folder / "v.db"), synchronous="NORMAL")
     with store.write(actor="bench") as w:
         for i in range(args.n // per_doc):
