@@ -72,7 +72,7 @@ class SQLiteStore:
         write to their scratch tables in the temp schema (query stemming), so it changed on
         every search and a cache keyed on it (the live chunk count) never hit.
         """
-        return int(self._con().execute("PRAGMA data_version").fetchone()[0]), self._commits
+        return self.data_version(), self._commits
 
     def data_version(self) -> int:
         """Changes whenever another connection commits (cache invalidation)."""
