@@ -362,8 +362,8 @@ def _worker_mentions(doc_ids: list[int], actor: str) -> tuple[int, int]:
     drafts = {d: _mention_drafts(reader, finder, d) for d in doc_ids}
     added = retracted = 0
     with _worker["lock"], store.write(actor=actor) as w:
-        stale_names = int(reader.meta("names_gen") or 0) != finder.generation
-        finder = _worker_finder(reader)
+        current = _worker_finder(reader)  # a new table when names changed meanwhile
+        stale_names, finder = current is not finder, current
         now = reader.document_versions(doc_ids)
         for d in doc_ids:
             if stale_names or now.get(d) != versions.get(d):
@@ -398,8 +398,8 @@ def _write_in_workers(opener: Callable[[], Store], jobs: list[_Job], acc: _Tally
                       total: int) -> None:
     """Parse and write in worker processes, each batch its own transaction.
 
-    The main process only hands out batches: parsing and the Python half of writing (fact
-    keys, diffs) run on every core, and only the SQL itself takes turns under the lock.
+    The main process only hands out batches: parsing runs on every core, and writing a
+    batch (its diffs and its SQL, one transaction) takes turns under the lock.
     """
     with _pool(opener, workers) as pool:
         futures = []
