@@ -24,6 +24,7 @@ from ..store import StoreReader
 from ..types import (
     ContextEntity,
     ContextSummary,
+    EntityRow,
     Evidence,
     KnowledgeContext,
     Relevance,
@@ -75,12 +76,12 @@ def build_context(reader: StoreReader, query: str, opts: ContextOptions, *, meas
         c.score = rank.combine_signals(c.signals)
     if opts.expand_links and opts.link_depth > 0:
         _expand(reader, cands, opts)
-    ranked = _cover(reader, cands, freqs, opts)
+    ranked, rows = _cover(reader, cands, freqs, opts)
     top = max((c.score for _, c in ranked), default=0.0)
     if top > 1.0:  # keep the best answer at 1.0, the rest in proportion
         for _, c in ranked:
             c.score /= top
-    load = _Loader(reader, ranked, opts)
+    load = _Loader(reader, ranked, rows, opts)
     ranked = [(e, c) for e, c in ranked if e in load.rows]
     header = KnowledgeContext(
         query=query, entities=(), evidence=(), explain=opts.explain, notes=notes,
@@ -211,8 +212,9 @@ def _expand(reader: StoreReader, cands: dict[int, _Cand], opts: ContextOptions) 
 
 
 def _cover(reader: StoreReader, cands: dict[int, _Cand], freqs: list[tuple[str, int]],
-           opts: ContextOptions) -> list[tuple[int, _Cand]]:
-    """The best ``max_entities`` by score, reordered as ``rank.cover_order`` picks them.
+           opts: ContextOptions) -> tuple[list[tuple[int, _Cand]], dict[int, EntityRow]]:
+    """The best ``max_entities`` by score, reordered as ``rank.cover_order`` picks them,
+    and their entity rows (read once here, for labels, and again used to load them).
 
     What an entity holds: the question's terms found in the chunks that matched it (text
     and vector hits, tokenised as the index tokenises) and in its label; terms weigh by
@@ -252,19 +254,18 @@ def _cover(reader: StoreReader, cands: dict[int, _Cand], freqs: list[tuple[str, 
                          f" (conf {conf:.2f})")
         c.score = pick.score
         out.append((pick.key, c))
-    return out
+    return out, rows
 
 
 class _Loader:
     """Load one ranked entity with its facts on demand (the packer decides which)."""
 
     def __init__(self, reader: StoreReader, ranked: list[tuple[int, _Cand]],
-                 opts: ContextOptions) -> None:
-        ids = [e for e, _ in ranked]
+                 rows: dict[int, EntityRow], opts: ContextOptions) -> None:
         self.reader, self.opts = reader, opts
         self.cands = dict(ranked)
-        self.rows = reader.entities(ids)
-        self.types = reader.types(ids)
+        self.rows = rows
+        self.types = reader.types([e for e, _ in ranked])
 
     def one(self, eid: int) -> Callable[[], ContextEntity]:
         return lambda: self.load(eid)
