@@ -329,10 +329,9 @@ class VectorIndex:
         if self.mirror_path is None:
             return None
         checked = check_header(self.mirror_path, self.dim)
-        if (checked is None or checked[1] != reader.meta(EPOCH_KEY)
-                or not _mark_holds(reader, checked[0])):
+        if checked is None or checked[1] != reader.meta(EPOCH_KEY):
             return None
-        return len(reader.vector_changes(checked[0].seq, limit=FRESH_LAG + 1)[1])
+        return _lag(reader, checked[0])
 
     def _mirror_stale(self) -> bool:
         """Whether this index knows more than the mirror file by ``FRESH_LAG`` log rows."""
@@ -464,13 +463,7 @@ class VectorIndex:
             self._drain(reader)  # written by a process that had read further than us
         if mark.seq > self._seq or not _mark_holds(reader, mark):
             return "written for another store or log"
-        touched: dict[int, None] = {}
-        since = mark.seq
-        while since < self._seq:
-            since, changes = reader.vector_changes(since)
-            if not changes:
-                break
-            touched.update(dict.fromkeys(c for c, _ in changes))
+        touched = _last_words_since(reader, mark.seq, until=self._seq)
         if len(touched) > max(10_000, len(self._row) // 5):
             return "too far behind the store"
         ann.remove(list(touched))
@@ -526,9 +519,7 @@ class VectorIndex:
         if self.ann_path is None:
             return None
         checked = check_sidecar(self.ann_path, self.dim, self.ann_params, reader.meta(EPOCH_KEY))
-        if checked is None or not _mark_holds(reader, checked[0]):
-            return None
-        return len(reader.vector_changes(checked[0].seq, limit=FRESH_LAG + 1)[1])
+        return None if checked is None else _lag(reader, checked[0])
 
     def wait(self, timeout: float | None = None) -> bool:
         """Wait for the background worker; True when none is running any more."""
@@ -575,18 +566,31 @@ def _mark_holds(reader: StoreReader, mark: LogMark) -> bool:
     return (seq, rows) == (mark.seq, [(mark.chunk_id, mark.added)])
 
 
+def _lag(reader: StoreReader, mark: LogMark) -> int | None:
+    """Log rows written after ``mark`` (up to ``FRESH_LAG + 1``), None if the mark is not
+    this store's."""
+    if not _mark_holds(reader, mark):
+        return None
+    return len(reader.vector_changes(mark.seq, limit=FRESH_LAG + 1)[1])
+
+
 def _fresh(lag: int | None) -> bool:
     return lag is not None and lag <= FRESH_LAG
 
 
-def _last_words_since(reader: StoreReader, since: int) -> dict[int, bool]:
-    """Every chunk id the log names after ``since``: whether it ends up with a vector."""
+def _last_words_since(reader: StoreReader, since: int, *, until: int | None = None
+                      ) -> dict[int, bool]:
+    """Every chunk id the log names after ``since``: whether it ends up with a vector.
+
+    With ``until``, no further batch is read once ``until`` is reached.
+    """
     last: dict[int, bool] = {}
-    while True:
+    while until is None or since < until:
         since, changes = reader.vector_changes(since)
         if not changes:
-            return last
+            break
         last.update((c, bool(added)) for c, added in changes)
+    return last
 
 
 def _check_rows(reader: StoreReader, got: MirrorFile, row: dict[int, int],
