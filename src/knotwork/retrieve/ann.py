@@ -26,9 +26,11 @@ import json
 import os
 import struct
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 import numpy as np
 import numpy.typing as npt
@@ -147,20 +149,31 @@ def sidecar_header(ann: AnnIndex, mark: LogMark, count: int,
             "count": count, "epoch": epoch, "sha256": hashlib.sha256(body).hexdigest()}
 
 
-def write_sidecar(path: Path, header: dict[str, object], body: bytes | bytearray
-                  ) -> None:
-    """Write header and body to ``path`` atomically (a temporary file, then a rename)."""
-    head = json.dumps(header, sort_keys=True).encode()
+@contextmanager
+def replaced_atomically(path: Path) -> Iterator[BinaryIO]:
+    """A file to write that replaces ``path`` only once the block ends without an error.
+
+    A temporary file beside ``path``, then a rename: a reader sees the old file or the new
+    one, never half of one, and a failure leaves no temporary file behind.
+    """
     fd, name = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
     tmp = Path(name)
     try:
         os.fchmod(fd, 0o644)  # as a plain open() would leave it (mkstemp makes it 0600)
         with os.fdopen(fd, "wb") as f:
-            f.write(MAGIC + struct.pack("<I", len(head)) + head)
-            f.write(body)
+            yield f
         os.replace(tmp, path)
     finally:
         tmp.unlink(missing_ok=True)
+
+
+def write_sidecar(path: Path, header: dict[str, object], body: bytes | bytearray
+                  ) -> None:
+    """Write header and body to ``path`` atomically (a temporary file, then a rename)."""
+    head = json.dumps(header, sort_keys=True).encode()
+    with replaced_atomically(path) as f:
+        f.write(MAGIC + struct.pack("<I", len(head)) + head)
+        f.write(body)
 
 
 def check_sidecar(path: Path, dim: int, params: AnnParams, epoch: str | None = None

@@ -27,7 +27,6 @@ import json
 import mmap
 import os
 import struct
-import tempfile
 import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -36,7 +35,7 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 
-from .ann import LogMark
+from .ann import LogMark, replaced_atomically
 
 FloatMatrix = npt.NDArray[np.float32]
 IdArray = npt.NDArray[np.int64]
@@ -188,35 +187,28 @@ def write_mirror(path: Path, *, dim: int, mark: LogMark, epoch: str | None,
     a row twice: removal only marks its id free, growth allocates new arrays), so this runs
     outside the index's lock without copying the matrix.
     """
-    fd, name = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
-    tmp = Path(name)
-    try:
-        os.fchmod(fd, 0o644)  # as a plain open() would leave it (mkstemp makes it 0600)
-        with os.fdopen(fd, "wb") as f:
-            f.seek(HEADER_SIZE)
-            crc, count, kept = 0, 0, []
-            for block_ids, block in live_blocks(mat, ids):
-                data = np.ascontiguousarray(block, dtype=_F32).data
-                crc = zlib.crc32(data, crc)
-                f.write(data)
-                kept.append(block_ids)
-                count += len(block_ids)
-            tail = [np.concatenate(kept).astype(_I64) if kept else np.zeros(0, _I64)]
-            if moments is not None:  # one section: Σxxᵀ follows Σx with no gap
-                tail.append(np.concatenate([moments[0].astype(_F64).reshape(-1),
-                                            moments[1].astype(_F64).reshape(-1)]))
-            for part in tail:
-                gap = bytes(_pad(f.tell()))
-                crc = zlib.crc32(np.ascontiguousarray(part).data, zlib.crc32(gap, crc))
-                f.write(gap)
-                f.write(np.ascontiguousarray(part).data)
-            header = {"format": FORMAT, "dim": dim, "dtype": "<f4", "count": count,
-                      "seq": mark.seq, "chunk_id": mark.chunk_id, "added": mark.added,
-                      "epoch": epoch, "moments": moments is not None, "crc32": crc}
-            head = json.dumps(header, sort_keys=True).encode()
-            f.seek(0)
-            f.write(MAGIC + struct.pack("<I", len(head)) + head)
-        os.replace(tmp, path)
-    finally:
-        tmp.unlink(missing_ok=True)
+    with replaced_atomically(path) as f:
+        f.seek(HEADER_SIZE)
+        crc, count, kept = 0, 0, []
+        for block_ids, block in live_blocks(mat, ids):
+            data = np.ascontiguousarray(block, dtype=_F32).data
+            crc = zlib.crc32(data, crc)
+            f.write(data)
+            kept.append(block_ids)
+            count += len(block_ids)
+        tail = [np.concatenate(kept).astype(_I64) if kept else np.zeros(0, _I64)]
+        if moments is not None:  # one section: Σxxᵀ follows Σx with no gap
+            tail.append(np.concatenate([moments[0].astype(_F64).reshape(-1),
+                                        moments[1].astype(_F64).reshape(-1)]))
+        for part in tail:
+            gap = bytes(_pad(f.tell()))
+            crc = zlib.crc32(np.ascontiguousarray(part).data, zlib.crc32(gap, crc))
+            f.write(gap)
+            f.write(np.ascontiguousarray(part).data)
+        header = {"format": FORMAT, "dim": dim, "dtype": "<f4", "count": count,
+                  "seq": mark.seq, "chunk_id": mark.chunk_id, "added": mark.added,
+                  "epoch": epoch, "moments": moments is not None, "crc32": crc}
+        head = json.dumps(header, sort_keys=True).encode()
+        f.seek(0)
+        f.write(MAGIC + struct.pack("<I", len(head)) + head)
     return count
