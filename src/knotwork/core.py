@@ -10,6 +10,7 @@ It is the only reader of ``Settings``; below it, every layer takes explicit argu
 
 from __future__ import annotations
 
+import functools
 import getpass
 import json
 import math
@@ -20,7 +21,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, replace
 from pathlib import Path
 from types import TracebackType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, TypeVar
 
 import numpy as np
 import numpy.typing as npt
@@ -57,6 +58,21 @@ if TYPE_CHECKING:  # imported where used: a process that only queries never load
     from . import sync as _sync
     from .ingest.mentions import MentionFinder
     from .watch import VaultWatcher
+
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
+
+
+def _one_state(method: Callable[Concatenate[Knotwork, _P], _R]
+               ) -> Callable[Concatenate[Knotwork, _P], _R]:
+    """Run a read method inside ``Store.snapshot``: every read it makes sees one state."""
+
+    @functools.wraps(method)
+    def run(self: Knotwork, *args: _P.args, **kwargs: _P.kwargs) -> _R:
+        with self.store.snapshot():
+            return method(self, *args, **kwargs)
+
+    return run
 
 
 class Knotwork:
@@ -415,6 +431,7 @@ class Knotwork:
 
     # ------------------------------------------------------------ read
 
+    @_one_state
     def context(self, query: str, *, max_entities: int | None = None,
                 link_depth: int | None = None, expand_links: bool = True,
                 max_tokens: int | None = None, scopes: Sequence[str] | None = None,
@@ -469,6 +486,7 @@ class Knotwork:
     def render(self, ctx: KnowledgeContext, fmt: str = "markdown") -> str:
         return renderer(fmt)(ctx)
 
+    @_one_state
     def search(self, query: str, *, k: int = 10, scopes: Sequence[str] | None = None,
                mode: str = "bm25", fusion: str | None = None) -> list[SearchHit]:
         """Chunks matching ``query`` with citations: ``bm25``, ``vector`` or ``hybrid``.
@@ -514,6 +532,7 @@ class Knotwork:
             raise NotFound("entity", ref)
         return eid
 
+    @_one_state
     def entity(self, ref: str, *, as_of: str | None = None) -> EntityView:
         reader = self.store.reader
         eid = self.resolve(ref)
@@ -524,17 +543,20 @@ class Knotwork:
             facts=tuple(reader.facts([eid], as_of=as_of)),
             incoming=tuple(reader.facts([eid], direction="in", as_of=as_of, limit=200)))
 
+    @_one_state
     def facts(self, ref: str, *, history: bool = False, as_of: str | None = None
               ) -> list[FactRow]:
         """Facts whose subject is the entity: live ones, or all of them with ``history``."""
         return self.store.reader.facts([self.resolve(ref)], history=history, as_of=as_of)
 
+    @_one_state
     def history(self, ref: str) -> dict[str, object]:
         """Every fact ever recorded about an entity, and the events that touched them."""
         facts = self.facts(ref, history=True)
         events = self.store.reader.events(fact_ids=[f.id for f in facts], limit=500)
         return {"facts": [f.as_dict() for f in facts], "events": events}
 
+    @_one_state
     def stats(self) -> dict[str, object]:
         reader = self.store.reader
         out: dict[str, object] = dict(reader.stats())

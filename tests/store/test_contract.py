@@ -200,6 +200,33 @@ def test_change_token_moves_on_commits_not_on_reads(store: Store) -> None:
     assert store.change_token() != before
 
 
+def test_a_snapshot_sees_one_state_while_another_writer_commits(store: Store) -> None:
+    from knotwork.store import open_store
+
+    apply(store, doc("a.md", [fact("r", lit("1"), 1)], body="kestrel words here"))
+    other = open_store(store.path)
+    try:
+        with store.snapshot():
+            assert store.reader.stats()["facts"] == 1
+            token = store.change_token()
+            with other.write(actor="test") as w:  # a writer is not kept waiting
+                w.apply("default", doc("b.md", [fact("r", lit("2"), 1)], body="kestrel too"))
+                w.delete("default", "a.md")
+            with store.snapshot():  # nested: the same state still
+                assert store.reader.stats()["facts"] == 1
+            assert len(store.reader.search_chunks('"kestrel"', limit=5)) == 1
+            assert store.reader.chunk_terms([1], ["words"]) == {1: {"words"}}  # scratch reads
+            assert store.change_token() == token
+        assert store.reader.stats()["facts"] == 1  # b's, now
+        assert store.reader.live_chunk_count() == 1
+        assert store.change_token() != token
+        with store.write(actor="test") as w:  # and writes go on as before
+            w.delete("default", "b.md")
+        assert store.reader.stats()["facts"] == 0
+    finally:
+        other.close()
+
+
 def test_live_chunk_count_follows_edits_and_deletes(store: Store) -> None:
     def counted() -> int:
         return store.reader.stats()["chunks"]

@@ -142,6 +142,14 @@ class Store(Protocol):
 
     def write(self, *, actor: str) -> AbstractContextManager[StoreWriter]: ...
 
+    def snapshot(self) -> AbstractContextManager[None]:
+        """Reads on this thread inside the block see one committed state of the store.
+
+        Commits made meanwhile (another process's, another thread's) are seen after it.
+        Inside a write, or another snapshot, it adds nothing: that is one state already.
+        """
+        ...
+
     def data_version(self) -> int: ...
 
     def change_token(self) -> tuple[int, int]: ...

@@ -65,6 +65,28 @@ class SQLiteStore:
         with self._lock:
             self._commits += 1
 
+    @contextmanager
+    def snapshot(self) -> Iterator[None]:
+        """One read transaction: every read inside sees the same WAL snapshot.
+
+        Why: in autocommit each statement reads the latest commit, so an answer built
+        from a few dozen reads could mix two states of the store (a fact read before a
+        watcher's commit, its chunk after it). A deferred ``BEGIN`` takes no lock a writer
+        waits for; the scratch tables reads fill live in the temp schema, which writes no
+        page of the store.
+        """
+        con = self._con()
+        if con.in_transaction:
+            yield
+            return
+        with map_driver_errors("read failed"):
+            con.execute("BEGIN")
+        try:
+            yield
+        finally:
+            if con.in_transaction:
+                con.execute("COMMIT")  # keeps the temp schema's scratch tables for the next read
+
     def change_token(self) -> tuple[int, int]:
         """Differs after any commit, this process's or another's (cache invalidation).
 
