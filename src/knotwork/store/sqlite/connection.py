@@ -47,6 +47,12 @@ def map_driver_errors(what: str) -> Iterator[None]:
         raise StoreError(f"{what}: {exc}") from exc
 
 
+# Why map the file: reads then copy no page into SQLite's cache and make no read() call,
+# which took 6-11% off each context answer on a 290 MB store (paired, 200 queries). The
+# mapping is the OS page cache itself: it is shared, not this process's own memory.
+MMAP_BYTES = 1 << 30
+
+
 def connect(path: str, *, synchronous: str = "FULL", busy_timeout_ms: int = 30_000
             ) -> sqlite3.Connection:
     """Open (creating if needed) and migrate the store at ``path``."""
@@ -61,6 +67,7 @@ def connect(path: str, *, synchronous: str = "FULL", busy_timeout_ms: int = 30_0
         con.execute("PRAGMA foreign_keys = OFF")
         con.execute("PRAGMA temp_store = MEMORY")
         con.execute("PRAGMA cache_size = -65536")
+        con.execute(f"PRAGMA mmap_size = {MMAP_BYTES}")
         _migrate(con)
     return con
 
