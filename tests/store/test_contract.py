@@ -77,6 +77,24 @@ def test_forward_link_binds_when_note_appears_and_unbinds_on_delete(store: Store
     assert f.value.startswith("kw:name/")
 
 
+def test_entity_facts_reads_both_directions_oldest_first_up_to_limits(store: Store) -> None:
+    # links written before the hub exists point at its name entity: they still count
+    apply(store, *[doc(f"a{i}.md", [fact("uses", link("Hub"), 1, conf=0.5 if i == 2 else 1.0)])
+                   for i in range(4)])
+    apply(store, doc("hub.md", [fact(f"p{i}", lit(str(i)), i + 1) for i in range(4)]))
+    apply(store, doc("a4.md", [fact("uses", link("hub"), 1)]))
+    apply(store, doc("a0.md", []))  # its link is retracted
+    hub = store.reader.find_entity("hub", "hub")
+    assert hub is not None
+    out, inc = store.reader.entity_facts(hub, out_limit=3, in_limit=10)
+    assert [f.predicate for f in out] == ["p0", "p1", "p2"]
+    assert [f.subject_label for f in inc] == ["a1", "a2", "a3", "a4"]
+    assert [f.id for f in inc] == sorted(f.id for f in inc)
+    out, inc = store.reader.entity_facts(hub, out_limit=10, in_limit=2, min_confidence=0.6)
+    assert len(out) == 4 and [f.subject_label for f in inc] == ["a1", "a3"]
+    assert store.reader.entity_facts(hub, out_limit=5, in_limit=5, scopes=["other"]) == ([], [])
+
+
 def test_alias_repoints_links_without_rewriting_them(store: Store) -> None:
     apply(store, doc("a.md", [fact("uses", link("KQ"), 2)]),
           doc("queue.md", [], title="Kestrel Queue"))

@@ -197,10 +197,13 @@ def pack(header: KnowledgeContext, *, entities: Sequence[tuple[float, Loader]],
                               evidence=tuple(evidence)))
         return _settle(full, measure, truncated=False)
 
-    def build(ents: list[ContextEntity], evid: list[Evidence]) -> KnowledgeContext:
-        return finish(replace(header, entities=tuple(ents), evidence=tuple(evid)))
+    # measured as sent when cut: the budget as its token count, truncated (see the end)
+    preset = _preset(header, max_tokens, True)
 
-    base = measure(_preset(build([], []), max_tokens, True))
+    def build(ents: list[ContextEntity], evid: list[Evidence]) -> KnowledgeContext:
+        return finish(replace(preset, entities=tuple(ents), evidence=tuple(evid)))
+
+    base = measure(build([], []))
     order: list[tuple[float, int, int]] = sorted(
         [(score, 1, i) for i, (score, _) in enumerate(entities)]
         + [(v.score, 0, i) for i, v in enumerate(evidence)], key=lambda t: (-t[0], -t[1], t[2]))
@@ -210,7 +213,7 @@ def pack(header: KnowledgeContext, *, entities: Sequence[tuple[float, Loader]],
 
     def cost(ctx: KnowledgeContext, room: int) -> int | None:
         """What adding an item costs, None when it cannot fit in ``room`` tokens."""
-        n = measure.within(_preset(ctx, max_tokens, True), base + room)
+        n = measure.within(ctx, base + room)
         return None if n is None or n - base > room else n - base
 
     for _, kind, i in order:
@@ -241,7 +244,7 @@ def pack(header: KnowledgeContext, *, entities: Sequence[tuple[float, Loader]],
     packed = build(ents, evid)
     while True:
         # rendered as the answer will be, but for the digits of its own token count
-        full = measure(_preset(packed, max_tokens, True))
+        full = measure(packed)
         if full <= max_tokens or not (ents or evid):
             break
         if evid and (not ents or evid[-1].score <= ents[-1].score):

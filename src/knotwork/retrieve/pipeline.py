@@ -272,20 +272,17 @@ class _Loader:
 
     def load(self, eid: int) -> ContextEntity:
         o, c, row = self.opts, self.cands[eid], self.rows[eid]
-        filt = dict(as_of=o.as_of, scopes=o.scopes, min_confidence=o.min_confidence,
-                    trusts=o.trusts, valid_at=o.valid_at)
-        out = self.reader.facts_grouped([eid], direction="out", per_entity=o.max_facts,
-                                        **filt)  # type: ignore[arg-type]
-        inc = self.reader.facts_grouped([eid], direction="in",
-                                        per_entity=max(1, o.max_facts // 2),
-                                        **filt)  # type: ignore[arg-type]
+        out, inc = self.reader.entity_facts(
+            eid, out_limit=o.max_facts, in_limit=max(1, o.max_facts // 2), as_of=o.as_of,
+            scopes=o.scopes, min_confidence=o.min_confidence, trusts=o.trusts,
+            valid_at=o.valid_at)
         # The note's own statements first, then what other documents say about it.
-        own = sorted(out.get(eid, []), key=lambda f: (
+        own = sorted(out, key=lambda f: (
             f.source is None or f.source.document_id != row.document_id, f.id))
         return ContextEntity(
             iri=row.iri, label=row.label, types=tuple(self.types.get(eid, [])),
             relevance=c.relevance, score=c.score, facts=tuple(own),
-            incoming=tuple(inc.get(eid, [])), why=tuple(c.why), entity_id=eid)
+            incoming=tuple(inc), why=tuple(c.why), entity_id=eid)
 
 
 def _evidence(reader: StoreReader, ranked: list[tuple[int, _Cand]], opts: ContextOptions

@@ -71,11 +71,11 @@ class StoreReader(Protocol):
               trusts: Sequence[str] | None = None, valid_at: str | None = None
               ) -> list[FactRow]: ...
 
-    def facts_grouped(self, entity_ids: Sequence[int], *, direction: str = "out",
-                      per_entity: int = 20, as_of: str | None = None,
-                      scopes: Sequence[str] | None = None, min_confidence: float = 0.0,
-                      trusts: Sequence[str] | None = None, valid_at: str | None = None
-                      ) -> dict[int, list[FactRow]]: ...
+    def entity_facts(self, entity_id: int, *, out_limit: int, in_limit: int,
+                     as_of: str | None = None, scopes: Sequence[str] | None = None,
+                     min_confidence: float = 0.0, trusts: Sequence[str] | None = None,
+                     valid_at: str | None = None
+                     ) -> tuple[list[FactRow], list[FactRow]]: ...
 
     def facts_by_id(self, fact_ids: Sequence[int]) -> list[FactRow]: ...
     def live_facts(self, *, scopes: Sequence[str] | None = None) -> list[FactRow]: ...
