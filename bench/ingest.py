@@ -7,7 +7,8 @@
 Measures cold structural ingest (seconds, notes/s), peak RSS (this process plus its
 parser workers), store size, single-note edit and delete latency through the watcher's
 path (median of 20, each one a durable commit), and ``context`` latency p50/p95 over
-200 queries.
+200 queries: half two domain words, half a note's title, also reported apart (run it at
+``--notes 3000`` and ``--notes 30000`` to see which kind grows with the vault).
 
 ``--vectors`` also gives every chunk a 384-dimensional vector before the queries, so
 ``context`` runs hybrid (full text + vectors + links) at full scale
@@ -173,10 +174,12 @@ def main() -> None:
             delete_ms.append((time.perf_counter() - t) * 1000)
             assert r.deleted == 1, r
 
-        queries = []
+        queries, kinds = [], []
         for _ in range(args.queries):
-            queries.append(" ".join(rng.sample(WORDS, 2)) if rng.random() < 0.5
+            words = rng.random() < 0.5
+            queries.append(" ".join(rng.sample(WORDS, 2)) if words
                            else Path(rng.choice(paths)).stem)
+            kinds.append("words" if words else "title")
         extra: dict[str, object] = {}
         if args.vectors:
             kw.settings = replace(kw.settings, embedder="hash")
@@ -208,6 +211,9 @@ def main() -> None:
             "edit_ms_median": round(statistics.median(edit_ms), 2),
             "delete_ms_median": round(statistics.median(delete_ms), 2),
             "context_ms_p50": _pct(ctx_ms, 0.5), "context_ms_p95": _pct(ctx_ms, 0.95),
+            **{f"context_{kind}_ms_p{q}": _pct([ms for ms, k in zip(ctx_ms, kinds, strict=True)
+                                                if k == kind], q / 100)
+               for kind in ("words", "title") for q in (50, 95) if kind in kinds},
             "embedding_status": kw.embedding_status(), **extra,
         }))
     finally:
