@@ -4,6 +4,10 @@ The ownership rule lives here: a document's new fact drafts are diffed against t
 facts it owns by ``fact_key`` (what the fact says: subject, predicate, object, valid time,
 qualifiers). Removed ones are retracted, new ones inserted, unchanged ones kept with their
 ``recorded_at`` while their citation moves to the new version's line span and chunk.
+
+The full-text indexes are written in ``finish``, once per transaction: FTS5 writes out
+what it holds at every savepoint, so indexing each document's chunks inside its own
+savepoint made a segment per document, and merging those cost more than indexing the text.
 """
 
 from __future__ import annotations
@@ -12,8 +16,10 @@ import bisect
 import hashlib
 import json
 import sqlite3
-from collections.abc import Iterable, Sequence
-from contextlib import AbstractContextManager
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from itertools import groupby
+from operator import itemgetter
 from urllib.parse import quote
 
 from ...types import (
@@ -33,6 +39,8 @@ from .connection import Transaction, map_driver_errors, now_iso
 
 _NAME_RANK = {"path": 0, "stem": 1, "title": 1, "alias": 2}
 _REVIEW_BY_TRUST = {"stated": "approved", "asserted": "unreviewed", "extracted": "unreviewed"}
+_CHUNK_FTS = ("INSERT INTO chunk_fts(chunk_fts, rowid, context, text) VALUES('delete',?,?,?)",
+              "INSERT INTO chunk_fts(rowid, context, text) VALUES(?,?,?)")
 
 
 def note_iri(scope: str, path: str) -> str:
@@ -70,10 +78,23 @@ class Writer:
         self._unresolved: set[str] = set()
         self._stale_fts: set[int] = set()
         self._has_vectors: bool | None = None
+        # Full-text writes held for ``finish`` (see the module docstring), in order:
+        # (1, chunk id, context, text) indexes a chunk, (0, ...) takes it out.
+        self._chunk_fts: list[tuple[int, int, str, str]] = []
+        self._name_fts: list[tuple[int, str]] = []  # new name entities: id, label
 
-    def savepoint(self) -> AbstractContextManager[None]:
+    @contextmanager
+    def savepoint(self) -> Iterator[None]:
         """Make the next block atomic on its own: a failure undoes only that block."""
-        return self.tx.savepoint()
+        held = len(self._chunk_fts), len(self._name_fts)
+        try:
+            with self.tx.savepoint():
+                yield
+        except BaseException:
+            # the block's rows are gone, and their ids will be handed out again
+            del self._chunk_fts[held[0]:], self._name_fts[held[1]:]
+            self._entity_ids.clear()
+            raise
 
     def finish(self) -> None:
         """Bring derived state up to date before the transaction commits.
@@ -82,6 +103,12 @@ class Writer:
         stand, so work queued by a savepoint that was rolled back later is harmless.
         """
         with map_driver_errors("cannot finish the write"):
+            for add, ops in groupby(self._chunk_fts, key=itemgetter(0)):
+                self.con.executemany(_CHUNK_FTS[add], [op[1:] for op in ops])
+            self._chunk_fts.clear()
+            self.con.executemany("INSERT INTO entity_fts(rowid, label, aliases, literals)"
+                                 " VALUES(?,?,'','')", self._name_fts)
+            self._name_fts.clear()
             if self._unresolved:
                 self.con.executemany(
                     "UPDATE entities SET resolved_id = (SELECT n.entity_id FROM names n"
@@ -195,8 +222,7 @@ class Writer:
         self.con.executemany(
             "INSERT INTO chunks(id, version_id, document_id, ord, heading, context, text,"
             " line_start, line_end, text_hash) VALUES(?,?,?,?,?,?,?,?,?,?)", rows)
-        self.con.executemany("INSERT INTO chunk_fts(rowid, context, text) VALUES(?,?,?)",
-                             [(r[0], r[5], r[6]) for r in rows])
+        self._chunk_fts.extend((1, r[0], r[5], r[6]) for r in rows)
         self._count_live_chunks(len(rows))
         # an unchanged chunk keeps its vector: same text, same hash, no new embedding
         have = {r[0] for r in self.con.execute(
@@ -223,9 +249,7 @@ class Writer:
             " WHERE document_id=? AND live=1", (doc_id,)).fetchall()
         if not old:
             return []
-        self.con.executemany(
-            "INSERT INTO chunk_fts(chunk_fts, rowid, context, text) VALUES('delete',?,?,?)",
-            [r[:3] for r in old])
+        self._chunk_fts.extend((0, *r[:3]) for r in old)
         self.con.execute("UPDATE chunks SET live=0 WHERE document_id=? AND live=1", (doc_id,))
         self._count_live_chunks(-len(old))
         self.con.executemany("INSERT INTO vector_log(chunk_id, added) VALUES(?, 0)",
@@ -369,8 +393,7 @@ class Writer:
             self.con.executemany(
                 "INSERT INTO entities(id, key, kind, scope, iri, label, name_key, created_at)"
                 " VALUES(?,?,?,?,?,?,?,?)", rows)
-            self.con.executemany("INSERT INTO entity_fts(rowid, label, aliases, literals)"
-                                 " VALUES(?,?,'','')", [(r[0], r[5]) for r in rows])
+            self._name_fts.extend((r[0], r[5]) for r in rows)
             self._resolve_names(missing[k].key for k in new)
         return out
 
