@@ -302,3 +302,12 @@ def test_a_document_written_twice_in_one_transaction_is_found_by_its_last_text(
         w.delete("default", "a.md")
     assert store.reader.search_chunks('"version"', limit=5) == []
 
+
+def test_a_prepared_document_applies_as_the_parsed_one(store: Store) -> None:
+    d = doc("a.md", [fact("uses", link("Kafka"), 2), fact("port", lit("9092", "integer"), 3)],
+            body="# A\nuses kafka\nport 9092")
+    with store.write(actor="test") as w:
+        out = w.apply("default", store.prepare(d))
+    assert isinstance(out, Applied) and out.added == 2
+    assert apply(store, d) == [Unchanged("a.md")]
+    assert live(store, "a") == {("uses", "Kafka"), ("port", "9092")}
