@@ -149,3 +149,33 @@ def test_full_text_indexes_stay_intact_through_rollbacks_and_rewrites(tmp_path: 
         "SELECT label FROM entity_fts WHERE entity_fts MATCH 'one OR two OR three'")}
     assert labels == {"One", "Three"}  # name entities stay; the rolled-back one is gone
     store.close()
+
+
+def test_null_columns_hold_null_not_its_stand_in(tmp_path: Path) -> None:
+    store = SQLiteStore(str(tmp_path / "s.db"))
+    body = "front\n# One\nbody one"
+    chunks = (ChunkDraft(0, ("One",), "# One\nbody one", Span(2, 3)),)
+    first = replace(doc("a.md", [], body=body), chunks=chunks, facts=(
+        FactDraft(SELF, "status", LiteralValue("draft"), Span(3, 3), "s", "x"),
+        FactDraft(SELF, "uses", NameRef("kafka", "Kafka"), Span(3, 3), "u", "x")))
+    # the edit moves both facts to line 1, before the first chunk: no chunk to cite
+    edited = replace(first, content_hash="2", facts=tuple(
+        replace(f, span=Span(1, 1)) for f in first.facts))
+    for d in (first, edited):
+        with store.write(actor="test") as w:
+            w.apply("default", d)
+    with store.write(actor="test") as w:
+        w.assert_fact("default", FactDraft(NameRef("kafka", "Kafka"), "port",
+                                           LiteralValue("9092", "integer"), Span(0, 0), "",
+                                           "api"))
+        w.assert_fact("default", FactDraft(NameRef("kafka", "Kafka"), "runs_on",
+                                           NameRef("host", "Host"), Span(0, 0), "", "api"))
+    con = store._con()
+    types = con.execute(
+        "SELECT typeof(object_id), typeof(datatype), typeof(qualifiers), typeof(valid_from),"
+        " typeof(valid_to), typeof(chunk_id) FROM facts ORDER BY id").fetchall()
+    assert types == [("null", "text", "null", "null", "null", "null"),
+                     ("integer", "null", "null", "null", "null", "null"),
+                     ("null", "text", "null", "null", "null", "null"),
+                     ("integer", "null", "null", "null", "null", "null")]
+    store.close()

@@ -24,6 +24,14 @@ from typing import NamedTuple
 from ...types import FactDraft, LiteralValue, NameRef, ObjectRef, ParsedDocument, SelfRef
 
 _NAME_RANK = {"path": 0, "stem": 1, "title": 1, "alias": 2}
+# Why NULL travels as a value of the other storage class: the sqlite3 module binds an int,
+# float or str at once, but looks a None up in its adapter registry first (a tuple, a dict
+# probe and two failed attribute lookups), a fifth of the cost of inserting a fact. So a
+# nullable TEXT column is given NO_TEXT and an INTEGER column NO_ID, and the SQL turns them
+# back with NULLIF(?, 0) and NULLIF(?, ''): a real value is never of the other storage
+# class, so it never compares equal to the stand-in.
+NO_TEXT = 0
+NO_ID = ""
 _REVIEW_BY_TRUST = {"stated": "approved", "asserted": "unreviewed", "extracted": "unreviewed"}
 
 
@@ -35,7 +43,8 @@ class FactParts(NamedTuple):
     obj: str | None  # entity or literal key of the object
     entity: bool  # whether the object is an entity (else a literal)
     tail: str  # the rest of what the fact says: valid time and qualifiers, joined
-    body: tuple[object, ...]  # value ... review: the columns between object_id and document_id
+    body: tuple[object, ...]  # value ... review: the columns between object_id and document_id,
+    # NULLs given as NO_TEXT
     chunk: int  # index into the document's chunks (-1: before the first one)
     cite: tuple[object, ...]  # line_start, line_end, supporting_text
     origin: tuple[str, str]  # extractor, extractor_version
@@ -104,8 +113,9 @@ def prepare_facts(drafts: Sequence[FactDraft], chunk_starts: Sequence[int]
         out.append(FactParts(
             None if isinstance(d.subject, SelfRef) else "name:" + d.subject.key,
             d.predicate, okey, entity, key_tail(vf, vt, quals),
-            (value, datatype, json.dumps(dict(quals)) if quals else None, vf, vt,
-             d.confidence, d.trust, _REVIEW_BY_TRUST[d.trust]),
+            (value, NO_TEXT if datatype is None else datatype,
+             json.dumps(dict(quals)) if quals else NO_TEXT, NO_TEXT if vf is None else vf,
+             NO_TEXT if vt is None else vt, d.confidence, d.trust, _REVIEW_BY_TRUST[d.trust]),
             bisect.bisect_right(chunk_starts, span.line_start) - 1,
             (span.line_start, span.line_end, d.supporting_text),
             (d.extractor, d.extractor_version)))

@@ -27,6 +27,7 @@ from ...types import DEFAULT_SCOPE, Applied, Deleted, FactDraft, NameRef, Parsed
 from .. import Prepared
 from .connection import Transaction, map_driver_errors, now_iso
 from .prepare import (
+    NO_ID,
     FactParts,
     PreparedDocument,
     joined_key,
@@ -35,6 +36,13 @@ from .prepare import (
     prepare_facts,
 )
 
+# every column of a fact a document states; the NULLIFs are explained in prepare.py
+_FACT_INSERT = (
+    "INSERT INTO facts(id, scope, fact_key, subject_id, predicate, object_id, value, datatype,"
+    " qualifiers, valid_from, valid_to, confidence, trust, review, document_id, version_id,"
+    " chunk_id, line_start, line_end, supporting_text, extractor, extractor_version, actor,"
+    " recorded_at) VALUES(?,?,?,?,?,NULLIF(?, ''),?,NULLIF(?, 0),NULLIF(?, 0),NULLIF(?, 0),"
+    "NULLIF(?, 0),?,?,?,?,?,NULLIF(?, ''),?,?,?,?,?,?,?)")
 _CHUNK_FTS = ("INSERT INTO chunk_fts(chunk_fts, rowid, context, text) VALUES('delete',?,?,?)",
               "INSERT INTO chunk_fts(rowid, context, text) VALUES(?,?,?)")
 
@@ -385,7 +393,7 @@ class Writer:
             "SELECT fact_key, id FROM facts WHERE document_id=? AND retracted_at IS NULL"
             f" AND extractor {op} 'mention'", (doc_id,)).fetchall())
         note_key = f"doc:{doc_id}"
-        new: list[tuple[str, int, int | None, int | None, FactParts]] = []
+        new: list[tuple[str, int, int | str, int | str, FactParts]] = []
         updates, seen = [], set()
         for f in facts:
             subj, obj = f.subject, f.obj
@@ -394,12 +402,12 @@ class Writer:
             if key in seen:
                 continue
             seen.add(key)
-            chunk_id = chunk_ids[f.chunk] if f.chunk >= 0 else None
+            chunk_id = chunk_ids[f.chunk] if f.chunk >= 0 else NO_ID
             if key in live:
                 updates.append((version_id, chunk_id, *f.cite, live[key]))
                 continue
             subj_id = note_id if subj is None else ids[subj]
-            obj_id = None if not f.entity else note_id if obj is None else ids[obj]
+            obj_id = NO_ID if not f.entity else note_id if obj is None else ids[obj]
             new.append((key, subj_id, obj_id, chunk_id, f))
         first = self.tx.take_ids("facts", len(new))
         inserts = [(fid, scope, key, subj_id, f.predicate, obj_id, *f.body, doc_id, version_id,
@@ -407,14 +415,9 @@ class Writer:
                    for fid, (key, subj_id, obj_id, chunk_id, f) in enumerate(new, first)]
         touched = {subj_id for _, subj_id, _, _, _ in new}
         gone = [fid for key, fid in live.items() if key not in seen]
+        self.con.executemany(_FACT_INSERT, inserts)
         self.con.executemany(
-            "INSERT INTO facts(id, scope, fact_key, subject_id, predicate, object_id, value,"
-            " datatype, qualifiers, valid_from, valid_to, confidence, trust, review, document_id,"
-            " version_id, chunk_id, line_start, line_end, supporting_text, extractor,"
-            " extractor_version, actor, recorded_at)"
-            f" VALUES({','.join('?' * 24)})", inserts)
-        self.con.executemany(
-            "UPDATE facts SET version_id=?, chunk_id=?, line_start=?, line_end=?,"
+            "UPDATE facts SET version_id=?, chunk_id=NULLIF(?, ''), line_start=?, line_end=?,"
             " supporting_text=? WHERE id=?", updates)
         if gone:
             touched |= self._retract_ids(gone, ts, "source edited")
@@ -510,7 +513,7 @@ class Writer:
             raise ValueError("an asserted fact needs a named subject")
         # owned by no document: an object that is "the note" is note 0
         subj_id = ids[f.subject]
-        obj_id = None if not f.entity else 0 if f.obj is None else ids[f.obj]
+        obj_id = NO_ID if not f.entity else 0 if f.obj is None else ids[f.obj]
         key = joined_key(f.subject, f.predicate, "doc:0" if f.obj is None else f.obj,
                          f.tail)
         ts, fid = now_iso(), self.tx.next_id("facts")
@@ -518,7 +521,8 @@ class Writer:
             "INSERT INTO facts(id, scope, fact_key, subject_id, predicate, object_id, value,"
             " datatype, qualifiers, valid_from, valid_to, confidence, trust, review,"
             " line_start, line_end, supporting_text, extractor, extractor_version, actor,"
-            " recorded_at) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            " recorded_at) VALUES(?,?,?,?,?,NULLIF(?, ''),?,NULLIF(?, 0),NULLIF(?, 0),"
+            "NULLIF(?, 0),NULLIF(?, 0),?,?,?,?,?,?,?,?,?,?)",
             (fid, scope, key, subj_id, f.predicate, obj_id, *f.body, None, None, f.cite[2],
              *f.origin, self.actor, ts))
         self._refresh_entity_fts({subj_id})
