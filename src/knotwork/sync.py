@@ -2,8 +2,10 @@
 
 Shape of the work: hash every file in this process (cheap), then parse, prepare (the
 store's work that needs no database) and write only what changed, in transactions of many
-documents with a savepoint per document, so one bad file never undoes another and a crash
-leaves every document at its previous version or its new one, never between. A large sync
+documents, so a crash leaves every document at its previous version or its new one, never
+between. One bad file never undoes another: a batch in which the store refuses a document
+is written again with a savepoint per document (savepoints cost every document a tenth of
+its write, so only a batch that needs them pays for them). A large sync
 (``_PARALLEL_MIN`` files or more) does this in worker processes, each parsing and
 preparing its batch while another writes, and writing under a lock they share; the
 mention pass that follows is spread over them the same way.
@@ -20,6 +22,7 @@ import os
 import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
+from contextlib import nullcontext
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -165,8 +168,8 @@ def sync(store: Store, root: str | os.PathLike[str], *, scope: str, actor: str,
                           progress=progress, total=total)
     else:
         for batch in _batches((_prepared(store, j) for j in jobs), batch_size):
-            with store.write(actor=actor) as w:
-                _apply_batch(w, batch, acc, scope=scope, force=force, renames=p.renames)
+            acc.merge(_write_batch(store, batch, scope=scope, actor=actor, force=force,
+                                   renames=p.renames))
             if progress:
                 progress(acc.done, total)
     counts = acc.counts
@@ -280,9 +283,36 @@ class _Tally:
         self.done += other.done
 
 
+class _Refused(Exception):
+    """The store refused a document of a batch written without savepoints."""
+
+
+def _write_batch(store: Store, batch: Sequence[Prepared | Issue], *, scope: str, actor: str,
+                 force: bool, renames: dict[str, str]) -> _Tally:
+    """Write a batch in one transaction; what it did.
+
+    First without a savepoint per document; if the store refuses one, that transaction is
+    rolled back and the batch written again, each document in its own savepoint.
+    """
+    try:
+        acc = _Tally()
+        with store.write(actor=actor) as w:
+            _apply_batch(w, batch, acc, scope=scope, force=force, renames=renames,
+                         isolate=False)
+    except _Refused:
+        acc = _Tally()
+        with store.write(actor=actor) as w:
+            _apply_batch(w, batch, acc, scope=scope, force=force, renames=renames,
+                         isolate=True)
+    return acc
+
+
 def _apply_batch(w: StoreWriter, batch: Sequence[Prepared | Issue], acc: _Tally, *,
-                 scope: str, force: bool, renames: dict[str, str]) -> None:
-    """Apply prepared documents in one transaction, each in its own savepoint."""
+                 scope: str, force: bool, renames: dict[str, str], isolate: bool = True
+                 ) -> None:
+    """Apply prepared documents in one transaction; with ``isolate``, each in its own
+    savepoint, so a refused document costs only itself; without, a refusal raises
+    ``_Refused`` (see ``_write_batch``)."""
     for item in batch:
         acc.done += 1
         if isinstance(item, Issue):
@@ -291,9 +321,11 @@ def _apply_batch(w: StoreWriter, batch: Sequence[Prepared | Issue], acc: _Tally,
         path = item.doc.path
         acc.errors.extend(item.doc.issues)
         try:
-            with w.savepoint():
+            with w.savepoint() if isolate else nullcontext():
                 out = w.apply(scope, item, force=force, rename_from=renames.get(path))
         except KnotworkError as exc:
+            if not isolate:
+                raise _Refused from exc
             acc.errors.append(Issue(path, f"store refused: {exc}"))
             continue
         _count(out, acc.counts)
@@ -332,12 +364,11 @@ def _worker_batch(jobs: list[_Job], scope: str, actor: str, force: bool,
     """Parse and prepare a batch (in parallel with the other workers), then write it under
     the lock."""
     parsed = [_prepared(_worker["store"], j) for j in jobs]
-    acc = _Tally()
     # Why our own lock before SQLite's: a writer waiting on SQLite's busy handler sleeps in
     # steps of up to 100 ms; one waiting on this lock wakes the moment it is free.
-    with _worker["lock"], _worker["store"].write(actor=actor) as w:
-        _apply_batch(w, parsed, acc, scope=scope, force=force, renames=renames)
-    return acc
+    with _worker["lock"]:
+        return _write_batch(_worker["store"], parsed, scope=scope, actor=actor, force=force,
+                            renames=renames)
 
 
 def _worker_finder(reader: StoreReader) -> MentionFinder:
