@@ -43,12 +43,17 @@ class FactParts(NamedTuple):
     obj: str | None  # entity or literal key of the object
     entity: bool  # whether the object is an entity (else a literal)
     tail: str  # the rest of what the fact says: valid time and qualifiers, joined
-    body: tuple[object, ...]  # value ... review: the columns between object_id and document_id,
-    # NULLs given as NO_TEXT
     chunk: int  # index into the document's chunks (-1: before the first one)
+    row: tuple[object, ...]  # the columns of FACT_COLUMNS from predicate on (NULL as NO_TEXT)
     cite: tuple[object, ...]  # line_start, line_end, supporting_text
-    origin: tuple[str, str]  # extractor, extractor_version
 
+
+# A fact row's columns in this order: first those known once the lock is held, then the
+# document's, then the draft's (``FactParts.row``), so the writer joins three tuples.
+FACT_COLUMNS = ("id, fact_key, subject_id, object_id, chunk_id, scope, document_id, version_id,"
+                " actor, recorded_at, predicate, value, datatype, qualifiers, valid_from, valid_to,"
+                " confidence, trust, review, line_start, line_end, supporting_text, extractor,"
+                " extractor_version")
 
 ChunkParts = tuple[int, str, str, str, int, int, str]
 """ord, heading, context, text, line_start, line_end, text_hash: a chunk row without ids."""
@@ -113,12 +118,13 @@ def prepare_facts(drafts: Sequence[FactDraft], chunk_starts: Sequence[int]
         out.append(FactParts(
             None if isinstance(d.subject, SelfRef) else "name:" + d.subject.key,
             d.predicate, okey, entity, key_tail(vf, vt, quals),
-            (value, NO_TEXT if datatype is None else datatype,
-             json.dumps(dict(quals)) if quals else NO_TEXT, NO_TEXT if vf is None else vf,
-             NO_TEXT if vt is None else vt, d.confidence, d.trust, _REVIEW_BY_TRUST[d.trust]),
             bisect.bisect_right(chunk_starts, span.line_start) - 1,
-            (span.line_start, span.line_end, d.supporting_text),
-            (d.extractor, d.extractor_version)))
+            (d.predicate, value, NO_TEXT if datatype is None else datatype,
+             json.dumps(dict(quals)) if quals else NO_TEXT, NO_TEXT if vf is None else vf,
+             NO_TEXT if vt is None else vt, d.confidence, d.trust, _REVIEW_BY_TRUST[d.trust],
+             span.line_start, span.line_end, d.supporting_text, d.extractor,
+             d.extractor_version),
+            (span.line_start, span.line_end, d.supporting_text)))
     return tuple(out)
 
 

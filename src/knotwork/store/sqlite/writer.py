@@ -27,6 +27,7 @@ from ...types import DEFAULT_SCOPE, Applied, Deleted, FactDraft, NameRef, Parsed
 from .. import Prepared
 from .connection import Transaction, map_driver_errors, now_iso
 from .prepare import (
+    FACT_COLUMNS,
     NO_ID,
     FactParts,
     PreparedDocument,
@@ -36,13 +37,10 @@ from .prepare import (
     prepare_facts,
 )
 
-# every column of a fact a document states; the NULLIFs are explained in prepare.py
-_FACT_INSERT = (
-    "INSERT INTO facts(id, scope, fact_key, subject_id, predicate, object_id, value, datatype,"
-    " qualifiers, valid_from, valid_to, confidence, trust, review, document_id, version_id,"
-    " chunk_id, line_start, line_end, supporting_text, extractor, extractor_version, actor,"
-    " recorded_at) VALUES(?,?,?,?,?,NULLIF(?, ''),?,NULLIF(?, 0),NULLIF(?, 0),NULLIF(?, 0),"
-    "NULLIF(?, 0),?,?,?,?,?,NULLIF(?, ''),?,?,?,?,?,?,?)")
+# the NULLIFs are explained in prepare.py
+_FACT_INSERT = (f"INSERT INTO facts({FACT_COLUMNS}) VALUES(?,?,?,NULLIF(?, ''),NULLIF(?, ''),"
+                "?,?,?,?,?,?,?,NULLIF(?, 0),NULLIF(?, 0),NULLIF(?, 0),NULLIF(?, 0),"
+                "?,?,?,?,?,?,?,?)")
 _CHUNK_FTS = ("INSERT INTO chunk_fts(chunk_fts, rowid, context, text) VALUES('delete',?,?,?)",
               "INSERT INTO chunk_fts(rowid, context, text) VALUES(?,?,?)")
 
@@ -393,8 +391,10 @@ class Writer:
             "SELECT fact_key, id FROM facts WHERE document_id=? AND retracted_at IS NULL"
             f" AND extractor {op} 'mention'", (doc_id,)).fetchall())
         note_key = f"doc:{doc_id}"
-        new: list[tuple[str, int, int | str, int | str, FactParts]] = []
-        updates, seen = [], set()
+        fid = self.tx.take_ids("facts", 0)  # the first id, taken below for as many as inserted
+        ours = (scope, doc_id, version_id, self.actor, ts)
+        inserts: list[tuple[object, ...]] = []
+        updates, seen, touched = [], set(), set()
         for f in facts:
             subj, obj = f.subject, f.obj
             key = joined_key(note_key if subj is None else subj, f.predicate,
@@ -408,12 +408,10 @@ class Writer:
                 continue
             subj_id = note_id if subj is None else ids[subj]
             obj_id = NO_ID if not f.entity else note_id if obj is None else ids[obj]
-            new.append((key, subj_id, obj_id, chunk_id, f))
-        first = self.tx.take_ids("facts", len(new))
-        inserts = [(fid, scope, key, subj_id, f.predicate, obj_id, *f.body, doc_id, version_id,
-                    chunk_id, *f.cite, *f.origin, self.actor, ts)
-                   for fid, (key, subj_id, obj_id, chunk_id, f) in enumerate(new, first)]
-        touched = {subj_id for _, subj_id, _, _, _ in new}
+            inserts.append((fid, key, subj_id, obj_id, chunk_id) + ours + f.row)
+            touched.add(subj_id)
+            fid += 1
+        self.tx.take_ids("facts", len(inserts))
         gone = [fid for key, fid in live.items() if key not in seen]
         self.con.executemany(_FACT_INSERT, inserts)
         self.con.executemany(
@@ -517,14 +515,10 @@ class Writer:
         key = joined_key(f.subject, f.predicate, "doc:0" if f.obj is None else f.obj,
                          f.tail)
         ts, fid = now_iso(), self.tx.next_id("facts")
-        self.con.execute(
-            "INSERT INTO facts(id, scope, fact_key, subject_id, predicate, object_id, value,"
-            " datatype, qualifiers, valid_from, valid_to, confidence, trust, review,"
-            " line_start, line_end, supporting_text, extractor, extractor_version, actor,"
-            " recorded_at) VALUES(?,?,?,?,?,NULLIF(?, ''),?,NULLIF(?, 0),NULLIF(?, 0),"
-            "NULLIF(?, 0),NULLIF(?, 0),?,?,?,?,?,?,?,?,?,?)",
-            (fid, scope, key, subj_id, f.predicate, obj_id, *f.body, None, None, f.cite[2],
-             *f.origin, self.actor, ts))
+        # no document, version, chunk or line span: only the supporting text is kept
+        row = (*f.row[:9], None, None, *f.row[11:])
+        self.con.execute(_FACT_INSERT, (fid, key, subj_id, obj_id, NO_ID, scope, None, None,
+                                        self.actor, ts, *row))
         self._refresh_entity_fts({subj_id})
         self._event("assert", scope=scope, fact_id=fid, reason=reason,
                     detail={"predicate": draft.predicate})
