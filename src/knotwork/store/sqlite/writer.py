@@ -96,9 +96,10 @@ class Writer:
             for add, ops in groupby(self._chunk_fts, key=itemgetter(0)):
                 self.con.executemany(_CHUNK_FTS[add], [op[1:] for op in ops])
             self._chunk_fts.clear()
-            self.con.executemany("INSERT INTO entity_fts(rowid, label, aliases, literals)"
-                                 " VALUES(?,?,'','')", self._name_fts)
-            self._name_fts.clear()
+            if self._name_fts:
+                self.con.executemany("INSERT INTO entity_fts(rowid, label, aliases, literals)"
+                                     " VALUES(?,?,'','')", self._name_fts)
+                self._name_fts.clear()
             if self._unresolved:
                 self.con.executemany(
                     "UPDATE entities SET resolved_id = (SELECT n.entity_id FROM names n"
