@@ -345,8 +345,9 @@ class Knotwork:
             min_confidence=s.min_confidence if min_confidence is None else min_confidence,
             known=lambda keys: set(reader.lookup_names(keys)), chunk_tokens=s.chunk_tokens,
             ontology=self._ontology.get("types"), relation_ontology=self._ontology.get("relations"))
+        prepared = self.store.prepare(doc)
         with self.store.write(actor=self.actor) as w:
-            out = w.apply(scope or s.scope, doc)
+            out = w.apply(scope or s.scope, prepared)
         applied = out if isinstance(out, Applied) else None
         if applied is not None:
             _sync.refresh_mentions(self.store, self._mentions, actor=self.actor,

@@ -1,11 +1,14 @@
 """Bring the store in step with a folder: add, edit, rename and delete, per document.
 
-Shape of the work: hash every file in this process (cheap), then parse and write only
-what changed, in transactions of many documents with a savepoint per document, so one bad
-file never undoes another and a crash leaves every document at its previous version or
-its new one, never between. A large sync (``_PARALLEL_MIN`` files or more) does this in
-worker processes, each parsing its batch while another writes, and writing under a lock
-they share; the mention pass that follows is spread over them the same way.
+Shape of the work: hash every file in this process (cheap), then parse, prepare (the
+store's work that needs no database) and write only what changed, in transactions of many
+documents, so a crash leaves every document at its previous version or its new one, never
+between. One bad file never undoes another: a batch in which the store refuses a document
+is written again with a savepoint per document (savepoints cost every document a tenth of
+its write, so only a batch that needs them pays for them). A large sync
+(``_PARALLEL_MIN`` files or more) does this in worker processes, each parsing and
+preparing its batch while another writes, and writing under a lock they share; the
+mention pass that follows is spread over them the same way.
 Renames are a vanished path and a new path with the same content hash: the document keeps
 its id, versions and facts. An editor's atomic save (delete + create) is just an edit,
 because only the folder's state at sync time is compared.
@@ -19,6 +22,7 @@ import os
 import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
+from contextlib import nullcontext
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -26,7 +30,7 @@ from typing import Any
 from .errors import KnotworkError
 from .ingest.mentions import ChunkText, MentionFinder
 from .ingest.sources import DEFAULT_PATTERNS, SourceFile, is_ignored, matches, scan, vault_path
-from .store import Store, StoreReader, StoreWriter
+from .store import Prepared, Store, StoreReader, StoreWriter
 from .types import Applied, FactDraft, Issue, ParsedDocument, SyncReport, Unchanged
 
 Progress = Callable[[int, int], None]
@@ -58,6 +62,12 @@ def _parse_job(job: _Job) -> ParsedDocument | Issue:
         # must cost that file only, never the run (and never a worker process's pool)
         return Issue(path, f"parser failed: {type(exc).__name__}: {exc}")
     return replace(out, mtime_ns=mtime_ns) if isinstance(out, ParsedDocument) else out
+
+
+def _prepared(store: Store, job: _Job) -> Prepared | Issue:
+    """Parse a job and prepare its rows, all before the write transaction."""
+    out = _parse_job(job)
+    return out if isinstance(out, Issue) else store.prepare(out)
 
 
 def plan(store: Store, root: Path, *, scope: str, patterns: tuple[str, ...],
@@ -157,9 +167,9 @@ def sync(store: Store, root: str | os.PathLike[str], *, scope: str, actor: str,
                           renames=p.renames, workers=workers, batch_size=min(batch_size, 100),
                           progress=progress, total=total)
     else:
-        for batch in _batches(map(_parse_job, jobs), batch_size):
-            with store.write(actor=actor) as w:
-                _apply_batch(w, batch, acc, scope=scope, force=force, renames=p.renames)
+        for batch in _batches((_prepared(store, j) for j in jobs), batch_size):
+            acc.merge(_write_batch(store, batch, scope=scope, actor=actor, force=force,
+                                   renames=p.renames))
             if progress:
                 progress(acc.done, total)
     counts = acc.counts
@@ -273,20 +283,50 @@ class _Tally:
         self.done += other.done
 
 
-def _apply_batch(w: StoreWriter, batch: Sequence[ParsedDocument | Issue], acc: _Tally, *,
-                 scope: str, force: bool, renames: dict[str, str]) -> None:
-    """Apply parsed documents in one transaction, each in its own savepoint."""
+class _Refused(Exception):
+    """The store refused a document of a batch written without savepoints."""
+
+
+def _write_batch(store: Store, batch: Sequence[Prepared | Issue], *, scope: str, actor: str,
+                 force: bool, renames: dict[str, str]) -> _Tally:
+    """Write a batch in one transaction; what it did.
+
+    First without a savepoint per document; if the store refuses one, that transaction is
+    rolled back and the batch written again, each document in its own savepoint.
+    """
+    try:
+        acc = _Tally()
+        with store.write(actor=actor) as w:
+            _apply_batch(w, batch, acc, scope=scope, force=force, renames=renames,
+                         isolate=False)
+    except _Refused:
+        acc = _Tally()
+        with store.write(actor=actor) as w:
+            _apply_batch(w, batch, acc, scope=scope, force=force, renames=renames,
+                         isolate=True)
+    return acc
+
+
+def _apply_batch(w: StoreWriter, batch: Sequence[Prepared | Issue], acc: _Tally, *,
+                 scope: str, force: bool, renames: dict[str, str], isolate: bool = True
+                 ) -> None:
+    """Apply prepared documents in one transaction; with ``isolate``, each in its own
+    savepoint, so a refused document costs only itself; without, a refusal raises
+    ``_Refused`` (see ``_write_batch``)."""
     for item in batch:
         acc.done += 1
         if isinstance(item, Issue):
             acc.errors.append(item)
             continue
-        acc.errors.extend(item.issues)
+        path = item.doc.path
+        acc.errors.extend(item.doc.issues)
         try:
-            with w.savepoint():
-                out = w.apply(scope, item, force=force, rename_from=renames.get(item.path))
+            with w.savepoint() if isolate else nullcontext():
+                out = w.apply(scope, item, force=force, rename_from=renames.get(path))
         except KnotworkError as exc:
-            acc.errors.append(Issue(item.path, f"store refused: {exc}"))
+            if not isolate:
+                raise _Refused from exc
+            acc.errors.append(Issue(path, f"store refused: {exc}"))
             continue
         _count(out, acc.counts)
         if isinstance(out, Applied):
@@ -321,14 +361,14 @@ def _worker_init(opener: Callable[[], Store], lock: Any) -> None:
 
 def _worker_batch(jobs: list[_Job], scope: str, actor: str, force: bool,
                   renames: dict[str, str]) -> _Tally:
-    """Parse a batch (in parallel with the other workers), then write it under the lock."""
-    parsed = [_parse_job(j) for j in jobs]
-    acc = _Tally()
+    """Parse and prepare a batch (in parallel with the other workers), then write it under
+    the lock."""
+    parsed = [_prepared(_worker["store"], j) for j in jobs]
     # Why our own lock before SQLite's: a writer waiting on SQLite's busy handler sleeps in
     # steps of up to 100 ms; one waiting on this lock wakes the moment it is free.
-    with _worker["lock"], _worker["store"].write(actor=actor) as w:
-        _apply_batch(w, parsed, acc, scope=scope, force=force, renames=renames)
-    return acc
+    with _worker["lock"]:
+        return _write_batch(_worker["store"], parsed, scope=scope, actor=actor, force=force,
+                            renames=renames)
 
 
 def _worker_finder(reader: StoreReader) -> MentionFinder:
@@ -423,9 +463,9 @@ def _count(out: Applied | Unchanged, counts: dict[str, int]) -> None:
         counts["unchanged"] += 1
 
 
-def _batches(items: Iterable[ParsedDocument | Issue], size: int
-             ) -> Iterator[list[ParsedDocument | Issue]]:
-    batch: list[ParsedDocument | Issue] = []
+def _batches(items: Iterable[Prepared | Issue], size: int
+             ) -> Iterator[list[Prepared | Issue]]:
+    batch: list[Prepared | Issue] = []
     for item in items:
         batch.append(item)
         if len(batch) >= size:

@@ -316,3 +316,43 @@ def test_term_frequencies_stem_and_stop_at_the_cap(store: Store) -> None:
     assert freqs == {"queue": 4, "run": 4, "kestrel": 1, "absent": 0}
     assert dict(store.reader.term_frequencies(["queue", "kestrel"], cap=2)) == {
         "queue": 2, "kestrel": 1}
+
+
+def test_a_rolled_back_document_leaves_no_text_to_find(store: Store) -> None:
+    # the next document after the rollback gets the same row ids the rolled-back one had
+    with store.write(actor="test") as w:
+        w.apply("default", doc("a.md", [], body="alpha words"))
+        with pytest.raises(RuntimeError), w.savepoint():
+            w.apply("default", doc("b.md", [fact("r", link("Zebra Crossing"), 1)],
+                                   body="zebra words"))
+            raise RuntimeError("crash mid-document")
+        w.apply("default", doc("c.md", [fact("r", link("Walrus Bay"), 1)], body="walrus words"))
+    assert store.reader.search_chunks('"zebra"', limit=5) == []
+    assert store.reader.search_entities('"zebra"', limit=5) == []
+    [hit] = store.reader.search_chunks('"walrus"', limit=5)
+    assert "walrus" in store.reader.chunks([hit.id])[hit.id].text
+    assert len(store.reader.search_entities('"walrus"', limit=5)) == 1
+    assert len(store.reader.search_chunks('"words"', limit=5)) == 2
+
+
+def test_a_document_written_twice_in_one_transaction_is_found_by_its_last_text(
+        store: Store) -> None:
+    with store.write(actor="test") as w:
+        for word in ("first", "second", "third"):
+            w.apply("default", doc("a.md", [], body=f"{word} version"))
+    assert store.reader.search_chunks('"first" OR "second"', limit=5) == []
+    [hit] = store.reader.search_chunks('"version"', limit=5)
+    assert store.reader.chunks([hit.id])[hit.id].text == "third version"
+    with store.write(actor="test") as w:
+        w.delete("default", "a.md")
+    assert store.reader.search_chunks('"version"', limit=5) == []
+
+
+def test_a_prepared_document_applies_as_the_parsed_one(store: Store) -> None:
+    d = doc("a.md", [fact("uses", link("Kafka"), 2), fact("port", lit("9092", "integer"), 3)],
+            body="# A\nuses kafka\nport 9092")
+    with store.write(actor="test") as w:
+        out = w.apply("default", store.prepare(d))
+    assert isinstance(out, Applied) and out.added == 2
+    assert apply(store, d) == [Unchanged("a.md")]
+    assert live(store, "a") == {("uses", "Kafka"), ("port", "9092")}

@@ -5,6 +5,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import pytest
+
 from knotwork import Knotwork
 
 
@@ -59,3 +61,41 @@ def test_a_parser_crash_costs_that_file_only(tmp_path: Path, monkeypatch) -> Non
         assert report.added == 1
         [err] = report.errors
         assert err.path == "boom.md" and "IndexError" in err.reason
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_a_document_the_store_refuses_costs_that_file_only(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, workers: int) -> None:
+    from knotwork.errors import StoreError
+    from knotwork.store.sqlite.writer import Writer
+
+    from .test_no_stale import live
+    from .test_parallel import _vault
+
+    real, savepoints = Writer._replace_names, []
+
+    def refusing(self, doc_id, note_id, p, *, fresh=False):  # type: ignore[no-untyped-def]
+        out = real(self, doc_id, note_id, p, fresh=fresh)  # rows written before the refusal
+        if p.doc.path == "teams/bad.md":
+            raise StoreError("disk says no")
+        return out
+
+    monkeypatch.setattr(Writer, "_replace_names", refusing)
+    monkeypatch.setattr(Writer, "savepoint", lambda self, _f=Writer.savepoint: savepoints.append(1)
+                        or _f(self))
+    clean = _vault(tmp_path / "clean")
+    with Knotwork.open(clean, db=str(tmp_path / "clean.db"), workers=workers) as kw:
+        kw.ingest()
+        expected, docs = live(kw), kw.stats()["documents"]
+    assert savepoints == []  # no refusal: no savepoints
+    vault = _vault(tmp_path / "with-bad")
+    (vault / "teams" / "bad.md").write_text("# Bad\n\nuses [[note-1]]\n- uses [[Nowhere]]\n",
+                                            encoding="utf-8")
+    with Knotwork.open(vault, db=str(tmp_path / "bad.db"), workers=workers) as kw:
+        report = kw.ingest()
+        assert [(e.path, e.reason) for e in report.errors if e.path != "broken.md"] == [
+            ("teams/bad.md", "store refused: disk says no")]
+        assert live(kw) == expected
+        assert kw.stats()["documents"] == docs
+    if workers == 1:  # in this process: the refused batch was written again, document by document
+        assert savepoints

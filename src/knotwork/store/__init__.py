@@ -26,12 +26,19 @@ from ..types import (
 )
 
 
+class Prepared(Protocol):
+    """A parsed document with what a backend derives from it before a write (``prepare``)."""
+
+    @property
+    def doc(self) -> ParsedDocument: ...
+
+
 class StoreWriter(Protocol):
     """Mutations inside one transaction (see ``Store.write``)."""
 
     def savepoint(self) -> AbstractContextManager[None]: ...
 
-    def apply(self, scope: str, doc: ParsedDocument, *, force: bool = False,
+    def apply(self, scope: str, doc: ParsedDocument | Prepared, *, force: bool = False,
               rename_from: str | None = None) -> Applied | Unchanged: ...
 
     def delete(self, scope: str, path: str, *, reason: str = ...) -> Deleted | None: ...
@@ -149,6 +156,10 @@ class Store(Protocol):
         Inside a write, or another snapshot, it adds nothing: that is one state already.
         """
         ...
+
+    def prepare(self, doc: ParsedDocument) -> Prepared:
+        """The work of applying ``doc`` that needs no database, done before the write
+        transaction (in a parallel ingest, outside the lock the writers share)."""
 
     def data_version(self) -> int: ...
 

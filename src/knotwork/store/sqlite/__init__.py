@@ -8,7 +8,9 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from functools import partial
 
+from ...types import ParsedDocument
 from .connection import Transaction, connect, map_driver_errors
+from .prepare import PreparedDocument, prepare
 from .reader import Reader
 from .writer import Writer
 
@@ -46,6 +48,10 @@ class SQLiteStore:
     @property
     def reader(self) -> Reader:
         return Reader(self._con())
+
+    def prepare(self, doc: ParsedDocument) -> PreparedDocument:
+        """Compute the rows of ``doc`` that need no database, before taking the write lock."""
+        return prepare(doc)
 
     @contextmanager
     def write(self, *, actor: str) -> Iterator[Writer]:

@@ -108,10 +108,14 @@ class Transaction:
 
         Why: inside ``BEGIN IMMEDIATE`` no other writer can insert, so max(id)+1 is ours.
         """
+        return self.take_ids(table, 1)
+
+    def take_ids(self, table: str, n: int) -> int:
+        """Hand out ``n`` consecutive row ids at once; return the first."""
         nxt = self._next_ids.get(table)
         if nxt is None:
             nxt = self.con.execute(f"SELECT COALESCE(MAX(id), 0) + 1 FROM {table}").fetchone()[0]
-        self._next_ids[table] = nxt + 1
+        self._next_ids[table] = nxt + n
         return int(nxt)
 
     @contextmanager

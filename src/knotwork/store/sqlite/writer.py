@@ -4,35 +4,45 @@ The ownership rule lives here: a document's new fact drafts are diffed against t
 facts it owns by ``fact_key`` (what the fact says: subject, predicate, object, valid time,
 qualifiers). Removed ones are retracted, new ones inserted, unchanged ones kept with their
 ``recorded_at`` while their citation moves to the new version's line span and chunk.
+
+A document arrives prepared (``prepare.py``: its row values computed before the
+transaction), so the work here is the part that needs the rows as they stand: ids, the
+diff, and the SQL. The full-text indexes are written in ``finish``, once per transaction:
+FTS5 writes out what it holds at every savepoint, so indexing each document's chunks
+inside its own savepoint made a segment per document, and merging those cost more than
+indexing the text.
 """
 
 from __future__ import annotations
 
-import bisect
-import hashlib
 import json
 import sqlite3
-from collections.abc import Iterable, Sequence
-from contextlib import AbstractContextManager
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from itertools import groupby
+from operator import itemgetter
 from urllib.parse import quote
 
-from ...types import (
-    DEFAULT_SCOPE,
-    Applied,
-    ChunkDraft,
-    Deleted,
-    FactDraft,
-    LiteralValue,
-    NameRef,
-    ObjectRef,
-    ParsedDocument,
-    SelfRef,
-    Unchanged,
-)
+from ...types import DEFAULT_SCOPE, Applied, Deleted, FactDraft, NameRef, ParsedDocument, Unchanged
+from .. import Prepared
 from .connection import Transaction, map_driver_errors, now_iso
+from .prepare import (
+    FACT_COLUMNS,
+    NO_ID,
+    FactParts,
+    PreparedDocument,
+    joined_key,
+    name_refs,
+    prepare,
+    prepare_facts,
+)
 
-_NAME_RANK = {"path": 0, "stem": 1, "title": 1, "alias": 2}
-_REVIEW_BY_TRUST = {"stated": "approved", "asserted": "unreviewed", "extracted": "unreviewed"}
+# the NULLIFs are explained in prepare.py
+_FACT_INSERT = (f"INSERT INTO facts({FACT_COLUMNS}) VALUES(?,?,?,NULLIF(?, ''),NULLIF(?, ''),"
+                "?,?,?,?,?,?,?,NULLIF(?, 0),NULLIF(?, 0),NULLIF(?, 0),NULLIF(?, 0),"
+                "?,?,?,?,?,?,?,?)")
+_CHUNK_FTS = ("INSERT INTO chunk_fts(chunk_fts, rowid, context, text) VALUES('delete',?,?,?)",
+              "INSERT INTO chunk_fts(rowid, context, text) VALUES(?,?,?)")
 
 
 def note_iri(scope: str, path: str) -> str:
@@ -43,18 +53,6 @@ def note_iri(scope: str, path: str) -> str:
 
 def name_iri(key: str) -> str:
     return "kw:name/" + quote(key, safe="/")
-
-
-def fact_key(subject_key: str, predicate: str, object_key: str, valid_from: str | None,
-             valid_to: str | None, qualifiers: Sequence[tuple[str, str]]) -> str:
-    """What a fact says, hashed: the identity edits are diffed by (never its position)."""
-    parts = [subject_key, predicate, object_key, valid_from or "", valid_to or ""]
-    parts.extend(f"{k}={v}" for k, v in qualifiers)
-    return hashlib.blake2b("\x1f".join(parts).encode(), digest_size=16).hexdigest()
-
-
-def literal_key(value: LiteralValue) -> str:
-    return f"lit:{value.datatype}:{value.value}"
 
 
 class Writer:
@@ -70,10 +68,23 @@ class Writer:
         self._unresolved: set[str] = set()
         self._stale_fts: set[int] = set()
         self._has_vectors: bool | None = None
+        # Full-text writes held for ``finish`` (see the module docstring), in order:
+        # (1, chunk id, context, text) indexes a chunk, (0, ...) takes it out.
+        self._chunk_fts: list[tuple[int, int, str, str]] = []
+        self._name_fts: list[tuple[int, str]] = []  # new name entities: id, label
 
-    def savepoint(self) -> AbstractContextManager[None]:
+    @contextmanager
+    def savepoint(self) -> Iterator[None]:
         """Make the next block atomic on its own: a failure undoes only that block."""
-        return self.tx.savepoint()
+        held = len(self._chunk_fts), len(self._name_fts)
+        try:
+            with self.tx.savepoint():
+                yield
+        except BaseException:
+            # the block's rows are gone, and their ids will be handed out again
+            del self._chunk_fts[held[0]:], self._name_fts[held[1]:]
+            self._entity_ids.clear()
+            raise
 
     def finish(self) -> None:
         """Bring derived state up to date before the transaction commits.
@@ -82,6 +93,13 @@ class Writer:
         stand, so work queued by a savepoint that was rolled back later is harmless.
         """
         with map_driver_errors("cannot finish the write"):
+            for add, ops in groupby(self._chunk_fts, key=itemgetter(0)):
+                self.con.executemany(_CHUNK_FTS[add], [op[1:] for op in ops])
+            self._chunk_fts.clear()
+            if self._name_fts:
+                self.con.executemany("INSERT INTO entity_fts(rowid, label, aliases, literals)"
+                                     " VALUES(?,?,'','')", self._name_fts)
+                self._name_fts.clear()
             if self._unresolved:
                 self.con.executemany(
                     "UPDATE entities SET resolved_id = (SELECT n.entity_id FROM names n"
@@ -95,23 +113,27 @@ class Writer:
 
     # ------------------------------------------------------------ documents
 
-    def apply(self, scope: str, doc: ParsedDocument, *, force: bool = False,
+    def apply(self, scope: str, doc: ParsedDocument | Prepared, *, force: bool = False,
               rename_from: str | None = None) -> Applied | Unchanged:
         """Write ``doc`` as the current version of ``(scope, doc.path)``.
 
         Idempotent: the content hash is compared inside the transaction, so two writers
-        that saw the same edit cannot apply it twice.
+        that saw the same edit cannot apply it twice. ``doc`` may come prepared
+        (``SQLiteStore.prepare``), so that the work needing no database is done before
+        the transaction.
         """
+        p = (doc if isinstance(doc, PreparedDocument)
+             else prepare(doc if isinstance(doc, ParsedDocument) else doc.doc))
         try:
-            with map_driver_errors(f"cannot apply {doc.path}"):
-                return self._apply(scope, doc, force=force, rename_from=rename_from)
+            with map_driver_errors(f"cannot apply {p.doc.path}"):
+                return self._apply(scope, p, force=force, rename_from=rename_from)
         except BaseException:
             self._entity_ids.clear()
             raise
 
-    def _apply(self, scope: str, doc: ParsedDocument, *, force: bool,
+    def _apply(self, scope: str, p: PreparedDocument, *, force: bool,
                rename_from: str | None) -> Applied | Unchanged:
-        con, ts = self.con, now_iso()
+        con, ts, doc = self.con, now_iso(), p.doc
         find = ("SELECT id, content_hash FROM documents WHERE scope=? AND path=?"
                 " AND deleted_at IS NULL")
         row = con.execute(find, (scope, rename_from or doc.path)).fetchone()
@@ -133,12 +155,11 @@ class Writer:
                     (doc.path, doc.title, doc.doc_type, version_id, doc.content_hash, doc.size,
                      doc.mtime_ns, ts, doc.source_kind, doc_id))
         note_id = self._note_entity(scope, doc_id, doc, ts, fresh=fresh)
-        chunk_ids, chunk_starts = self._replace_chunks(doc_id, version_id, doc, fresh=fresh)
-        names_added, names_removed = self._replace_names(doc_id, note_id, doc, fresh=fresh)
+        chunk_ids = self._replace_chunks(doc_id, version_id, p, fresh=fresh)
+        names_added, names_removed = self._replace_names(doc_id, note_id, p, fresh=fresh)
         self._queue_mentions(doc_id, names_added, names_removed)
         added, retracted, kept, touched = self._diff_facts(
-            scope, doc_id, version_id, note_id, doc.facts, chunk_ids, chunk_starts, ts,
-            fresh=fresh)
+            scope, doc_id, version_id, note_id, p.facts, p.refs, chunk_ids, ts, fresh=fresh)
         self._refresh_entity_fts({note_id, *touched})
         action = "rename" if rename_from else ("create" if created else "update")
         self._event(action, scope=scope, document_id=doc_id, detail={
@@ -180,23 +201,16 @@ class Writer:
             " VALUES(?,?,?,?,?,?,?,?)", (ent_id, key, "note", scope, iri, doc.title, doc_id, ts))
         return ent_id
 
-    def _replace_chunks(self, doc_id: int, version_id: int, doc: ParsedDocument, *,
-                        fresh: bool = False) -> tuple[list[int], list[int]]:
+    def _replace_chunks(self, doc_id: int, version_id: int, p: PreparedDocument, *,
+                        fresh: bool = False) -> list[int]:
         retired = [] if fresh else self._retire_chunks(doc_id)
-        rows, ids, starts = [], [], []
-        for ch in doc.chunks:
-            cid = self.tx.next_id("chunks")
-            heading = " > ".join(ch.heading_path)
-            context = doc.title if not heading else f"{doc.title} > {heading}"
-            rows.append((cid, version_id, doc_id, ch.ord, heading, context, ch.text,
-                         ch.span.line_start, ch.span.line_end, _text_hash(context, ch)))
-            ids.append(cid)
-            starts.append(ch.span.line_start)
+        first = self.tx.take_ids("chunks", len(p.chunks))
+        ids = list(range(first, first + len(p.chunks)))
+        rows = [(cid, version_id, doc_id, *c) for cid, c in zip(ids, p.chunks, strict=True)]
         self.con.executemany(
             "INSERT INTO chunks(id, version_id, document_id, ord, heading, context, text,"
             " line_start, line_end, text_hash) VALUES(?,?,?,?,?,?,?,?,?,?)", rows)
-        self.con.executemany("INSERT INTO chunk_fts(rowid, context, text) VALUES(?,?,?)",
-                             [(r[0], r[5], r[6]) for r in rows])
+        self._chunk_fts.extend((1, r[0], r[5], r[6]) for r in rows)
         self._count_live_chunks(len(rows))
         # an unchanged chunk keeps its vector: same text, same hash, no new embedding
         have = {r[0] for r in self.con.execute(
@@ -207,7 +221,7 @@ class Writer:
             self.con.executemany("UPDATE chunks SET embedded = 1 WHERE id = ?", reuse)
             self.con.executemany("INSERT INTO vector_log(chunk_id, added) VALUES(?, 1)", reuse)
         self._drop_orphan_vectors(retired)
-        return ids, starts
+        return ids
 
     def _vectors_exist(self) -> bool:
         """Whether any vector is stored (once per transaction: a first ingest has none)."""
@@ -223,9 +237,7 @@ class Writer:
             " WHERE document_id=? AND live=1", (doc_id,)).fetchall()
         if not old:
             return []
-        self.con.executemany(
-            "INSERT INTO chunk_fts(chunk_fts, rowid, context, text) VALUES('delete',?,?,?)",
-            [r[:3] for r in old])
+        self._chunk_fts.extend((0, *r[:3]) for r in old)
         self.con.execute("UPDATE chunks SET live=0 WHERE document_id=? AND live=1", (doc_id,))
         self._count_live_chunks(-len(old))
         self.con.executemany("INSERT INTO vector_log(chunk_id, added) VALUES(?, 0)",
@@ -287,7 +299,7 @@ class Writer:
     def set_meta(self, key: str, value: str) -> None:
         self.con.execute("INSERT OR REPLACE INTO meta(key, value) VALUES(?, ?)", (key, value))
 
-    def _replace_names(self, doc_id: int, note_id: int, doc: ParsedDocument, *,
+    def _replace_names(self, doc_id: int, note_id: int, p: PreparedDocument, *,
                        fresh: bool = False
                        ) -> tuple[tuple[tuple[str, str], ...], tuple[tuple[str, str], ...]]:
         """Replace the names a document declares; return those added and removed."""
@@ -299,9 +311,9 @@ class Writer:
         self.con.executemany(
             "INSERT OR IGNORE INTO names(key, document_id, entity_id, kind, text, rank, path)"
             " VALUES(?,?,?,?,?,?,?)",
-            [(n.key, doc_id, note_id, n.kind, n.text, _NAME_RANK[n.kind], doc.path)
-             for n in doc.names if n.key])
-        new = {(n.text, n.key) for n in doc.names if n.key}
+            [(key, doc_id, note_id, kind, text, rank, p.doc.path)
+             for key, kind, text, rank in p.names])
+        new = p.declared
         self._resolve_names({k for _, k in old | new})
         added, removed = tuple(sorted(new - old)), tuple(sorted(old - new))
         if added or removed:
@@ -340,99 +352,75 @@ class Writer:
 
     def entity_ids(self, scope: str, refs: Iterable[NameRef]) -> dict[str, int]:
         """Return entity ids for name refs, creating name entities that are new."""
-        out: dict[str, int] = {}
-        missing: dict[str, NameRef] = {}
-        for ref in refs:
-            key = "name:" + ref.key
-            if key in self._entity_ids:
-                out[ref.key] = self._entity_ids[key]
-            else:
-                missing[key] = ref
+        refs = list(refs)
+        ids = self._entities(scope, {"name:" + r.key: r.text for r in refs})
+        return {r.key: ids["name:" + r.key] for r in refs}
+
+    def _entities(self, scope: str, refs: Mapping[str, str]) -> dict[str, int]:
+        """Entity key -> id for at least the keys of ``refs`` (key -> label), creating
+        name entities that are new."""
+        known = self._entity_ids
+        missing = [k for k in refs if k not in known]
         if not missing:
-            return out
-        keys = list(missing)
+            return known
         # one cached statement for any number of keys (json_each), not one query per key
-        for k, eid in self.con.execute(
-                "SELECT key, id FROM entities WHERE key IN (SELECT value FROM json_each(?))",
-                (json.dumps(keys),)):
-            self._entity_ids[k] = eid
-            out[missing[k].key] = eid
-        new = [k for k in keys if k not in self._entity_ids]
+        known.update(self.con.execute(
+            "SELECT key, id FROM entities WHERE key IN (SELECT value FROM json_each(?))",
+            (json.dumps(missing),)).fetchall())
+        new = [k for k in missing if k not in known]
         if new:
-            ts = now_iso()
-            rows = []
-            for k in new:
-                ref, eid = missing[k], self.tx.next_id("entities")
-                self._entity_ids[k] = eid
-                out[ref.key] = eid
-                rows.append((eid, k, "name", scope, name_iri(ref.key), ref.text, ref.key, ts))
+            ts, first = now_iso(), self.tx.take_ids("entities", len(new))
+            rows = [(eid, k, "name", scope, name_iri(k[5:]), refs[k], k[5:], ts)
+                    for eid, k in enumerate(new, first)]
+            known.update((r[1], r[0]) for r in rows)
             self.con.executemany(
                 "INSERT INTO entities(id, key, kind, scope, iri, label, name_key, created_at)"
                 " VALUES(?,?,?,?,?,?,?,?)", rows)
-            self.con.executemany("INSERT INTO entity_fts(rowid, label, aliases, literals)"
-                                 " VALUES(?,?,'','')", [(r[0], r[5]) for r in rows])
-            self._resolve_names(missing[k].key for k in new)
-        return out
+            self._name_fts.extend((r[0], r[5]) for r in rows)
+            self._resolve_names(k[5:] for k in new)
+        return known
 
     def _diff_facts(self, scope: str, doc_id: int, version_id: int, note_id: int,
-                    drafts: Sequence[FactDraft], chunk_ids: list[int], chunk_starts: list[int],
+                    facts: Sequence[FactParts], refs: Mapping[str, str], chunk_ids: list[int],
                     ts: str, *, mentions: bool = False, fresh: bool = False
                     ) -> tuple[int, int, int, set[int]]:
-        names = [r for d in drafts for r in (d.subject, d.object) if isinstance(r, NameRef)]
-        ids = self.entity_ids(scope, names)
+        ids = self._entities(scope, refs)
         # Two owners inside one document: its own structure, and the mentions found in it
         # (recomputed when other notes' names change); each diff sees only its own facts.
         op = "=" if mentions else "!="
         live: dict[str, int] = {} if fresh else dict(self.con.execute(
             "SELECT fact_key, id FROM facts WHERE document_id=? AND retracted_at IS NULL"
             f" AND extractor {op} 'mention'", (doc_id,)).fetchall())
-        inserts, updates, seen, touched = [], [], set(), set()
-        for d in drafts:
-            subj_id, subj_key = self._ref(d.subject, note_id, doc_id, ids)
-            obj_id, obj_key, value, datatype = self._object(d.object, note_id, doc_id, ids)
-            key = fact_key(subj_key, d.predicate, obj_key, d.valid_from, d.valid_to, d.qualifiers)
+        note_key = f"doc:{doc_id}"
+        fid = self.tx.take_ids("facts", 0)  # the first id, taken below for as many as inserted
+        ours = (scope, doc_id, version_id, self.actor, ts)
+        inserts: list[tuple[object, ...]] = []
+        updates, seen, touched = [], set(), set()
+        for f in facts:
+            subj, obj = f.subject, f.obj
+            key = joined_key(note_key if subj is None else subj, f.predicate,
+                             note_key if obj is None else obj, f.tail)
             if key in seen:
                 continue
             seen.add(key)
-            chunk_id = _chunk_for(d.span.line_start, chunk_ids, chunk_starts)
-            cite = (version_id, chunk_id, d.span.line_start, d.span.line_end, d.supporting_text)
+            chunk_id = chunk_ids[f.chunk] if f.chunk >= 0 else NO_ID
             if key in live:
-                updates.append((*cite, live[key]))
+                updates.append((version_id, chunk_id, *f.cite, live[key]))
                 continue
+            subj_id = note_id if subj is None else ids[subj]
+            obj_id = NO_ID if not f.entity else note_id if obj is None else ids[obj]
+            inserts.append((fid, key, subj_id, obj_id, chunk_id) + ours + f.row)
             touched.add(subj_id)
-            fid = self.tx.next_id("facts")
-            inserts.append((fid, scope, key, subj_id, d.predicate, obj_id, value, datatype,
-                            json.dumps(dict(d.qualifiers)) if d.qualifiers else None,
-                            d.valid_from, d.valid_to, d.confidence, d.trust,
-                            _REVIEW_BY_TRUST[d.trust], doc_id, *cite, d.extractor,
-                            d.extractor_version, self.actor, ts))
+            fid += 1
+        self.tx.take_ids("facts", len(inserts))
         gone = [fid for key, fid in live.items() if key not in seen]
+        self.con.executemany(_FACT_INSERT, inserts)
         self.con.executemany(
-            "INSERT INTO facts(id, scope, fact_key, subject_id, predicate, object_id, value,"
-            " datatype, qualifiers, valid_from, valid_to, confidence, trust, review, document_id,"
-            " version_id, chunk_id, line_start, line_end, supporting_text, extractor,"
-            " extractor_version, actor, recorded_at)"
-            f" VALUES({','.join('?' * 24)})", inserts)
-        self.con.executemany(
-            "UPDATE facts SET version_id=?, chunk_id=?, line_start=?, line_end=?,"
+            "UPDATE facts SET version_id=?, chunk_id=NULLIF(?, ''), line_start=?, line_end=?,"
             " supporting_text=? WHERE id=?", updates)
         if gone:
             touched |= self._retract_ids(gone, ts, "source edited")
         return len(inserts), len(gone), len(updates), touched
-
-    def _ref(self, ref: SelfRef | NameRef, note_id: int, doc_id: int, ids: dict[str, int]
-             ) -> tuple[int, str]:
-        if isinstance(ref, NameRef):
-            return ids[ref.key], "name:" + ref.key
-        return note_id, f"doc:{doc_id}"
-
-    def _object(self, obj: ObjectRef, note_id: int, doc_id: int, ids: dict[str, int]
-                ) -> tuple[int | None, str, str, str | None]:
-        if isinstance(obj, LiteralValue):
-            return None, literal_key(obj), obj.value, obj.datatype
-        eid, key = self._ref(obj, note_id, doc_id, ids)
-        text = obj.text if isinstance(obj, NameRef) else ""
-        return eid, key, text, None
 
     def _retract_ids(self, fact_ids: Sequence[int], ts: str, reason: str) -> set[int]:
         """Retract facts by id; return the subjects whose indexed literals may change."""
@@ -477,8 +465,8 @@ class Writer:
         chunks = self.con.execute("SELECT id, line_start FROM chunks WHERE document_id = ?"
                                   " AND live = 1 ORDER BY line_start", (doc_id,)).fetchall()
         added, retracted, _, touched = self._diff_facts(
-            scope, doc_id, version_id, note_id, drafts, [c[0] for c in chunks],
-            [c[1] for c in chunks], now_iso(), mentions=True)
+            scope, doc_id, version_id, note_id, prepare_facts(drafts, [c[1] for c in chunks]),
+            name_refs(drafts), [c[0] for c in chunks], now_iso(), mentions=True)
         if added or retracted:
             self._event("mentions", scope=scope, document_id=doc_id,
                         detail={"added": added, "retracted": retracted})
@@ -518,25 +506,20 @@ class Writer:
 
     def assert_fact(self, scope: str, draft: FactDraft, *, reason: str | None = None) -> int:
         """Record one fact asserted through the API (owned by no document)."""
-        names = [r for r in (draft.subject, draft.object) if isinstance(r, NameRef)]
-        ids = self.entity_ids(scope, names)
-        if not isinstance(draft.subject, NameRef):
+        ids = self._entities(scope, name_refs([draft]))
+        (f,) = prepare_facts([draft], [])
+        if f.subject is None:
             raise ValueError("an asserted fact needs a named subject")
-        subj_id, subj_key = ids[draft.subject.key], "name:" + draft.subject.key
-        obj_id, obj_key, value, datatype = self._object(draft.object, 0, 0, ids)
-        key = fact_key(subj_key, draft.predicate, obj_key, draft.valid_from, draft.valid_to,
-                       draft.qualifiers)
+        # owned by no document: an object that is "the note" is note 0
+        subj_id = ids[f.subject]
+        obj_id = NO_ID if not f.entity else 0 if f.obj is None else ids[f.obj]
+        key = joined_key(f.subject, f.predicate, "doc:0" if f.obj is None else f.obj,
+                         f.tail)
         ts, fid = now_iso(), self.tx.next_id("facts")
-        self.con.execute(
-            "INSERT INTO facts(id, scope, fact_key, subject_id, predicate, object_id, value,"
-            " datatype, qualifiers, valid_from, valid_to, confidence, trust, review,"
-            " line_start, line_end, supporting_text, extractor, extractor_version, actor,"
-            " recorded_at) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-            (fid, scope, key, subj_id, draft.predicate, obj_id, value, datatype,
-             json.dumps(dict(draft.qualifiers)) if draft.qualifiers else None, draft.valid_from,
-             draft.valid_to, draft.confidence, draft.trust, _REVIEW_BY_TRUST[draft.trust],
-             None, None, draft.supporting_text, draft.extractor, draft.extractor_version,
-             self.actor, ts))
+        # no document, version, chunk or line span: only the supporting text is kept
+        row = (*f.row[:9], None, None, *f.row[11:])
+        self.con.execute(_FACT_INSERT, (fid, key, subj_id, obj_id, NO_ID, scope, None, None,
+                                        self.actor, ts, *row))
         self._refresh_entity_fts({subj_id})
         self._event("assert", scope=scope, fact_id=fid, reason=reason,
                     detail={"predicate": draft.predicate})
@@ -568,12 +551,3 @@ class Writer:
             (now_iso(), self.actor, action, scope, document_id, fact_id, reason,
              json.dumps(detail, ensure_ascii=False) if detail else None))
 
-
-def _chunk_for(line: int, ids: list[int], starts: list[int]) -> int | None:
-    """The chunk whose span begins at or before ``line`` (frontmatter lines have none)."""
-    i = bisect.bisect_right(starts, line) - 1
-    return ids[i] if i >= 0 else None
-
-
-def _text_hash(context: str, ch: ChunkDraft) -> str:
-    return hashlib.blake2b(f"{context}\n{ch.text}".encode(), digest_size=16).hexdigest()
