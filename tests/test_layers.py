@@ -87,3 +87,24 @@ def test_a_query_process_never_loads_the_parser(tmp_path: Path) -> None:
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
                          check=True).stdout.strip()
     assert out == "['knotwork.ingest.sources']"  # a constant: the default file patterns
+
+
+def test_a_parallel_ingest_leaves_the_parser_loaded_for_the_next_edit(tmp_path: Path) -> None:
+    """Workers parse a large ingest; the parser is still imported here, before they fork,
+    so this process's first edit afterwards (a watcher's) does not pay for the import."""
+    import subprocess
+    import sys
+
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    for i in range(240):  # past the size at which a sync starts worker processes
+        (vault / f"n{i}.md").write_text(f"# Note {i}\n\nLinks to [[n{(i + 1) % 240}]].\n")
+    probe = (
+        "import sys, knotwork\n"
+        f"kw = knotwork.Knotwork.open({str(vault)!r}, db={str(tmp_path / 'kw.db')!r},"
+        " embedder='none', workers=2)\n"
+        "assert kw.ingest().added == 240\n"
+        "print('knotwork.ingest.markdown' in sys.modules)\n")
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                         check=True).stdout.strip()
+    assert out == "True"

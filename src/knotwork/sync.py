@@ -161,6 +161,11 @@ def sync(store: Store, root: str | os.PathLike[str], *, scope: str, actor: str,
                           errors=tuple(p.issues))
     jobs = [(f.path, data, f.mtime_ns, max_bytes, chunk_tokens) for f, data in p.changed]
     acc = _Tally(unchanged=p.unchanged, errors=list(p.issues))
+    if jobs:
+        # Imported here, before workers fork, the parser loads once for all of them and
+        # stays loaded in this process: else a watcher's first edit after a parallel
+        # ingest pays its import (~35 ms, past the edit's own cost).
+        from .ingest import parse_markdown  # noqa: F401
     opener = _worker_opener(store, len(jobs), workers)
     if opener is not None:
         _write_in_workers(opener, jobs, acc, scope=scope, actor=actor, force=force,
