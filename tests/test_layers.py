@@ -71,9 +71,6 @@ def test_no_layer_imports_a_higher_one() -> None:
 
 def test_a_query_process_never_loads_the_parser(tmp_path: Path) -> None:
     """`context` and `search` in a new process (every CLI call) skip the ingest modules."""
-    import subprocess
-    import sys
-
     examples = Path(__file__).resolve().parents[1] / "examples" / "vault"
     db = str(tmp_path / "kw.db")
     with knotwork.Knotwork.open(examples, db=db, embedder="none") as kw:
@@ -84,17 +81,13 @@ def test_a_query_process_never_loads_the_parser(tmp_path: Path) -> None:
         "assert kw.context('traefik').entities and kw.search('traefik')\n"
         "print(sorted(m for m in sys.modules if m.startswith(('knotwork.sync',"
         " 'knotwork.ingest.', 'knotwork.agent', 'knotwork.watch'))))\n")
-    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
-                         check=True).stdout.strip()
-    assert out == "['knotwork.ingest.sources']"  # a constant: the default file patterns
+    # knotwork.ingest.sources only: a constant, the default file patterns
+    assert _in_new_process(probe) == "['knotwork.ingest.sources']"
 
 
 def test_a_parallel_ingest_leaves_the_parser_loaded_for_the_next_edit(tmp_path: Path) -> None:
     """Workers parse a large ingest; the parser is still imported here, before they fork,
     so this process's first edit afterwards (a watcher's) does not pay for the import."""
-    import subprocess
-    import sys
-
     vault = tmp_path / "vault"
     vault.mkdir()
     for i in range(240):  # past the size at which a sync starts worker processes
@@ -105,6 +98,13 @@ def test_a_parallel_ingest_leaves_the_parser_loaded_for_the_next_edit(tmp_path: 
         " embedder='none', workers=2)\n"
         "assert kw.ingest().added == 240\n"
         "print('knotwork.ingest.markdown' in sys.modules)\n")
-    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
-                         check=True).stdout.strip()
-    assert out == "True"
+    assert _in_new_process(probe) == "True"
+
+
+def _in_new_process(code: str) -> str:
+    """What ``code`` prints, run by a new Python (its modules loaded from nothing)."""
+    import subprocess
+    import sys
+
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          check=True).stdout.strip()
