@@ -143,16 +143,10 @@ def key_tail(valid_from: str | None, valid_to: str | None,
 
 
 def joined_key(subject_key: str, predicate: str, object_key: str, tail: str) -> str:
-    """``fact_key`` from its parts, the valid time and qualifiers already joined."""
+    """``fact_key``: what a fact says, hashed — the identity edits are diffed by (never its
+    position). ``tail`` is its valid time and qualifiers, joined by ``key_tail``."""
     text = f"{subject_key}\x1f{predicate}\x1f{object_key}\x1f{tail}"
     return hashlib.blake2b(text.encode(), digest_size=16).hexdigest()
-
-
-def fact_key(subject_key: str, predicate: str, object_key: str, valid_from: str | None,
-             valid_to: str | None, qualifiers: Sequence[tuple[str, str]]) -> str:
-    """What a fact says, hashed: the identity edits are diffed by (never its position)."""
-    return joined_key(subject_key, predicate, object_key,
-                      key_tail(valid_from, valid_to, qualifiers))
 
 
 def literal_key(value: LiteralValue) -> str:
