@@ -23,7 +23,7 @@ from itertools import groupby
 from operator import itemgetter
 from urllib.parse import quote
 
-from ...types import DEFAULT_SCOPE, Applied, Deleted, FactDraft, NameRef, ParsedDocument, Unchanged
+from ...types import DEFAULT_SCOPE, Applied, Deleted, FactDraft, ParsedDocument, Unchanged
 from .. import Prepared
 from .connection import Transaction, map_driver_errors, now_iso
 from .prepare import (
@@ -124,12 +124,9 @@ class Writer:
         """
         p = (doc if isinstance(doc, PreparedDocument)
              else prepare(doc if isinstance(doc, ParsedDocument) else doc.doc))
-        try:
-            with map_driver_errors(f"cannot apply {p.doc.path}"):
-                return self._apply(scope, p, force=force, rename_from=rename_from)
-        except BaseException:
-            self._entity_ids.clear()
-            raise
+        # (a savepoint rolled back forgets the entity ids it handed out: see ``savepoint``)
+        with map_driver_errors(f"cannot apply {p.doc.path}"):
+            return self._apply(scope, p, force=force, rename_from=rename_from)
 
     def _apply(self, scope: str, p: PreparedDocument, *, force: bool,
                rename_from: str | None) -> Applied | Unchanged:
@@ -349,12 +346,6 @@ class Writer:
         self._unresolved.update(keys)
 
     # ------------------------------------------------------------ facts
-
-    def entity_ids(self, scope: str, refs: Iterable[NameRef]) -> dict[str, int]:
-        """Return entity ids for name refs, creating name entities that are new."""
-        refs = list(refs)
-        ids = self._entities(scope, {"name:" + r.key: r.text for r in refs})
-        return {r.key: ids["name:" + r.key] for r in refs}
 
     def _entities(self, scope: str, refs: Mapping[str, str]) -> dict[str, int]:
         """Entity key -> id for at least the keys of ``refs`` (key -> label), creating
