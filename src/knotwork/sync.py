@@ -77,13 +77,16 @@ def plan(store: Store, root: Path, *, scope: str, patterns: tuple[str, ...],
     ``only`` is the watcher's path: the cost is the number of paths named, not the size of
     the vault.
     """
+    # The store is read before the folder: a path another process synced after our scan
+    # would otherwise look deleted. Read first, such a path is at worst "new" here, and
+    # applying it again is a no-op, because ``apply`` compares hashes under the lock.
     if only is None:
-        files, issues = scan(root, patterns=patterns)
         index = store.reader.document_index(scope)
+        files, issues = scan(root, patterns=patterns)
     else:
         paths = sorted(set(only))
-        files, issues = _stat_paths(root, paths, patterns)
         index = store.reader.document_index(scope, paths=paths)
+        files, issues = _stat_paths(root, paths, patterns)
     p = _Plan(issues=list(issues))
     on_disk: set[str] = set()
     new_by_hash: dict[str, list[tuple[SourceFile, bytes]]] = {}
@@ -181,7 +184,9 @@ def sync(store: Store, root: str | os.PathLike[str], *, scope: str, actor: str,
     if p.deleted:
         with store.write(actor=actor) as w:
             for path in p.deleted:
-                gone = w.delete(scope, path)
+                # looked at again under the write lock: a file created again since the scan
+                # is not deleted (its creation is the next sync's, or another process's)
+                gone = None if (base / path).exists() else w.delete(scope, path)
                 if gone:
                     counts["deleted"] += 1
                     counts["fr"] += gone.retracted
