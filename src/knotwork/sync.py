@@ -29,7 +29,7 @@ from typing import Any
 
 from .errors import KnotworkError
 from .ingest.mentions import ChunkText, MentionFinder
-from .ingest.sources import DEFAULT_PATTERNS, SourceFile, is_ignored, matches, scan, vault_path
+from .ingest.sources import DEFAULT_PATTERNS, SourceFile, scan, source_file
 from .store import Prepared, Store, StoreReader, StoreWriter
 from .types import Applied, FactDraft, Issue, ParsedDocument, SyncReport, Unchanged
 
@@ -124,22 +124,11 @@ def _stat_paths(root: Path, paths: list[str], patterns: tuple[str, ...]
                 ) -> tuple[list[SourceFile], list[Issue]]:
     files, issues = [], []
     for rel in paths:
-        if not matches(rel, patterns) or is_ignored(rel):
-            continue
-        try:
-            full = vault_path(root, rel)
-        except ValueError as exc:
-            issues.append(Issue(rel, str(exc)))
-            continue
-        try:
-            st = full.stat()
-        except FileNotFoundError:
-            continue  # gone: the plan treats it as deleted
-        except OSError as exc:
-            issues.append(Issue(rel, f"cannot read: {exc.strerror or exc}"))
-            continue
-        if full.is_file():
-            files.append(SourceFile(rel, str(full), st.st_size, st.st_mtime_ns))
+        got = source_file(root, rel, patterns=patterns)
+        if isinstance(got, Issue):
+            issues.append(got)
+        elif got is not None:
+            files.append(got)  # a path that is gone is not listed: the plan deletes it
     return files, issues
 
 
@@ -184,15 +173,17 @@ def sync(store: Store, root: str | os.PathLike[str], *, scope: str, actor: str,
     if p.deleted:
         with store.write(actor=actor) as w:
             for path in p.deleted:
+                acc.done += 1
                 # looked at again under the write lock: a file created again since the scan
                 # is not deleted (its creation is the next sync's, or another process's)
-                gone = None if (base / path).exists() else w.delete(scope, path)
+                if isinstance(source_file(base, path, patterns=patterns), SourceFile):
+                    continue
+                gone = w.delete(scope, path)
                 if gone:
                     counts["deleted"] += 1
                     counts["fr"] += gone.retracted
                     acc.removed.extend(gone.names_removed)
                     acc.changes += bool(gone.names_removed)
-                acc.done += 1
         if progress:
             progress(acc.done, total)
     added, retracted = refresh_mentions(store, finder, actor=actor, documents=acc.touched,

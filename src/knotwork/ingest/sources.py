@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -82,33 +83,55 @@ def scan(root: str | os.PathLike[str], *, patterns: tuple[str, ...] = DEFAULT_PA
         dirnames[:] = sorted(d for d in dirnames if d not in ignore
                              and not matches(rel_dir + d, extra))
         for name in filenames:
-            rel = rel_dir + name
-            if not matches(rel, patterns) or (extra and matches(rel, extra)):
-                continue
-            full = Path(dirpath) / name
-            try:
-                if full.is_symlink() and not full.resolve().is_relative_to(base):
-                    issues.append(Issue(rel, "path escapes the vault (symlink to "
-                                             f"{os.readlink(full)})"))
-                    continue
-                st = full.stat()
-            except OSError as exc:
-                issues.append(Issue(rel, f"cannot read: {exc.strerror or exc}"))
-                continue
-            files.append(SourceFile(rel, str(full), st.st_size, st.st_mtime_ns))
+            got = _admit(base, rel_dir + name, Path(dirpath) / name, patterns, extra)
+            if isinstance(got, Issue):
+                issues.append(got)
+            elif got is not None:
+                files.append(got)
     files.sort(key=lambda f: f.path)
     return files, issues
 
 
-def is_ignored(path: str, ignore: tuple[str, ...] = DEFAULT_IGNORES) -> bool:
-    """True when any folder on ``path`` is one the scan skips (``.git/``, ``.obsidian/``…)."""
-    return any(part in ignore for part in path.split("/")[:-1])
+def source_file(root: str | os.PathLike[str], path: str, *,
+                patterns: tuple[str, ...] = DEFAULT_PATTERNS,
+                ignore: tuple[str, ...] = DEFAULT_IGNORES) -> SourceFile | Issue | None:
+    """One vault-relative ``path`` as ``scan`` would list it now: the file, the reason it
+    is refused, or None when ``scan`` would not list it (absent, a folder, inside a folder
+    link, or left out by the patterns or the ignore rules).
 
-
-def vault_path(root: str | os.PathLike[str], path: str) -> Path:
-    """Resolve a vault-relative path, refusing one that escapes the vault."""
+    For the work whose cost must be the paths named, not the vault: a watcher's batch, and
+    a sync's look, under the write lock, at a file it planned to delete.
+    """
     base = Path(root).resolve()
-    full = (base / path).resolve()
-    if not full.is_relative_to(base):
-        raise ValueError(f"path escapes the vault: {path}")
-    return full
+    parts = path.split("/")
+    if path.startswith("/") or ".." in parts:
+        return Issue(path, f"path escapes the vault: {path}")
+    if any(p in ignore for p in parts[:-1]):
+        return None
+    extra = read_ignore_file(base)
+    if extra and any(matches("/".join(parts[:i]), extra) for i in range(1, len(parts))):
+        return None
+    full = base.joinpath(*parts)
+    if full.parent.resolve() != full.parent:
+        return None  # below a folder link, which the walk does not follow
+    return _admit(base, path, full, patterns, extra)
+
+
+def _admit(base: Path, rel: str, full: Path, patterns: tuple[str, ...],
+           extra: tuple[str, ...]) -> SourceFile | Issue | None:
+    """The file at ``full`` (``rel`` in the vault, its folders already admitted)."""
+    if not matches(rel, patterns) or (extra and matches(rel, extra)):
+        return None
+    try:
+        if full.is_symlink() and not full.resolve().is_relative_to(base):
+            return Issue(rel, f"path escapes the vault (symlink to {os.readlink(full)})")
+        st = full.stat()
+    except FileNotFoundError:
+        return Issue(rel, "cannot read: broken symlink") if full.is_symlink() else None
+    except OSError as exc:
+        return Issue(rel, f"cannot read: {exc.strerror or exc}")
+    if stat.S_ISDIR(st.st_mode):
+        return None
+    if not stat.S_ISREG(st.st_mode):
+        return Issue(rel, "not a regular file")  # a FIFO or device would block the read
+    return SourceFile(rel, str(full), st.st_size, st.st_mtime_ns)
