@@ -28,7 +28,8 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("chunk_tokens", 220, "Approximate token cap of one chunk (chunks follow headings)."),
     Setting("workers", 0, "Worker processes that parse and write large ingests, 200 files or more"
             " (0 = one per core, 1 = everything in this process)."),
-    Setting("synchronous", "FULL", "SQLite synchronous pragma: FULL makes every commit durable."),
+    Setting("synchronous", "FULL", "SQLite synchronous pragma: FULL makes every commit durable"
+            " (a parallel ingest syncs its worker commits once, when they are done)."),
     Setting("max_entities", 20, "Default number of entities a context answer returns."),
     Setting("link_depth", 1, "Default hops of link expansion in context answers."),
     Setting("max_facts", 20, "Facts listed per entity in a context answer."),

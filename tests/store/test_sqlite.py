@@ -29,3 +29,28 @@ def test_mapped_reads_see_other_writers_commits_and_checkpoints(tmp_path: Path) 
     finally:
         reader.close()
         writer.close()
+
+
+def test_a_bulk_opener_defers_syncing_to_make_durable(tmp_path: Path) -> None:
+    path = str(tmp_path / "s.db")
+    store = open_store(path)
+    try:
+        opener = store.opener(bulk=True)
+        assert opener is not None
+        bulk, plain = opener(), store.opener()()  # type: ignore[misc]
+        level = "PRAGMA synchronous"
+        assert store._con().execute(level).fetchone()[0] == 2  # type: ignore[attr-defined]
+        assert plain._con().execute(level).fetchone()[0] == 2  # type: ignore[attr-defined]
+        assert bulk._con().execute(level).fetchone()[0] == 1  # type: ignore[attr-defined]
+        with bulk.write(actor="test") as w:
+            w.apply("default", doc("a.md", [fact("r", lit("1"), 1)]))
+        assert Path(path + "-wal").stat().st_size > 0
+        store.make_durable()  # syncs the log the bulk commit left unsynced
+        assert store.reader.stats()["facts"] == 1
+        for s in (bulk, plain):
+            s.close()
+        store._con().execute("PRAGMA wal_checkpoint(TRUNCATE)")  # type: ignore[attr-defined]
+        store.make_durable()
+    finally:
+        store.close()
+    assert open_store(":memory:").opener(bulk=True) is None

@@ -165,8 +165,17 @@ class Store(Protocol):
 
     def change_token(self) -> tuple[int, int]: ...
 
-    def opener(self) -> Callable[[], Store] | None:
-        """A picklable way to open this store in another process; None if it cannot be."""
+    def opener(self, *, bulk: bool = False) -> Callable[[], Store] | None:
+        """A picklable way to open this store in another process; None if it cannot be.
+
+        ``bulk``: the opened store's commits need not each reach the disk before they
+        return (they stay atomic); the caller makes them durable at the end of its work
+        with ``make_durable`` on any handle of the store.
+        """
+        ...
+
+    def make_durable(self) -> None:
+        """Every commit so far, by any process, reaches the disk before this returns."""
         ...
 
     def close(self) -> None: ...

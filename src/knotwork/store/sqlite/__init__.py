@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sqlite3
 import threading
 from collections.abc import Callable, Iterator
@@ -106,11 +107,30 @@ class SQLiteStore:
         """Changes whenever another connection commits (cache invalidation)."""
         return int(self._con().execute("PRAGMA data_version").fetchone()[0])
 
-    def opener(self) -> Callable[[], SQLiteStore] | None:
+    def opener(self, *, bulk: bool = False) -> Callable[[], SQLiteStore] | None:
         """Open the same file in another process (a parallel writer); not ``:memory:``."""
         if self.path == ":memory:":
             return None
-        return partial(SQLiteStore, self.path, synchronous=self._synchronous)
+        # NORMAL in WAL mode: a commit is atomic but the WAL is synced only at checkpoints
+        # (which sync the database file too), so the rest waits for ``make_durable``.
+        level = "NORMAL" if bulk and self._synchronous in ("FULL", "EXTRA") else self._synchronous
+        return partial(SQLiteStore, self.path, synchronous=level)
+
+    def make_durable(self) -> None:
+        """Sync the WAL: frames not yet checkpointed (and so not yet synced) reach the disk.
+
+        What a ``synchronous=FULL`` commit does, once for many commits made at NORMAL.
+        """
+        if self.path == ":memory:" or self._synchronous == "OFF":
+            return
+        try:
+            fd = os.open(self.path + "-wal", os.O_RDONLY)
+        except FileNotFoundError:
+            return  # no WAL: every commit is in the database file, synced at checkpoint
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
 
     def close(self) -> None:
         with self._lock:
