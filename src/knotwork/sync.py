@@ -9,6 +9,9 @@ its write, so only a batch that needs them pays for them). A large sync
 (``_PARALLEL_MIN`` files or more) does this in worker processes, each parsing and
 preparing its batch while another writes, and writing under a lock they share; the
 mention pass that follows is spread over them the same way.
+Several processes may sync one store: under the write lock a sync writes a file only if
+it still holds the bytes read, and deletes a path only if the folder still lacks it, so an
+older look at the folder never undoes what another process applied since.
 Renames are a vanished path and a new path with the same content hash: the document keeps
 its id, versions and facts. An editor's atomic save (delete + create) is just an edit,
 because only the folder's state at sync time is compared.
@@ -20,6 +23,7 @@ import hashlib
 import multiprocessing
 import os
 import threading
+import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from contextlib import nullcontext
@@ -146,6 +150,7 @@ def sync(store: Store, root: str | os.PathLike[str], *, scope: str, actor: str,
     base = Path(root).expanduser().resolve()
     if not base.is_dir():
         raise KnotworkError(f"not a folder: {root}")
+    folder = _Folder(base, time.time_ns())
     p = plan(store, base, scope=scope, patterns=patterns, force=force, max_bytes=max_bytes,
              only=only)
     finder = finder if finder is not None else MentionFinder()
@@ -165,16 +170,16 @@ def sync(store: Store, root: str | os.PathLike[str], *, scope: str, actor: str,
     opener = _worker_opener(store, len(jobs), workers)
     if opener is not None:
         try:
-            _write_in_workers(opener, jobs, acc, scope=scope, actor=actor, force=force,
-                              renames=p.renames, workers=workers,
+            _write_in_workers(opener, jobs, acc, folder=folder, scope=scope, actor=actor,
+                              force=force, renames=p.renames, workers=workers,
                               batch_size=min(batch_size, _WORKER_BATCH), progress=progress,
                               total=total)
         finally:
             store.make_durable()
     else:
         for batch in _batches((_prepared(store, j) for j in jobs), batch_size):
-            acc.merge(_write_batch(store, batch, scope=scope, actor=actor, force=force,
-                                   renames=p.renames))
+            acc.merge(_write_batch(store, batch, folder=folder, scope=scope, actor=actor,
+                                   force=force, renames=p.renames))
             if progress:
                 progress(acc.done, total)
     counts = acc.counts
@@ -300,8 +305,8 @@ class _Refused(Exception):
     """The store refused a document of a batch written without savepoints."""
 
 
-def _write_batch(store: Store, batch: Sequence[Prepared | Issue], *, scope: str, actor: str,
-                 force: bool, renames: dict[str, str]) -> _Tally:
+def _write_batch(store: Store, batch: Sequence[Prepared | Issue], *, folder: _Folder,
+                 scope: str, actor: str, force: bool, renames: dict[str, str]) -> _Tally:
     """Write a batch in one transaction; what it did.
 
     First without a savepoint per document; if the store refuses one, that transaction is
@@ -310,19 +315,49 @@ def _write_batch(store: Store, batch: Sequence[Prepared | Issue], *, scope: str,
     try:
         acc = _Tally()
         with store.write(actor=actor) as w:
-            _apply_batch(w, batch, acc, scope=scope, force=force, renames=renames,
-                         isolate=False)
+            _apply_batch(w, batch, acc, folder=folder, scope=scope, force=force,
+                         renames=renames, isolate=False)
     except _Refused:
         acc = _Tally()
         with store.write(actor=actor) as w:
-            _apply_batch(w, batch, acc, scope=scope, force=force, renames=renames,
-                         isolate=True)
+            _apply_batch(w, batch, acc, folder=folder, scope=scope, force=force,
+                         renames=renames, isolate=True)
     return acc
 
 
+@dataclass(frozen=True, slots=True)
+class _Folder:
+    """The folder a sync reads, and when it began reading (to tell old files from new)."""
+
+    root: Path
+    since_ns: int  # wall clock before the first file was read
+
+    def holds(self, doc: ParsedDocument) -> bool:
+        """The file still holds the bytes ``doc`` was parsed from (asked under the lock).
+
+        Why: another process may have read a newer version of the file and applied it
+        since this one read it; writing the older version over it would leave the store
+        behind the folder with nothing left to correct it. A file last written a second or
+        more before this sync began, with the size and time it had then, has not been
+        written since (a write now would carry a time after the sync began); any other
+        file is read again and hashed (~45 µs a note).
+        """
+        full = os.path.join(self.root, doc.path)
+        try:
+            st = os.stat(full)
+            if (st.st_size, st.st_mtime_ns) == (doc.size, doc.mtime_ns) and \
+                    st.st_mtime_ns < self.since_ns - 1_000_000_000:
+                return True
+            with open(full, "rb") as f:
+                data = f.read()
+        except OSError:
+            return False  # gone or unreadable since: a delete, or the next sync's to report
+        return hashlib.sha256(data).hexdigest() == doc.content_hash
+
+
 def _apply_batch(w: StoreWriter, batch: Sequence[Prepared | Issue], acc: _Tally, *,
-                 scope: str, force: bool, renames: dict[str, str], isolate: bool = True
-                 ) -> None:
+                 folder: _Folder, scope: str, force: bool, renames: dict[str, str],
+                 isolate: bool = True) -> None:
     """Apply prepared documents in one transaction; with ``isolate``, each in its own
     savepoint, so a refused document costs only itself; without, a refusal raises
     ``_Refused`` (see ``_write_batch``)."""
@@ -332,6 +367,8 @@ def _apply_batch(w: StoreWriter, batch: Sequence[Prepared | Issue], acc: _Tally,
             acc.errors.append(item)
             continue
         path = item.doc.path
+        if not folder.holds(item.doc):
+            continue  # written again since it was read: the sync that sees that applies it
         acc.errors.extend(item.doc.issues)
         try:
             with w.savepoint() if isolate else nullcontext():
@@ -375,7 +412,7 @@ def _worker_init(opener: Callable[[], Store], lock: Any) -> None:
     _worker["store"], _worker["lock"] = opener(), lock
 
 
-def _worker_batch(jobs: list[_Job], scope: str, actor: str, force: bool,
+def _worker_batch(jobs: list[_Job], folder: _Folder, scope: str, actor: str, force: bool,
                   renames: dict[str, str]) -> _Tally:
     """Parse and prepare a batch (in parallel with the other workers), then write it under
     the lock."""
@@ -383,8 +420,8 @@ def _worker_batch(jobs: list[_Job], scope: str, actor: str, force: bool,
     # Why our own lock before SQLite's: a writer waiting on SQLite's busy handler sleeps in
     # steps of up to 100 ms; one waiting on this lock wakes the moment it is free.
     with _worker["lock"]:
-        return _write_batch(_worker["store"], parsed, scope=scope, actor=actor, force=force,
-                            renames=renames)
+        return _write_batch(_worker["store"], parsed, folder=folder, scope=scope, actor=actor,
+                            force=force, renames=renames)
 
 
 def _worker_finder(reader: StoreReader) -> MentionFinder:
@@ -449,9 +486,9 @@ def _pool(opener: Callable[[], Store], workers: int = 0) -> ProcessPoolExecutor:
 
 
 def _write_in_workers(opener: Callable[[], Store], jobs: list[_Job], acc: _Tally, *,
-                      scope: str, actor: str, force: bool, renames: dict[str, str],
-                      workers: int, batch_size: int, progress: Progress | None,
-                      total: int) -> None:
+                      folder: _Folder, scope: str, actor: str, force: bool,
+                      renames: dict[str, str], workers: int, batch_size: int,
+                      progress: Progress | None, total: int) -> None:
     """Parse and write in worker processes, each batch its own transaction.
 
     The main process only hands out batches: parsing runs on every core, and writing a
@@ -462,7 +499,7 @@ def _write_in_workers(opener: Callable[[], Store], jobs: list[_Job], acc: _Tally
         for i in range(0, len(jobs), batch_size):
             part = jobs[i:i + batch_size]
             moves = {j[0]: renames[j[0]] for j in part if j[0] in renames}
-            futures.append(pool.submit(_worker_batch, part, scope, actor, force, moves))
+            futures.append(pool.submit(_worker_batch, part, folder, scope, actor, force, moves))
         for fut in as_completed(futures):
             acc.merge(fut.result())
             if progress:

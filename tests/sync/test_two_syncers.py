@@ -1,5 +1,6 @@
-"""Two syncers on one store (a watcher and a CLI run, say): neither may delete a document
-because its own look at the folder is older than what the other one wrote.
+"""Two syncers on one store (a watcher and a CLI run, say): neither may delete a document,
+or write an older version of it, because its own look at the folder is older than what
+the other one wrote.
 
 Each test runs the other syncer at the one moment that used to go wrong, through a hook
 on the real ``scan`` or ``plan``; both stores are real SQLite connections to one file.
@@ -7,6 +8,8 @@ on the real ``scan`` or ``plan``; both stores are real SQLite connections to one
 
 from __future__ import annotations
 
+import os
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -93,3 +96,28 @@ def test_a_file_really_gone_is_still_deleted(tmp_path: Path,
         assert kw.ingest(only=["a.md"]).deleted == 1
         assert kw.stats()["documents"] == 0
         assert kw.stats()["retracted_facts"] == 1
+
+
+@pytest.mark.parametrize("draft_age_s", [0, 3600])  # just written, or written long before
+def test_an_older_read_never_overwrites_what_another_process_applied_since(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, draft_age_s: int) -> None:
+    vault, db = _vault(tmp_path), str(tmp_path / "s.db")
+    with Knotwork.open(vault, db=db) as kw:
+        kw.ingest()
+    (vault / "a.md").write_text("---\nstatus: draft\n---\n# a\n", encoding="utf-8")
+    when = time.time() - draft_age_s
+    os.utime(vault / "a.md", (when, when))
+
+    def edited_again_and_synced_elsewhere() -> None:  # our plan holds the draft
+        (vault / "a.md").write_text("---\nstatus: final\n---\n# a\n", encoding="utf-8")
+        with Knotwork.open(vault, db=db) as other:
+            assert other.ingest(only=["a.md"]).updated == 1
+
+    _after("plan", monkeypatch, edited_again_and_synced_elsewhere)
+    with Knotwork.open(vault, db=db) as kw:
+        report = kw.ingest()
+        assert (report.updated, report.errors) == (0, ())
+        assert [(f.predicate, f.value) for f in kw.facts("a")] == [("status", "final")]
+    monkeypatch.undo()
+    with Knotwork.open(vault, db=db) as kw:
+        assert kw.ingest().unchanged == 1
