@@ -4,8 +4,17 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from hypothesis import given
+from hypothesis import strategies as st
+
 from knotwork import Knotwork
-from knotwork.ingest.mentions import ChunkText, MentionFinder
+from knotwork.ingest.mentions import _WORD, ChunkText, MentionFinder, _tokens
+
+
+@given(st.text(alphabet=st.characters(max_codepoint=127)) | st.text())
+def test_words_are_the_runs_of_word_characters(text: str) -> None:
+    # the ASCII fast path must cut words exactly where the regular expression does
+    assert _tokens(text) == _WORD.findall(text.casefold())
 
 
 def test_finder_is_word_bounded_longest_first_and_skips_stop_words() -> None:

@@ -36,8 +36,22 @@ class ChunkText:
     text: str
 
 
+# ASCII characters outside \w, as spaces: for ASCII text, ``translate`` then ``split`` gives
+# exactly the runs ``_WORD`` finds, three times faster (the mention pass reads every line
+# of every changed note: tokenising was half of it).
+_ASCII_GAPS = str.maketrans({c: " " for c in map(chr, range(128))
+                             if not (c.isalnum() or c == "_")})
+
+
+def _tokens(text: str) -> list[str]:
+    """``text``'s words (the runs ``_WORD`` finds), case-folded."""
+    if text.isascii():
+        return text.lower().translate(_ASCII_GAPS).split()
+    return _WORD.findall(text.casefold())
+
+
 def _words(text: str) -> tuple[str, ...]:
-    return tuple(_WORD.findall(text.casefold()))
+    return tuple(_tokens(text))
 
 
 def usable(label: str) -> bool:
@@ -122,23 +136,20 @@ class MentionFinder:
         return list(out.values())
 
     def _scan(self, line: str) -> list[tuple[str, str]]:
-        # casefold the line once, not word by word; a word keeps its boundaries either way
-        words = _WORD.findall(line.casefold())
+        words = _tokens(line)
         starts = self._starts
         if starts.keys().isdisjoint(words):
             return []  # the common case, decided in C: no word begins any label
-        found, i = [], 0
-        while i < len(words):
-            lengths = starts.get(words[i])
-            if lengths:
-                for n in sorted(lengths, reverse=True):
-                    hit = self._labels.get(tuple(words[i:i + n])) if i + n <= len(words) else None
-                    if hit is not None:
-                        found.append((hit[0], hit[1]))
-                        i += n
-                        break
-                else:
-                    i += 1
-            else:
-                i += 1
+        # left to right, the longest label starting at each word that may begin one; a
+        # match skips the words it covers
+        found, after = [], 0
+        for i in [i for i, w in enumerate(words) if w in starts]:
+            if i < after:
+                continue
+            for n in sorted(starts[words[i]], reverse=True):
+                hit = self._labels.get(tuple(words[i:i + n])) if i + n <= len(words) else None
+                if hit is not None:
+                    found.append((hit[0], hit[1]))
+                    after = i + n
+                    break
         return found
