@@ -325,6 +325,9 @@ def _write_batch(store: Store, batch: Sequence[Prepared | Issue], *, folder: _Fo
     return acc
 
 
+_COARSEST_MTIME_NS = 3_000_000_000  # past FAT's 2 s step, the coarsest in common use
+
+
 @dataclass(frozen=True, slots=True)
 class _Folder:
     """The folder a sync reads, and when it began reading (to tell old files from new)."""
@@ -337,16 +340,17 @@ class _Folder:
 
         Why: another process may have read a newer version of the file and applied it
         since this one read it; writing the older version over it would leave the store
-        behind the folder with nothing left to correct it. A file last written a second or
-        more before this sync began, with the size and time it had then, has not been
-        written since (a write now would carry a time after the sync began); any other
-        file is read again and hashed (~45 µs a note).
+        behind the folder with nothing left to correct it. A file last written seconds
+        before this sync began, with the size and time it had then, has not been written
+        since (a write now would carry a time after the sync began, less the file
+        system's time step: 2 s on FAT); any other file is read again and hashed (~45 µs
+        a note).
         """
         full = os.path.join(self.root, doc.path)
         try:
             st = os.stat(full)
             if (st.st_size, st.st_mtime_ns) == (doc.size, doc.mtime_ns) and \
-                    st.st_mtime_ns < self.since_ns - 1_000_000_000:
+                    st.st_mtime_ns < self.since_ns - _COARSEST_MTIME_NS:
                 return True
             with open(full, "rb") as f:
                 data = f.read()
