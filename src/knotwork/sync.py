@@ -19,7 +19,6 @@ because only the folder's state at sync time is compared.
 
 from __future__ import annotations
 
-import hashlib
 import multiprocessing
 import os
 import threading
@@ -33,7 +32,7 @@ from typing import Any
 
 from .errors import KnotworkError
 from .ingest.mentions import ChunkText, MentionFinder
-from .ingest.sources import DEFAULT_PATTERNS, SourceFile, scan, source_file
+from .ingest.sources import DEFAULT_PATTERNS, SourceFile, content_hash, scan, source_file
 from .store import Prepared, Store, StoreReader, StoreWriter
 from .types import Applied, FactDraft, Issue, ParsedDocument, SyncReport, Unchanged
 
@@ -108,7 +107,7 @@ def plan(store: Store, root: Path, *, scope: str, patterns: tuple[str, ...],
         except OSError as exc:
             p.issues.append(Issue(f.path, f"cannot read: {exc.strerror or exc}"))
             continue
-        digest = hashlib.sha256(data).hexdigest()
+        digest = content_hash(data)
         known = index.get(f.path)
         if known and known[0] == digest and not force:
             p.unchanged += 1
@@ -356,7 +355,7 @@ class _Folder:
                 data = f.read()
         except OSError:
             return False  # gone or unreadable since: a delete, or the next sync's to report
-        return hashlib.sha256(data).hexdigest() == doc.content_hash
+        return content_hash(data) == doc.content_hash
 
 
 def _apply_batch(w: StoreWriter, batch: Sequence[Prepared | Issue], acc: _Tally, *,

@@ -14,7 +14,6 @@ prose lines are grouped into blocks for ``extract``.
 
 from __future__ import annotations
 
-import hashlib
 import posixpath
 import re
 from collections.abc import Sequence
@@ -26,6 +25,7 @@ from ..types import ChunkDraft, Issue, NameDecl, NameKind, ParsedDocument, Span,
 from .extract import Block, extract_facts
 from .frontmatter import Entry, read_frontmatter
 from .lexicon import normalize_key
+from .sources import content_hash
 
 BLANK, TEXT, HEADING, CODE, RULE = range(5)
 _BINARY_SNIFF = 8192
@@ -534,7 +534,7 @@ def parse_markdown(
     return ParsedDocument(
         path=path,
         text=text,
-        content_hash=hashlib.sha256(data).hexdigest(),
+        content_hash=content_hash(data),
         title=title,
         doc_type=doc_type,
         names=names,

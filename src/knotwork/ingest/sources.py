@@ -6,6 +6,7 @@ stay inside the vault; one that points outside is reported, never read.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 import stat
@@ -27,6 +28,12 @@ class SourceFile:
     abspath: str
     size: int
     mtime_ns: int
+
+
+def content_hash(data: bytes) -> str:
+    """A source file's identity: what a document's ``content_hash`` is, and what a sync
+    compares to tell a changed file (or a renamed one) from an unchanged one."""
+    return hashlib.sha256(data).hexdigest()
 
 
 @lru_cache(maxsize=128)
