@@ -81,8 +81,7 @@ def test_a_query_process_never_loads_the_parser(tmp_path: Path) -> None:
         "assert kw.context('traefik').entities and kw.search('traefik')\n"
         "print(sorted(m for m in sys.modules if m.startswith(('knotwork.sync',"
         " 'knotwork.ingest.', 'knotwork.agent', 'knotwork.watch'))))\n")
-    # knotwork.ingest.sources only: a constant, the default file patterns
-    assert _in_new_process(probe) == "['knotwork.ingest.sources']"
+    assert _in_new_process(probe) == "[]"
 
 
 def test_a_parallel_ingest_leaves_the_parser_loaded_for_the_next_edit(tmp_path: Path) -> None:

@@ -24,6 +24,8 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("db", ".knotwork/store.db", "Store location: a file path or sqlite:///path."),
     Setting("scope", "default", "Scope that ingested documents and asserted facts belong to."),
     Setting("actor", "", "Who writes, recorded on every event (default: cli:<user>)."),
+    Setting("patterns", "**/*.md", "Globs of the vault files read as notes, comma-separated"
+            " (`**/` spans folders; matched case-insensitively, relative to the vault)."),
     Setting("max_file_bytes", 5_000_000, "Files larger than this are refused with an error."),
     Setting("chunk_tokens", 220, "Approximate token cap of one chunk (chunks follow headings)."),
     Setting("workers", 0, "Worker processes that parse and write large ingests, 200 files or more"
@@ -55,6 +57,7 @@ class Settings:
     db: str = ".knotwork/store.db"
     scope: str = "default"
     actor: str = ""
+    patterns: str = "**/*.md"
     max_file_bytes: int = 5_000_000
     chunk_tokens: int = 220
     workers: int = 0

@@ -29,7 +29,6 @@ import numpy.typing as npt
 from .config import Settings
 from .embed import Embedder, manifest, open_embedder
 from .errors import ConfigError, Conflict, InvalidQuery, NotFound
-from .ingest.sources import DEFAULT_PATTERNS
 from .render import renderer
 from .retrieve import ContextOptions, Measure, build_context, fulltext, token_counter
 from .retrieve.memo import ReadMemo
@@ -129,7 +128,7 @@ class Knotwork:
     # ------------------------------------------------------------ ingest
 
     def ingest(self, path: str | os.PathLike[str] | None = None, *, scope: str | None = None,
-               patterns: Sequence[str] = DEFAULT_PATTERNS, force: bool = False,
+               patterns: Sequence[str] | None = None, force: bool = False,
                dry_run: bool = False, progress: _sync.Progress | None = None,
                only: Sequence[str] | None = None, embed: bool = True,
                embed_progress: _sync.Progress | None = None) -> SyncReport:
@@ -137,7 +136,8 @@ class Knotwork:
 
         ``only`` limits the work to those vault-relative paths (what a watcher saw change);
         a path that no longer exists is deleted, a vanished path whose content reappears
-        under a new path is a rename.
+        under a new path is a rename. ``patterns``: the globs of the files read as notes
+        (default ``Settings.patterns``); a note the globs no longer cover is deleted.
         """
         root = Path(path).expanduser() if path is not None else self.vault
         if root is None:
@@ -147,12 +147,21 @@ class Knotwork:
         s = self.settings
         report = _sync.sync(self.store, root, scope=scope or s.scope, actor=self.actor,
                             finder=self._mentions,
-                            patterns=tuple(patterns), force=force, dry_run=dry_run,
+                            patterns=self.patterns(patterns), force=force, dry_run=dry_run,
                             max_bytes=s.max_file_bytes, chunk_tokens=s.chunk_tokens,
                             workers=s.workers, progress=progress, only=only)
         if embed and not dry_run and self.embedder() is not None:
             self.embed(progress=embed_progress)
         return report
+
+    def patterns(self, given: Sequence[str] | None = None) -> tuple[str, ...]:
+        """The globs of the vault's notes: ``given``, else ``Settings.patterns``."""
+        raw = list(given) if given else self.settings.patterns.split(",")
+        out = tuple(dict.fromkeys(p.strip() for p in raw if p.strip()))
+        if not out:
+            raise ConfigError("no file patterns: give at least one glob, e.g. **/*.md",
+                              key="patterns")
+        return out
 
     # ------------------------------------------------------------ vectors
 
@@ -412,23 +421,30 @@ class Knotwork:
         return rows[0]
 
     def watcher(self, *, on_report: Callable[[SyncReport], None] | None = None,
-                on_error: Callable[[BaseException], None] | None = None) -> VaultWatcher:
+                on_error: Callable[[BaseException], None] | None = None,
+                patterns: Sequence[str] | None = None) -> VaultWatcher:
         """A watcher that applies the vault's changes as they happen (call ``.start()``).
 
-        It catches up first: changes made while nothing watched are applied at once.
+        It follows the files ``patterns`` cover (default ``Settings.patterns``), the same
+        globs its syncs read, so a full sync and a watched change agree on what a note is.
+        Catch up with ``ingest(patterns=…)`` once it has started: changes made while
+        nothing watched are applied then.
         """
         if self.vault is None:
             raise InvalidQuery("no vault to watch: open Knotwork with a vault folder")
 
+        from .ingest.sources import matches
         from .watch import VaultWatcher
 
+        globs = self.patterns(patterns)
+
         def apply(paths: list[str] | None) -> None:
-            report = self.ingest(only=paths)
+            report = self.ingest(only=paths, patterns=globs)
             if on_report:
                 on_report(report)
 
         return VaultWatcher(self.vault, apply, debounce_ms=self.settings.debounce_ms,
-                            on_error=on_error)
+                            on_error=on_error, wanted=lambda rel: matches(rel, globs))
 
     # ------------------------------------------------------------ read
 

@@ -32,7 +32,7 @@ from typing import Any
 
 from .errors import KnotworkError
 from .ingest.mentions import ChunkText, MentionFinder
-from .ingest.sources import DEFAULT_PATTERNS, SourceFile, content_hash, scan, source_file
+from .ingest.sources import DEFAULT_PATTERNS, SourceFile, VaultRules, content_hash, scan
 from .store import Prepared, Store, StoreReader, StoreWriter
 from .types import Applied, FactDraft, Issue, ParsedDocument, SyncReport, Unchanged
 
@@ -130,8 +130,9 @@ def plan(store: Store, root: Path, *, scope: str, patterns: tuple[str, ...],
 def _stat_paths(root: Path, paths: list[str], patterns: tuple[str, ...]
                 ) -> tuple[list[SourceFile], list[Issue]]:
     files, issues = [], []
+    rules = VaultRules(root, patterns=patterns)
     for rel in paths:
-        got = source_file(root, rel, patterns=patterns)
+        got = rules.file(rel)
         if isinstance(got, Issue):
             issues.append(got)
         elif got is not None:
@@ -184,11 +185,12 @@ def sync(store: Store, root: str | os.PathLike[str], *, scope: str, actor: str,
     counts = acc.counts
     if p.deleted:
         with store.write(actor=actor) as w:
+            rules = VaultRules(base, patterns=patterns)
             for path in p.deleted:
                 acc.done += 1
                 # looked at again under the write lock: a file created again since the scan
                 # is not deleted (its creation is the next sync's, or another process's)
-                if isinstance(source_file(base, path, patterns=patterns), SourceFile):
+                if isinstance(rules.file(path), SourceFile):
                     continue
                 gone = w.delete(scope, path)
                 if gone:

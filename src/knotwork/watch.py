@@ -27,13 +27,19 @@ def _relevant(change: watchfiles.Change, path: str) -> bool:
     return not any(p in IGNORED_DIRS for p in parts)
 
 
+def _markdown(rel: str) -> bool:
+    return rel.lower().endswith(".md")
+
+
 class VaultWatcher:
     """Run ``apply`` for every debounced batch of changes under ``root``."""
 
     def __init__(self, root: str | os.PathLike[str], apply: Apply, *, debounce_ms: int = 500,
-                 on_error: Callable[[BaseException], None] | None = None) -> None:
+                 on_error: Callable[[BaseException], None] | None = None,
+                 wanted: Callable[[str], bool] = _markdown) -> None:
         self.root = Path(root).expanduser().resolve()
         self.apply = apply
+        self.wanted = wanted  # is this vault-relative path one the syncs read as a note?
         self.debounce_ms = debounce_ms
         self.on_error = on_error or (lambda exc: log.warning("watch: %s", exc))
         self.stop_event = threading.Event()
@@ -48,9 +54,9 @@ class VaultWatcher:
                 rel = p.relative_to(self.root).as_posix()
             except ValueError:
                 continue
-            if p.is_dir() or (not p.exists() and not rel.lower().endswith(".md")):
+            if p.is_dir() or (not p.exists() and not self.wanted(rel)):
                 return None  # a folder came or went: only a full sync sees its files
-            if rel.lower().endswith(".md"):
+            if self.wanted(rel):
                 rels.append(rel)
         return sorted(set(rels))
 

@@ -102,3 +102,28 @@ def test_a_watcher_and_a_writer_share_one_store_without_losing_a_write(
         stats = kw.stats()
         assert stats["retracted_facts"] == 0
         assert isinstance(stats["events"], int) and stats["events"] >= n + 2 * notes
+
+
+def test_watch_follows_the_pattern_option_like_its_catch_up(vault: Path, tmp_path: Path) -> None:
+    (vault / "log").mkdir()
+    (vault / "log" / "2026-11.txt").write_text("# November\n\nMoved [[Grafana]] to kota.\n",
+                                               encoding="utf-8")
+    db, out = str(tmp_path / "s.db"), tmp_path / "watch.jsonl"
+    cmd = knotwork_cmd("--db", db, "watch", "--vault", str(vault), "--json",
+                       "--pattern", "**/*.md", "--pattern", "log/*.txt")
+    with open(out, "w", encoding="utf-8") as stdout, \
+            running(cmd, tmp_path / "watch.log", stdout=stdout) as proc:
+        wait_for(lambda: any(e["event"] == "watching" for e in _events(out)), timeout=20)
+        assert _events(out)[0]["added"] == 5  # the four notes and the .txt the globs cover
+        (vault / "log" / "2026-12.txt").write_text("# December\n\nNothing moved.\n",
+                                                   encoding="utf-8")
+        (vault / "log" / "2026-11.txt").unlink()
+        (vault / "scratch.txt").write_text("not a note: no glob covers it\n", encoding="utf-8")
+        wait_for(lambda: sum(e.get("added", 0) for e in _events(out)[2:]) >= 1
+                 and sum(e.get("deleted", 0) for e in _events(out)[2:]) >= 1)
+        proc.send_signal(2)
+        assert proc.wait(timeout=10) == 0
+    with Knotwork.open(vault, db=db) as kw:
+        paths = set(kw.store.reader.document_index(kw.settings.scope))
+    assert paths == {"services/Traefik.md", "services/Grafana.md", "hosts/kota.md",
+                     "people/Alice.md", "log/2026-12.txt"}

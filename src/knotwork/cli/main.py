@@ -31,6 +31,9 @@ EXIT_CODES: dict[type[KnotworkError], int] = {
 }
 
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON for scripts.")]
+PatternOpt = Annotated[list[str] | None, typer.Option(
+    "--pattern", help="Glob of the vault files read as notes (repeatable; default the"
+                      " patterns setting, **/*.md).")]
 
 
 class _State:
@@ -53,17 +56,24 @@ def _main(db: Annotated[str | None, typer.Option(
 
 
 @contextmanager
-def _kw(vault: str | None = None) -> Iterator[Knotwork]:
+def _kw(vault: str | None = None, *, patterns: list[str] | None = None) -> Iterator[Knotwork]:
     """Open the facade, and turn any KnotworkError into one line and an exit code.
 
     With a vault (the server and watch commands) the store is ``--db`` if given, else the
-    vault's own ``<vault>/.knotwork/store.db``.
+    vault's own ``<vault>/.knotwork/store.db``. ``patterns`` (``--pattern``) replace the
+    patterns setting, for the catch-up and the watcher alike.
     """
     if vault is not None and not os.path.isdir(vault):
         raise typer.BadParameter(f"not a folder: {vault}", param_hint="--vault")
+    overrides: dict[str, str] = {"scope": state.scope} if state.scope else {}
+    if patterns:
+        if bad := [p for p in patterns if "," in p or not p.strip()]:
+            raise typer.BadParameter(f"not a usable glob: {bad[0]!r} (one glob per --pattern,"
+                                     " no commas)", param_hint="--pattern")
+        overrides["patterns"] = ",".join(patterns)
     db = state.db if vault is not None else (state.db or ".knotwork/store.db")
     try:
-        kw = Knotwork.open(vault, db=db, **({"scope": state.scope} if state.scope else {}))
+        kw = Knotwork.open(vault, db=db, **overrides)
     except KnotworkError as exc:
         _fail(exc)
     try:
@@ -94,8 +104,7 @@ def ingest(path: Annotated[str, typer.Argument(help="Folder (vault) to ingest.")
            = False,
            dry_run: Annotated[bool, typer.Option("--dry-run", help="Report, write nothing.")]
            = False,
-           pattern: Annotated[list[str] | None, typer.Option(
-               "--pattern", help="Glob of files to read (repeatable).")] = None,
+           pattern: PatternOpt = None,
            verbose: Annotated[bool, typer.Option("--verbose", "-v")] = False,
            quiet: Annotated[bool, typer.Option("--quiet", "-q")] = False,
            no_embed: Annotated[bool, typer.Option(
@@ -103,10 +112,10 @@ def ingest(path: Annotated[str, typer.Argument(help="Folder (vault) to ingest.")
            as_json: JsonOpt = False) -> None:
     """Ingest a folder of Markdown; only changed files are applied, then new chunks embedded."""
     show = not (quiet or as_json)
-    with _kw() as kw, _progress("ingesting", enabled=show) as progress, \
+    with _kw(patterns=pattern) as kw, _progress("ingesting", enabled=show) as progress, \
             _progress("embedding", enabled=show) as embed_progress:
         report = kw.ingest(path, force=force, dry_run=dry_run, embed=not no_embed,
-                           patterns=pattern or ["**/*.md"], progress=progress,
+                           progress=progress,
                            embed_progress=embed_progress)
     if as_json:
         _print_json(report.as_dict())
@@ -272,11 +281,11 @@ VaultOpt = Annotated[str | None, typer.Option(
 
 
 @app.command("mcp")
-def mcp_command(vault: VaultOpt = None) -> None:
+def mcp_command(vault: VaultOpt = None, pattern: PatternOpt = None) -> None:
     """Speak MCP on stdin/stdout for an agent; keeps the store in step with --vault."""
     from ..mcp import serve_stdio
 
-    with _kw(vault) as kw:
+    with _kw(vault, patterns=pattern) as kw:
         serve_stdio(kw, scopes=_scopes())
 
 
@@ -289,8 +298,8 @@ def serve_command(
         port: Annotated[int, typer.Option("--port", min=1, max=65535)] = 3030,
         token: Annotated[str | None, typer.Option(
             "--token", envvar="KNOTWORK_TOKEN", show_default=False,
-            help="Every request must send 'Authorization: Bearer <token>'.")] = None
-        ) -> None:
+            help="Every request must send 'Authorization: Bearer <token>'.")] = None,
+        pattern: PatternOpt = None) -> None:
     """Serve the REST API (OpenAPI at /docs); keeps the store in step with --vault."""
     from ..server import check_bind, serve
 
@@ -298,7 +307,7 @@ def serve_command(
         check_bind(host, token)  # before opening anything: refuse an unsafe bind at once
     except KnotworkError as exc:
         _fail(exc)
-    with _kw(vault) as kw:
+    with _kw(vault, patterns=pattern) as kw:
         serve(kw, host=host, port=port, token=token, scopes=_scopes())
 
 
@@ -353,7 +362,8 @@ class _WatchStatus:
 def watch_command(
         vault: Annotated[str, typer.Option("--vault", help="Vault folder to keep in step.")],
         as_json: Annotated[bool, typer.Option(
-            "--json", help="One JSON line per applied batch on stdout.")] = False) -> None:
+            "--json", help="One JSON line per applied batch on stdout.")] = False,
+        pattern: PatternOpt = None) -> None:
     """Keep the store in step with a vault as its files change (foreground; Ctrl-C stops)."""
     import signal
     import time
@@ -364,7 +374,7 @@ def watch_command(
     signal.signal(signal.SIGTERM, signal.default_int_handler)  # stop on SIGTERM as on Ctrl-C
     status = _WatchStatus(vault, as_json=as_json)
     live = err.is_terminal and not as_json
-    with _kw(vault) as kw:
+    with _kw(vault, patterns=pattern) as kw:
         watcher = kw.watcher(on_report=status.applied, on_error=status.failed).start()
         try:
             status.applied(kw.ingest())  # catch up with what changed while nothing watched

@@ -99,29 +99,49 @@ def scan(root: str | os.PathLike[str], *, patterns: tuple[str, ...] = DEFAULT_PA
     return files, issues
 
 
+class VaultRules:
+    """What ``scan`` admits, for one path at a time: the vault's root resolved and its
+    ``.knotworkignore`` read once, then each path costs its own few ``stat`` calls.
+
+    For the work whose cost must be the paths named, not the vault: a watcher's batch, and
+    a sync's look, under the write lock, at the files it planned to delete.
+    """
+
+    def __init__(self, root: str | os.PathLike[str], *,
+                 patterns: tuple[str, ...] = DEFAULT_PATTERNS,
+                 ignore: tuple[str, ...] = DEFAULT_IGNORES) -> None:
+        self.base = Path(root).resolve()
+        self.patterns = patterns
+        self.ignore = ignore
+        self.extra = read_ignore_file(self.base)
+        self._real: dict[Path, bool] = {}  # folder -> holds no folder link (one batch's view)
+
+    def file(self, path: str) -> SourceFile | Issue | None:
+        """One vault-relative ``path`` as ``scan`` would list it now: the file, the reason
+        it is refused, or None when ``scan`` would not list it (absent, a folder, inside a
+        folder link, or left out by the patterns or the ignore rules)."""
+        parts = path.split("/")
+        if path.startswith("/") or ".." in parts:
+            return Issue(path, f"path escapes the vault: {path}")
+        if any(p in self.ignore for p in parts[:-1]):
+            return None
+        extra = self.extra
+        if extra and any(matches("/".join(parts[:i]), extra) for i in range(1, len(parts))):
+            return None
+        full = self.base.joinpath(*parts)
+        real = self._real.get(full.parent)
+        if real is None:
+            real = self._real[full.parent] = full.parent.resolve() == full.parent
+        if not real:
+            return None  # below a folder link, which the walk does not follow
+        return _admit(self.base, path, full, self.patterns, extra)
+
+
 def source_file(root: str | os.PathLike[str], path: str, *,
                 patterns: tuple[str, ...] = DEFAULT_PATTERNS,
                 ignore: tuple[str, ...] = DEFAULT_IGNORES) -> SourceFile | Issue | None:
-    """One vault-relative ``path`` as ``scan`` would list it now: the file, the reason it
-    is refused, or None when ``scan`` would not list it (absent, a folder, inside a folder
-    link, or left out by the patterns or the ignore rules).
-
-    For the work whose cost must be the paths named, not the vault: a watcher's batch, and
-    a sync's look, under the write lock, at a file it planned to delete.
-    """
-    base = Path(root).resolve()
-    parts = path.split("/")
-    if path.startswith("/") or ".." in parts:
-        return Issue(path, f"path escapes the vault: {path}")
-    if any(p in ignore for p in parts[:-1]):
-        return None
-    extra = read_ignore_file(base)
-    if extra and any(matches("/".join(parts[:i]), extra) for i in range(1, len(parts))):
-        return None
-    full = base.joinpath(*parts)
-    if full.parent.resolve() != full.parent:
-        return None  # below a folder link, which the walk does not follow
-    return _admit(base, path, full, patterns, extra)
+    """``VaultRules(root, …).file(path)``: one path, the rules read for it alone."""
+    return VaultRules(root, patterns=patterns, ignore=ignore).file(path)
 
 
 def _admit(base: Path, rel: str, full: Path, patterns: tuple[str, ...],

@@ -1,0 +1,51 @@
+"""The ``patterns`` setting decides which files of a vault are notes, for every sync."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from knotwork import Knotwork, Settings
+from knotwork.errors import ConfigError
+
+
+def _vault(root: Path) -> Path:
+    (root / "log").mkdir(parents=True)
+    (root / "kota.md").write_text("# kota\n\nA home server.\n", encoding="utf-8")
+    (root / "log" / "nov.txt").write_text("# November\n\nMoved [[kota]].\n", encoding="utf-8")
+    (root / "log" / "NOV.TXT.bak").write_text("an editor's backup\n", encoding="utf-8")
+    return root
+
+
+def _paths(kw: Knotwork) -> set[str]:
+    return set(kw.store.reader.document_index(kw.settings.scope))
+
+
+def test_the_setting_picks_the_notes_and_a_narrower_one_deletes_the_rest(tmp_path: Path
+                                                                         ) -> None:
+    vault, db = _vault(tmp_path / "v"), str(tmp_path / "s.db")
+    env = {"KNOTWORK_PATTERNS": "**/*.md, log/*.txt"}
+    with Knotwork.open(vault, db=db, settings=Settings.from_env(env=env, embedder="none")
+                       ) as kw:
+        assert kw.patterns() == ("**/*.md", "log/*.txt")
+        assert kw.ingest().added == 2
+        assert _paths(kw) == {"kota.md", "log/nov.txt"}
+        assert [f.value_label for f in kw.facts("November") if f.predicate == "links_to"] \
+            == ["kota"]
+        # an explicit list wins over the setting, for this sync only
+        report = kw.ingest(patterns=["**/*.md"])
+        assert (report.deleted, _paths(kw)) == (1, {"kota.md"})
+        assert kw.facts("November") == []  # its facts went with it
+        assert kw.ingest().added == 1  # the setting again
+
+
+@pytest.mark.parametrize("patterns", ["", " , ,"])
+def test_no_pattern_at_all_is_refused_before_anything_is_read(tmp_path: Path,
+                                                              patterns: str) -> None:
+    vault = _vault(tmp_path / "v")
+    with Knotwork.open(vault, db=str(tmp_path / "s.db"), embedder="none",
+                       patterns=patterns) as kw:
+        with pytest.raises(ConfigError, match="no file patterns"):
+            kw.ingest()
+        assert kw.stats()["documents"] == 0
