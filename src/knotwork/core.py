@@ -465,7 +465,8 @@ class Knotwork:
             raise InvalidQuery("query is empty")
         s = self.settings
         opts = ContextOptions(
-            max_entities=_positive("max_entities", max_entities or s.max_entities),
+            max_entities=_positive("max_entities",
+                                   s.max_entities if max_entities is None else max_entities),
             link_depth=_bounded("link_depth", s.link_depth if link_depth is None else link_depth,
                                 0, 3),
             expand_links=expand_links, max_facts=s.max_facts,

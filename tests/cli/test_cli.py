@@ -184,3 +184,20 @@ def test_real_subprocess_and_exit_code(tmp_path: Path, vault: Path) -> None:
     res = subprocess.run([*exe, "--db", db, "ingest", str(tmp_path / "missing")],
                          capture_output=True, text=True, timeout=120)
     assert res.returncode != 0 and "not a folder" in res.stderr
+
+
+def test_reading_commands_refuse_a_store_that_is_not_there(tmp_path: Path) -> None:
+    missing = tmp_path / "typo" / "store.db"
+    for args in (["context", "traefik"], ["search", "traefik"], ["facts", "Traefik"],
+                 ["entity", "Traefik"], ["stats", "--json"], ["reindex", "--embeddings"]):
+        res = runner.invoke(app, ["--db", str(missing), *args])
+        assert res.exit_code == 3, (args, res.stdout)
+        assert f"no store at {missing}" in res.stderr
+        assert res.stderr.count("\n") == 1  # one line, however long the path
+    assert not missing.parent.exists()  # nothing was created on the way
+
+
+def test_max_entities_must_be_positive(db: Path) -> None:
+    res = runner.invoke(app, ["--db", str(db), "context", "traefik", "--max-entities", "0"])
+    assert res.exit_code == 2
+    assert "max_entities must be a positive integer" in res.stderr

@@ -23,7 +23,7 @@ from ..types import FactRow
 
 app = typer.Typer(add_completion=False, no_args_is_help=True,
                   help="knotwork: a local-first context graph for AI agents.")
-err = Console(stderr=True)
+err = Console(stderr=True, soft_wrap=True)  # an error stays one line, however long
 out = Console(highlight=False, soft_wrap=True)
 
 EXIT_CODES: dict[type[KnotworkError], int] = {
@@ -56,12 +56,15 @@ def _main(db: Annotated[str | None, typer.Option(
 
 
 @contextmanager
-def _kw(vault: str | None = None, *, patterns: list[str] | None = None) -> Iterator[Knotwork]:
+def _kw(vault: str | None = None, *, patterns: list[str] | None = None,
+        read_only: bool = False) -> Iterator[Knotwork]:
     """Open the facade, and turn any KnotworkError into one line and an exit code.
 
     With a vault (the server and watch commands) the store is ``--db`` if given, else the
     vault's own ``<vault>/.knotwork/store.db``. ``patterns`` (``--pattern``) replace the
-    patterns setting, for the catch-up and the watcher alike.
+    patterns setting, for the catch-up and the watcher alike. A command that only reads
+    (``read_only``) refuses a store file that does not exist, instead of creating an
+    empty one where a mistyped ``--db`` or the wrong folder points.
     """
     if vault is not None and not os.path.isdir(vault):
         raise typer.BadParameter(f"not a folder: {vault}", param_hint="--vault")
@@ -72,6 +75,10 @@ def _kw(vault: str | None = None, *, patterns: list[str] | None = None) -> Itera
                                      " no commas)", param_hint="--pattern")
         overrides["patterns"] = ",".join(patterns)
     db = state.db if vault is not None else (state.db or ".knotwork/store.db")
+    if read_only and db and (missing := _missing_store(db)):
+        err.print(f"[red]error:[/red] no store at {missing}: run `knotwork ingest DIR` first,"
+                  " or pass --db", highlight=False)
+        raise typer.Exit(EXIT_CODES[NotFound])
     try:
         kw = Knotwork.open(vault, db=db, **overrides)
     except KnotworkError as exc:
@@ -82,6 +89,14 @@ def _kw(vault: str | None = None, *, patterns: list[str] | None = None) -> Itera
         _fail(exc)
     finally:
         kw.close()
+
+
+def _missing_store(db: str) -> str | None:
+    """The path of a file store that does not exist yet, else None."""
+    if db == ":memory:" or "://" in db.removeprefix("sqlite:///"):
+        return None  # not a file (a server URL): its own driver says what is missing
+    path = os.path.expanduser(db.removeprefix("sqlite:///"))
+    return None if os.path.exists(path) else path
 
 
 def _fail(exc: KnotworkError) -> None:
@@ -159,7 +174,7 @@ def context(query: Annotated[str, typer.Argument(help="What the agent needs cont
             as_json: JsonOpt = False) -> None:
     """Ranked, cited context for a query (Markdown, or the KnowledgeContext as JSON)."""
     fmt = "json" if as_json else "markdown"
-    with _kw() as kw:
+    with _kw(read_only=True) as kw:
         ctx = kw.context(query, link_depth=depth, max_entities=max_entities,
                          max_tokens=max_tokens, as_of=as_of, min_confidence=min_confidence,
                          scopes=_scopes(), explain=explain, fmt=fmt)
@@ -172,7 +187,7 @@ def search(query: str, k: Annotated[int, typer.Option("--k", help="Number of chu
                "--mode", help="bm25 | vector | hybrid")] = "bm25",
            as_json: JsonOpt = False) -> None:
     """Search chunks by BM25, vectors or both, with citations (path, heading, lines)."""
-    with _kw() as kw:
+    with _kw(read_only=True) as kw:
         hits = kw.search(query, k=k, scopes=_scopes(), mode=mode)
     if as_json:
         _print_json([h.as_dict() for h in hits])
@@ -187,7 +202,7 @@ def search(query: str, k: Annotated[int, typer.Option("--k", help="Number of chu
 def entity(ref: Annotated[str, typer.Argument(help="Label, alias, name or iri.")],
            as_json: JsonOpt = False) -> None:
     """One entity: names, types, facts and the facts that point at it."""
-    with _kw() as kw:
+    with _kw(read_only=True) as kw:
         view = kw.entity(ref)
     if as_json:
         _print_json(view.as_dict())
@@ -211,7 +226,7 @@ def facts(ref: Annotated[str, typer.Argument(help="Label, alias, name or iri.")]
           as_of: Annotated[str | None, typer.Option("--as-of")] = None,
           as_json: JsonOpt = False) -> None:
     """Facts whose subject is the entity, with provenance."""
-    with _kw() as kw:
+    with _kw(read_only=True) as kw:
         rows = kw.facts(ref, history=history, as_of=as_of)
     if as_json:
         _print_json([f.as_dict() for f in rows])
@@ -242,7 +257,7 @@ def reindex(embeddings: Annotated[bool, typer.Option(
     if not embeddings:
         err.print("nothing to do: pass --embeddings (the graph itself never needs a rebuild)")
         raise typer.Exit(2)
-    with _kw() as kw, _progress("embedding", enabled=not as_json) as progress:
+    with _kw(read_only=True) as kw, _progress("embedding", enabled=not as_json) as progress:
         result = kw.reindex_embeddings(progress=progress)
     if as_json:
         _print_json(result)
@@ -254,7 +269,7 @@ def reindex(embeddings: Annotated[bool, typer.Option(
 @app.command()
 def stats(as_json: JsonOpt = False) -> None:
     """Counts of documents, chunks, entities, facts and events in the store."""
-    with _kw() as kw:
+    with _kw(read_only=True) as kw:
         data = kw.stats()
     if as_json:
         _print_json(data)
