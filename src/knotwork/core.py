@@ -134,10 +134,13 @@ class Knotwork:
                embed_progress: _sync.Progress | None = None) -> SyncReport:
         """Bring the store in step with a folder: only what changed is applied.
 
-        ``only`` limits the work to those vault-relative paths (what a watcher saw change);
-        a path that no longer exists is deleted, a vanished path whose content reappears
-        under a new path is a rename. ``patterns``: the globs of the files read as notes
-        (default ``Settings.patterns``); a note the globs no longer cover is deleted.
+        ``path``: the folder (default the vault), or one note file in the vault, applied
+        alone and named by its path in the vault (this object's, else the folder the
+        scope's last full sync read). ``only`` limits the work to those vault-relative
+        paths (what a watcher saw change); a path that no longer exists is deleted, a
+        vanished path whose content reappears under a new path is a rename. ``patterns``:
+        the globs of the files read as notes (default ``Settings.patterns``); a note the
+        globs no longer cover is deleted.
         """
         root = Path(path).expanduser() if path is not None else self.vault
         if root is None:
@@ -145,14 +148,46 @@ class Knotwork:
         from . import sync as _sync
 
         s = self.settings
+        globs = self.patterns(patterns)
+        if root.is_file():
+            if only is not None:
+                raise InvalidQuery("give a folder with `only`, not a file")
+            root, rel = self._note_root(root, scope or s.scope, globs)
+            only = [rel]
         report = _sync.sync(self.store, root, scope=scope or s.scope, actor=self.actor,
                             finder=self._mentions,
-                            patterns=self.patterns(patterns), force=force, dry_run=dry_run,
+                            patterns=globs, force=force, dry_run=dry_run,
                             max_bytes=s.max_file_bytes, chunk_tokens=s.chunk_tokens,
                             workers=s.workers, progress=progress, only=only)
         if embed and not dry_run and self.embedder() is not None:
             self.embed(progress=embed_progress)
         return report
+
+    def _note_root(self, file: Path, scope: str, patterns: tuple[str, ...]
+                   ) -> tuple[Path, str]:
+        """The vault holding ``file`` and the file's path in it.
+
+        The vault is this object's, else the folder the scope's last full sync read: a
+        note is named by its path in its vault, so one file synced alone is the same
+        document as when its folder is synced.
+        """
+        from . import sync as _sync
+        from .ingest.sources import VaultRules
+
+        full = file.parent.resolve() / file.name  # a symlinked note keeps its own name
+        known = self.store.reader.meta(_sync.root_key(scope))
+        roots = [r for r in (self.vault, Path(known) if known else None) if r is not None]
+        for root in roots:
+            if full.is_relative_to(root):
+                rel = full.relative_to(root).as_posix()
+                if VaultRules(root, patterns=patterns).file(rel) is None:
+                    raise InvalidQuery(f"{file} is not a note: the patterns"
+                                       f" ({', '.join(patterns)}) or the vault's ignore rules"
+                                       " leave it out")
+                return root, rel
+        where = " or ".join(str(r) for r in roots) or "no folder synced yet"
+        raise InvalidQuery(f"{file} is not inside the vault of scope {scope!r} ({where}):"
+                           " ingest the folder that holds it first")
 
     def patterns(self, given: Sequence[str] | None = None) -> tuple[str, ...]:
         """The globs of the vault's notes: ``given``, else ``Settings.patterns``."""

@@ -205,10 +205,25 @@ def sync(store: Store, root: str | os.PathLike[str], *, scope: str, actor: str,
                                         generations=acc.changes, workers=workers)
     counts["fa"] += added
     counts["fr"] += retracted
+    if only is None:
+        _remember_root(store, scope, base, actor=actor)
     return SyncReport(added=counts["added"], updated=counts["updated"], deleted=counts["deleted"],
                       unchanged=counts["unchanged"],
                       renamed=counts["renamed"], errors=tuple(acc.errors),
                       facts_added=counts["fa"], facts_retracted=counts["fr"])
+
+
+def root_key(scope: str) -> str:
+    """The store's meta key holding the folder a scope's last full sync read."""
+    return f"vault_root:{scope}"
+
+
+def _remember_root(store: Store, scope: str, base: Path, *, actor: str) -> None:
+    """Record the folder a full sync of ``scope`` read, so a later sync of one file in it
+    knows which path to name it by; written only when it changed (no commit otherwise)."""
+    if store.reader.meta(root_key(scope)) != str(base):
+        with store.write(actor=actor) as w:
+            w.set_meta(root_key(scope), str(base))
 
 
 _ALL_DOCS_THRESHOLD = 200  # past this many changed names, rescanning everything is cheaper

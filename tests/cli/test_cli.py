@@ -201,3 +201,15 @@ def test_max_entities_must_be_positive(db: Path) -> None:
     res = runner.invoke(app, ["--db", str(db), "context", "traefik", "--max-entities", "0"])
     assert res.exit_code == 2
     assert "max_entities must be a positive integer" in res.stderr
+
+
+def test_ingest_one_note_of_the_vault(db: Path, vault: Path) -> None:
+    note = vault / "services" / "Grafana.md"
+    note.write_text(note.read_text(encoding="utf-8") + "\nGrafana runs on [[vega]].\n",
+                    encoding="utf-8")
+    code, out = run(db, "ingest", str(note), "--json")
+    assert code == 0, out
+    report = json.loads(out)
+    assert (report["updated"], report["unchanged"], report["added"]) == (1, 0, 0)
+    res = runner.invoke(app, ["--db", str(db), "ingest", str(VAULT / "index.md")])
+    assert res.exit_code == 2 and "not inside the vault of scope 'default'" in res.stderr

@@ -114,7 +114,8 @@ def _scopes() -> list[str] | None:
 
 
 @app.command()
-def ingest(path: Annotated[str, typer.Argument(help="Folder (vault) to ingest.")],
+def ingest(path: Annotated[str, typer.Argument(
+               help="Folder (vault) to ingest, or one note in a vault ingested before.")],
            force: Annotated[bool, typer.Option("--force", "-f", help="Re-apply unchanged files.")]
            = False,
            dry_run: Annotated[bool, typer.Option("--dry-run", help="Report, write nothing.")]
@@ -125,7 +126,8 @@ def ingest(path: Annotated[str, typer.Argument(help="Folder (vault) to ingest.")
            no_embed: Annotated[bool, typer.Option(
                "--no-embed", help="Index text now, embed chunks later.")] = False,
            as_json: JsonOpt = False) -> None:
-    """Ingest a folder of Markdown; only changed files are applied, then new chunks embedded."""
+    """Ingest a folder of Markdown (or one note of it); only changed files are applied,
+    then new chunks embedded."""
     show = not (quiet or as_json)
     with _kw(patterns=pattern) as kw, _progress("ingesting", enabled=show) as progress, \
             _progress("embedding", enabled=show) as embed_progress:

@@ -1,0 +1,59 @@
+"""One note synced alone is the same document as when its whole folder is synced."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from knotwork import Knotwork
+from knotwork.errors import InvalidQuery
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "vault"
+
+
+@pytest.fixture
+def vault(tmp_path: Path) -> Path:
+    return Path(shutil.copytree(EXAMPLES, tmp_path / "vault"))
+
+
+def test_a_file_is_named_by_its_path_in_the_vault_the_store_last_synced(
+        vault: Path, tmp_path: Path) -> None:
+    db = str(tmp_path / "s.db")
+    with Knotwork.open(None, db=db, embedder="none") as kw:  # no vault: the CLI's case
+        with pytest.raises(InvalidQuery, match="no folder synced yet"):
+            kw.ingest(vault / "services" / "Traefik.md")
+        assert kw.ingest(vault, dry_run=True).added == 20
+        with pytest.raises(InvalidQuery, match="no folder synced yet"):  # a dry run records none
+            kw.ingest(vault / "services" / "Traefik.md")
+        documents = kw.ingest(vault).added
+        note = vault / "services" / "Traefik.md"
+        note.write_text(note.read_text(encoding="utf-8") + "\nTraefik reports to [[vega]].\n",
+                        encoding="utf-8")
+        (vault / "hosts" / "kota.md").write_text("# kota\n", encoding="utf-8")  # not this one's
+        report = kw.ingest(note)
+        assert (report.added, report.updated, report.unchanged) == (0, 1, 0)
+        assert kw.stats()["documents"] == documents
+        assert any(f.value_label == "vega" and f.source.path == "services/Traefik.md"
+                   for f in kw.facts("Traefik"))
+        # the other edit waits for its own sync, untouched by the one-file sync
+        assert any(f.predicate == "os" for f in kw.facts("kota"))
+        assert kw.ingest(vault).updated == 1
+
+
+def test_a_file_outside_the_vault_or_left_out_by_its_rules_is_refused(
+        vault: Path, tmp_path: Path) -> None:
+    (vault / ".obsidian").mkdir()
+    (vault / ".obsidian" / "workspace.md").write_text("# ws\n", encoding="utf-8")
+    (vault / "notes.txt").write_text("# not a note\n", encoding="utf-8")
+    outside = tmp_path / "elsewhere.md"
+    outside.write_text("# elsewhere\n", encoding="utf-8")
+    with Knotwork.open(vault, db=str(tmp_path / "s.db"), embedder="none") as kw:
+        assert kw.ingest(vault / "index.md").added == 1  # the open vault names it
+        with pytest.raises(InvalidQuery, match="not inside the vault"):
+            kw.ingest(outside)
+        for left_out in (vault / ".obsidian" / "workspace.md", vault / "notes.txt"):
+            with pytest.raises(InvalidQuery, match="is not a note"):
+                kw.ingest(left_out)
+        assert kw.stats()["documents"] == 1
