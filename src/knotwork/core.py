@@ -111,6 +111,7 @@ class Knotwork:
         s = settings or Settings.from_env(**overrides)
         if db is not None:
             s = replace(s, db=db)
+        _globs(s.patterns.split(","))  # a setting that names no file fails here, not later
         return cls(open_store(s.db, synchronous=s.synchronous), s, vault=base)
 
     def close(self) -> None:
@@ -191,12 +192,7 @@ class Knotwork:
 
     def patterns(self, given: Sequence[str] | None = None) -> tuple[str, ...]:
         """The globs of the vault's notes: ``given``, else ``Settings.patterns``."""
-        raw = list(given) if given else self.settings.patterns.split(",")
-        out = tuple(dict.fromkeys(p.strip() for p in raw if p.strip()))
-        if not out:
-            raise ConfigError("no file patterns: give at least one glob, e.g. **/*.md",
-                              key="patterns")
-        return out
+        return _globs(list(given) if given else self.settings.patterns.split(","))
 
     # ------------------------------------------------------------ vectors
 
@@ -642,6 +638,14 @@ def _described(m: Mapping[str, Any]) -> str:
     dim = f", {m['dim']}-d" if m.get("dim") else ""
     norm = ", not normalised" if m.get("normalized") is False else ""
     return f"{m['name']} ({m['version']}{dim}{norm})"
+
+
+def _globs(raw: Sequence[str]) -> tuple[str, ...]:
+    out = tuple(dict.fromkeys(p.strip() for p in raw if p.strip()))
+    if not out:
+        raise ConfigError("no file patterns: give at least one glob, e.g. **/*.md",
+                          key="patterns")
+    return out
 
 
 def _positive(name: str, value: int) -> int:

@@ -44,8 +44,9 @@ def test_the_setting_picks_the_notes_and_a_narrower_one_deletes_the_rest(tmp_pat
 def test_no_pattern_at_all_is_refused_before_anything_is_read(tmp_path: Path,
                                                               patterns: str) -> None:
     vault = _vault(tmp_path / "v")
-    with Knotwork.open(vault, db=str(tmp_path / "s.db"), embedder="none",
-                       patterns=patterns) as kw:
+    with pytest.raises(ConfigError, match="no file patterns"):
+        Knotwork.open(vault, db=str(tmp_path / "s.db"), embedder="none", patterns=patterns)
+    with Knotwork.open(vault, db=str(tmp_path / "s.db"), embedder="none") as kw:
         with pytest.raises(ConfigError, match="no file patterns"):
-            kw.ingest()
+            kw.ingest(patterns=[" ", ""])
         assert kw.stats()["documents"] == 0
