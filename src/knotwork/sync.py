@@ -34,7 +34,7 @@ from .errors import KnotworkError
 from .ingest.mentions import ChunkText, MentionFinder
 from .ingest.sources import DEFAULT_PATTERNS, SourceFile, VaultRules, content_hash, scan
 from .store import Prepared, Store, StoreReader, StoreWriter
-from .types import Applied, FactDraft, Issue, ParsedDocument, SyncReport, Unchanged
+from .types import Applied, FactDraft, FileState, Issue, ParsedDocument, SyncReport, Unchanged
 
 Progress = Callable[[int, int], None]
 _PARALLEL_MIN = 200  # below this, starting worker processes costs more than it saves
@@ -99,6 +99,10 @@ def plan(store: Store, root: Path, *, scope: str, patterns: tuple[str, ...],
     new_by_hash: dict[str, list[tuple[SourceFile, bytes]]] = {}
     for f in files:
         on_disk.add(f.path)
+        known = index.get(f.path)
+        if known and not force and _untouched(f, known):
+            p.unchanged += 1
+            continue
         if f.size > max_bytes:
             p.issues.append(Issue(f.path, f"file too large: {f.size} bytes > limit {max_bytes}"))
             continue
@@ -108,8 +112,7 @@ def plan(store: Store, root: Path, *, scope: str, patterns: tuple[str, ...],
             p.issues.append(Issue(f.path, f"cannot read: {exc.strerror or exc}"))
             continue
         digest = content_hash(data)
-        known = index.get(f.path)
-        if known and known[0] == digest and not force:
+        if known and known.content_hash == digest and not force:
             p.unchanged += 1
             continue
         p.changed.append((f, data))
@@ -118,13 +121,27 @@ def plan(store: Store, root: Path, *, scope: str, patterns: tuple[str, ...],
             new_by_hash.setdefault(digest, []).append((f, data))
     gone = [path for path in index if path not in on_disk]
     for old in gone:
-        candidates = new_by_hash.get(index[old][0])
+        candidates = new_by_hash.get(index[old].content_hash)
         if candidates:
             f, _ = candidates.pop(0)
             p.renames[f.path] = old
         else:
             p.deleted.append(old)
     return p
+
+
+def _untouched(f: SourceFile, known: FileState) -> bool:
+    """The file still holds the version the store has, by its size and time alone.
+
+    Why it may skip reading: when that version was written, the file was checked to hold
+    it; a write since would have given it a time after then, less the file system's time
+    step (2 s on FAT). So a file whose time is ``_COARSEST_MTIME_NS`` older than that
+    write and whose size and time are unchanged was not written since (the rule git and
+    rsync follow; ``force`` reads everything). A file synced within seconds of its last
+    save is read and hashed, as every file was before.
+    """
+    return (f.size == known.size and f.mtime_ns == known.mtime_ns
+            and f.mtime_ns < known.written_ns - _COARSEST_MTIME_NS)
 
 
 def _stat_paths(root: Path, paths: list[str], patterns: tuple[str, ...]

@@ -8,7 +8,7 @@ records and returns a ``KnowledgeContext``. Nothing here knows about SQL or file
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Literal, NamedTuple
 
 Trust = Literal["stated", "asserted", "extracted"]
 Review = Literal["unreviewed", "approved", "rejected"]
@@ -217,6 +217,19 @@ class SyncReport:
 
 
 # ---------------------------------------------------------------- rows read back
+
+
+class FileState(NamedTuple):
+    """A live file document as the store last wrote it: what a sync compares the file to.
+
+    ``written_ns``: when that version was written (the file was checked, under the write
+    lock, to still hold these bytes then).
+    """
+
+    content_hash: str
+    size: int
+    mtime_ns: int
+    written_ns: int
 
 
 @dataclass(frozen=True, slots=True)

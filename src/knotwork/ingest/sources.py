@@ -79,24 +79,59 @@ def read_ignore_file(root: Path) -> tuple[str, ...]:
 
 def scan(root: str | os.PathLike[str], *, patterns: tuple[str, ...] = DEFAULT_PATTERNS,
          ignore: tuple[str, ...] = DEFAULT_IGNORES) -> tuple[list[SourceFile], list[Issue]]:
-    """List the vault's source files (sorted by path) and the ones refused, with reasons."""
+    """List the vault's source files (sorted by path) and the ones refused, with reasons.
+
+    One ``stat`` a plain file, from ``os.scandir``'s entries (their type comes with the
+    listing); links take the careful path of ``_admit``. Folder links are not followed,
+    and unreadable folders are skipped, as ``os.walk`` does.
+    """
     base = Path(root).resolve()
     extra = read_ignore_file(base)
     files: list[SourceFile] = []
     issues: list[Issue] = []
-    for dirpath, dirnames, filenames in os.walk(base):
-        rel_dir = os.path.relpath(dirpath, base).replace(os.sep, "/")
-        rel_dir = "" if rel_dir == "." else rel_dir + "/"
-        dirnames[:] = sorted(d for d in dirnames if d not in ignore
-                             and not matches(rel_dir + d, extra))
-        for name in filenames:
-            got = _admit(base, rel_dir + name, Path(dirpath) / name, patterns, extra)
+    folders = [(str(base), "")]
+    while folders:
+        folder, rel_dir = folders.pop()
+        try:
+            with os.scandir(folder) as it:
+                entries = sorted(it, key=lambda e: e.name)
+        except OSError:
+            continue
+        below = []
+        for entry in entries:
+            rel = rel_dir + entry.name
+            if entry.is_symlink():
+                if entry.is_dir():
+                    continue  # a folder link: never followed
+                got = _admit(base, rel, Path(entry.path), patterns, extra)
+            elif entry.is_dir(follow_symlinks=False):
+                if entry.name not in ignore and not matches(rel, extra):
+                    below.append((entry.path, rel + "/"))
+                continue
+            elif not matches(rel, patterns) or (extra and matches(rel, extra)):
+                continue
+            else:
+                got = _regular(rel, entry)
             if isinstance(got, Issue):
                 issues.append(got)
             elif got is not None:
                 files.append(got)
+        folders.extend(reversed(below))  # depth first, in name order
     files.sort(key=lambda f: f.path)
     return files, issues
+
+
+def _regular(rel: str, entry: os.DirEntry[str]) -> SourceFile | Issue | None:
+    """A listed entry that is no link and no folder: a file, or why it is refused."""
+    try:
+        st = entry.stat(follow_symlinks=False)
+    except FileNotFoundError:
+        return None  # gone since the listing
+    except OSError as exc:
+        return Issue(rel, f"cannot read: {exc.strerror or exc}")
+    if not stat.S_ISREG(st.st_mode):
+        return Issue(rel, "not a regular file")  # a FIFO or device would block the read
+    return SourceFile(rel, entry.path, st.st_size, st.st_mtime_ns)
 
 
 class VaultRules:

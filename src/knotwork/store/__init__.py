@@ -20,6 +20,7 @@ from ..types import (
     EntityRow,
     FactDraft,
     FactRow,
+    FileState,
     Hit,
     ParsedDocument,
     Unchanged,
@@ -107,7 +108,7 @@ class StoreReader(Protocol):
     def chunks(self, ids: Sequence[int]) -> dict[int, ChunkRow]: ...
     def chunk_entities(self, chunk_ids: Sequence[int]) -> dict[int, list[int]]: ...
     def document_index(self, scope: str, *, paths: Sequence[str] | None = None
-                       ) -> dict[str, tuple[str, int, int]]: ...
+                       ) -> dict[str, FileState]: ...
     def document(self, scope: str, path: str) -> dict[str, object] | None: ...
 
     def events(self, *, document_id: int | None = None, fact_ids: Sequence[int] = (),

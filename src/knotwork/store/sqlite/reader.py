@@ -10,8 +10,9 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Iterable, Sequence
+from datetime import datetime
 
-from ...types import ChunkRow, EntityRow, FactRow, Hit, Source
+from ...types import ChunkRow, EntityRow, FactRow, FileState, Hit, Source
 
 _STEMS: dict[str, str] = {}  # word -> index term, see Reader._stems
 _STEMS_MAX = 100_000
@@ -52,6 +53,12 @@ def _fact_row(r: sqlite3.Row | tuple[object, ...]) -> FactRow:
         confidence=float(r[10]), trust=r[11], review=r[12], scope=r[13], recorded_at=r[14],
         retracted_at=r[15], valid_from=r[16], valid_to=r[17], extractor=r[18], actor=r[19],
         qualifiers=tuple(sorted(json.loads(r[20]).items())) if r[20] else (), source=source)
+
+
+def _file_state(r: tuple[str, str, int, int, str]) -> FileState:
+    written = datetime.fromisoformat(r[4])
+    return FileState(r[1], r[2], r[3], int(written.timestamp()) * 1_000_000_000
+                     + written.microsecond * 1000)
 
 
 class Reader:
@@ -412,16 +419,16 @@ class Reader:
     # ------------------------------------------------------------ documents and audit
 
     def document_index(self, scope: str, *, paths: Sequence[str] | None = None
-                       ) -> dict[str, tuple[str, int, int]]:
-        """Live file documents of a scope (or just ``paths``): path → (hash, size, mtime)."""
-        sql = ("SELECT path, content_hash, size, mtime_ns FROM documents"
+                       ) -> dict[str, FileState]:
+        """Live file documents of a scope (or just ``paths``), each as last written."""
+        sql = ("SELECT path, content_hash, size, mtime_ns, updated_at FROM documents"
                " WHERE scope=? AND deleted_at IS NULL AND source_kind='file'")
         if paths is None:
-            return {r[0]: (r[1], r[2], r[3]) for r in self.con.execute(sql, (scope,))}
-        out: dict[str, tuple[str, int, int]] = {}
+            return {r[0]: _file_state(r) for r in self.con.execute(sql, (scope,))}
+        out: dict[str, FileState] = {}
         for i in range(0, len(paths), 500):
             part = list(paths[i:i + 500])
-            out.update({r[0]: (r[1], r[2], r[3]) for r in self.con.execute(
+            out.update({r[0]: _file_state(r) for r in self.con.execute(
                 f"{sql} AND path IN ({_marks(part)})", [scope, *part])})
         return out
 
