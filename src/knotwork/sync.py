@@ -46,7 +46,8 @@ _WORKER_BATCH = 250
 
 @dataclass(slots=True)
 class _Plan:
-    changed: list[tuple[SourceFile, bytes]] = field(default_factory=list)
+    # a file's bytes as read and hashed here; None: read by the job that parses it
+    changed: list[tuple[SourceFile, bytes | None]] = field(default_factory=list)
     renames: dict[str, str] = field(default_factory=dict)  # new path -> old path
     deleted: list[str] = field(default_factory=list)
     unchanged: int = 0
@@ -54,15 +55,21 @@ class _Plan:
     issues: list[Issue] = field(default_factory=list)
 
 
-_Job = tuple[str, bytes, int, int, int]  # path, content, mtime_ns, max_bytes, chunk_tokens
+# path, absolute path, content (None: read it here), mtime_ns, max_bytes, chunk_tokens
+_Job = tuple[str, str, bytes | None, int, int, int]
 
 
 def _parse_job(job: _Job) -> ParsedDocument | Issue:
     from .ingest import parse_markdown
 
-    path, data, mtime_ns, max_bytes, chunk_tokens = job
+    path, abspath, data, mtime_ns, max_bytes, chunk_tokens = job
     try:
+        if data is None:
+            with open(abspath, "rb") as f:
+                data = f.read()
         out = parse_markdown(path, data, max_bytes=max_bytes, chunk_tokens=chunk_tokens)
+    except OSError as exc:
+        return Issue(path, f"cannot read: {exc.strerror or exc}")
     except KnotworkError as exc:
         return Issue(path, str(exc))
     except Exception as exc:  # noqa: BLE001 - the input boundary: one file's parser failure
@@ -96,7 +103,7 @@ def plan(store: Store, root: Path, *, scope: str, patterns: tuple[str, ...],
         files, issues = _stat_paths(root, paths, patterns)
     p = _Plan(issues=list(issues))
     on_disk: set[str] = set()
-    new_by_hash: dict[str, list[tuple[SourceFile, bytes]]] = {}
+    new: list[SourceFile] = []
     for f in files:
         on_disk.add(f.path)
         known = index.get(f.path)
@@ -106,28 +113,43 @@ def plan(store: Store, root: Path, *, scope: str, patterns: tuple[str, ...],
         if f.size > max_bytes:
             p.issues.append(Issue(f.path, f"file too large: {f.size} bytes > limit {max_bytes}"))
             continue
-        try:
-            data = Path(f.abspath).read_bytes()
-        except OSError as exc:
-            p.issues.append(Issue(f.path, f"cannot read: {exc.strerror or exc}"))
+        if known is None:
+            new.append(f)
             continue
-        digest = content_hash(data)
-        if known and known.content_hash == digest and not force:
+        data = _read(f, p)
+        if data is None:
+            continue
+        if known.content_hash == content_hash(data) and not force:
             p.unchanged += 1
             continue
         p.changed.append((f, data))
-        if known is None:
-            p.new.add(f.path)
-            new_by_hash.setdefault(digest, []).append((f, data))
     gone = [path for path in index if path not in on_disk]
+    # A new file is read here only when it may be a vanished one renamed (its hash tells);
+    # else the job that parses it reads it (in a worker, beside the others).
+    new_by_hash: dict[str, list[SourceFile]] = {}
+    for f in new:
+        data = _read(f, p) if gone else None
+        if gone and data is None:
+            continue
+        p.new.add(f.path)
+        p.changed.append((f, data))
+        if data is not None:
+            new_by_hash.setdefault(content_hash(data), []).append(f)
     for old in gone:
         candidates = new_by_hash.get(index[old].content_hash)
         if candidates:
-            f, _ = candidates.pop(0)
-            p.renames[f.path] = old
+            p.renames[candidates.pop(0).path] = old
         else:
             p.deleted.append(old)
     return p
+
+
+def _read(f: SourceFile, p: _Plan) -> bytes | None:
+    try:
+        return Path(f.abspath).read_bytes()
+    except OSError as exc:
+        p.issues.append(Issue(f.path, f"cannot read: {exc.strerror or exc}"))
+        return None
 
 
 def _untouched(f: SourceFile, known: FileState) -> bool:
@@ -177,7 +199,8 @@ def sync(store: Store, root: str | os.PathLike[str], *, scope: str, actor: str,
         return SyncReport(added=added, updated=len(p.changed) - len(p.new),
                           deleted=len(p.deleted), unchanged=p.unchanged, renamed=len(p.renames),
                           errors=tuple(p.issues))
-    jobs = [(f.path, data, f.mtime_ns, max_bytes, chunk_tokens) for f, data in p.changed]
+    jobs = [(f.path, f.abspath, data, f.mtime_ns, max_bytes, chunk_tokens)
+            for f, data in p.changed]
     acc = _Tally(unchanged=p.unchanged, errors=list(p.issues))
     if jobs:
         # Imported here, before workers fork, the parser loads once for all of them and
