@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import time
+from dataclasses import replace
+
 import pytest
 
 from knotwork.errors import StoreError
@@ -356,3 +359,24 @@ def test_a_prepared_document_applies_as_the_parsed_one(store: Store) -> None:
     assert isinstance(out, Applied) and out.added == 2
     assert apply(store, d) == [Unchanged("a.md")]
     assert live(store, "a") == {("uses", "Kafka"), ("port", "9092")}
+
+
+def test_document_index_holds_each_file_as_its_version_was_written(store: Store) -> None:
+    """What a sync trusts to skip reading a file: the size and time it had when written,
+    and when that was (``written_ns``), for live file documents only."""
+    before = time.time_ns()
+    apply(store, replace(doc("a.md", [fact("role", lit("engineer"), 2)]), size=120,
+                         mtime_ns=before - 10**10), doc("b.md", []))
+    after = time.time_ns()
+    index = store.reader.document_index("default")
+    a = index["a.md"]
+    assert (a.size, a.mtime_ns) == (120, before - 10**10)
+    assert a.content_hash == doc("a.md", [fact("role", lit("engineer"), 2)]).content_hash
+    assert before - 10**6 <= a.written_ns <= after + 10**6  # the clock's microseconds
+    assert set(store.reader.document_index("default", paths=["b.md", "c.md"])) == {"b.md"}
+    time.sleep(0.01)
+    apply(store, replace(doc("a.md", [fact("role", lit("manager"), 2)]), size=130))
+    assert store.reader.document_index("default")["a.md"].written_ns > a.written_ns
+    with store.write(actor="test") as w:
+        w.delete("default", "b.md")
+    assert set(store.reader.document_index("default")) == {"a.md"}
