@@ -53,6 +53,8 @@ class _Plan:
     unchanged: int = 0
     new: set[str] = field(default_factory=set)
     issues: list[Issue] = field(default_factory=list)
+    # unchanged files read because their time moved: (path, hash, size, mtime_ns, checked)
+    refresh: list[tuple[str, str, int, int, int]] = field(default_factory=list)
 
 
 # path, absolute path, content (None: read it here), mtime_ns, max_bytes, chunk_tokens
@@ -116,11 +118,14 @@ def plan(store: Store, root: Path, *, scope: str, patterns: tuple[str, ...],
         if known is None:
             new.append(f)
             continue
+        checked = time.time_ns()
         data = _read(f, p)
         if data is None:
             continue
         if known.content_hash == content_hash(data) and not force:
             p.unchanged += 1
+            if f.mtime_ns < checked - _COARSEST_MTIME_NS:  # next time, its time will do
+                p.refresh.append((f.path, known.content_hash, f.size, f.mtime_ns, checked))
             continue
         p.changed.append((f, data))
     gone = [path for path in index if path not in on_disk]
@@ -155,15 +160,16 @@ def _read(f: SourceFile, p: _Plan) -> bytes | None:
 def _untouched(f: SourceFile, known: FileState) -> bool:
     """The file still holds the version the store has, by its size and time alone.
 
-    Why it may skip reading: when that version was written, the file was checked to hold
-    it; a write since would have given it a time after then, less the file system's time
-    step (2 s on FAT). So a file whose time is ``_COARSEST_MTIME_NS`` older than that
-    write and whose size and time are unchanged was not written since (the rule git and
-    rsync follow; ``force`` reads everything). A file synced within seconds of its last
-    save is read and hashed, as every file was before.
+    Why it may skip reading: at ``known.checked_ns`` the file was found to hold that
+    version with that size and time (when the version was written, or when a sync read
+    the file again); a write since would have given it a time after then, less the file
+    system's time step (2 s on FAT). So a file whose time is ``_COARSEST_MTIME_NS`` older
+    than that check and whose size and time are unchanged was not written since (the rule
+    git and rsync follow; ``force`` reads everything). A file checked within seconds of
+    its last save is read and hashed, as every file was before.
     """
     return (f.size == known.size and f.mtime_ns == known.mtime_ns
-            and f.mtime_ns < known.written_ns - _COARSEST_MTIME_NS)
+            and f.mtime_ns < known.checked_ns - _COARSEST_MTIME_NS)
 
 
 def _stat_paths(root: Path, paths: list[str], patterns: tuple[str, ...]
@@ -245,6 +251,9 @@ def sync(store: Store, root: str | os.PathLike[str], *, scope: str, actor: str,
                                         generations=acc.changes, workers=workers)
     counts["fa"] += added
     counts["fr"] += retracted
+    if p.refresh:
+        with store.write(actor=actor) as w:
+            w.refresh_files(scope, p.refresh)
     if only is None:
         _remember_root(store, scope, base, actor=actor)
     return SyncReport(added=counts["added"], updated=counts["updated"], deleted=counts["deleted"],

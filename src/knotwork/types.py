@@ -220,16 +220,17 @@ class SyncReport:
 
 
 class FileState(NamedTuple):
-    """A live file document as the store last wrote it: what a sync compares the file to.
+    """A live file document as the store knows it: what a sync compares the file to.
 
-    ``written_ns``: when that version was written (the file was checked, under the write
-    lock, to still hold these bytes then).
+    ``checked_ns``: when the file was last found to hold that version, with that size and
+    time: when the version was written (checked under the write lock), or later, when a
+    sync read the file again and found the same bytes.
     """
 
     content_hash: str
     size: int
     mtime_ns: int
-    written_ns: int
+    checked_ns: int
 
 
 @dataclass(frozen=True, slots=True)

@@ -362,8 +362,8 @@ def test_a_prepared_document_applies_as_the_parsed_one(store: Store) -> None:
 
 
 def test_document_index_holds_each_file_as_its_version_was_written(store: Store) -> None:
-    """What a sync trusts to skip reading a file: the size and time it had when written,
-    and when that was (``written_ns``), for live file documents only."""
+    """What a sync trusts to skip reading a file: the size and time it had when found to
+    hold its version, and when that was (``checked_ns``), for live file documents only."""
     before = time.time_ns()
     apply(store, replace(doc("a.md", [fact("role", lit("engineer"), 2)]), size=120,
                          mtime_ns=before - 10**10), doc("b.md", []))
@@ -372,11 +372,28 @@ def test_document_index_holds_each_file_as_its_version_was_written(store: Store)
     a = index["a.md"]
     assert (a.size, a.mtime_ns) == (120, before - 10**10)
     assert a.content_hash == doc("a.md", [fact("role", lit("engineer"), 2)]).content_hash
-    assert before - 10**6 <= a.written_ns <= after + 10**6  # the clock's microseconds
+    assert before - 10**6 <= a.checked_ns <= after + 10**6  # the clock's microseconds
     assert set(store.reader.document_index("default", paths=["b.md", "c.md"])) == {"b.md"}
     time.sleep(0.01)
     apply(store, replace(doc("a.md", [fact("role", lit("manager"), 2)]), size=130))
-    assert store.reader.document_index("default")["a.md"].written_ns > a.written_ns
+    assert store.reader.document_index("default")["a.md"].checked_ns > a.checked_ns
     with store.write(actor="test") as w:
         w.delete("default", "b.md")
     assert set(store.reader.document_index("default")) == {"a.md"}
+
+
+def test_refreshed_files_keep_their_version_and_a_new_version_resets_the_check(
+        store: Store) -> None:
+    d = doc("a.md", [fact("role", lit("engineer"), 2)])
+    apply(store, d)
+    later = time.time_ns() + 10**9
+    with store.write(actor="test") as w:
+        assert w.refresh_files("default", [("a.md", d.content_hash, 77, 5, later),
+                                           ("a.md", "other version", 1, 2, 3),
+                                           ("gone.md", d.content_hash, 1, 2, 3)]) == 1
+    a = store.reader.document_index("default")["a.md"]
+    assert (a.content_hash, a.size, a.mtime_ns, a.checked_ns) == (d.content_hash, 77, 5, later)
+    assert store.reader.stats()["versions"] == 1  # no new version, and no fact touched
+    apply(store, replace(doc("a.md", [fact("role", lit("manager"), 2)]), size=9, mtime_ns=8))
+    a = store.reader.document_index("default")["a.md"]
+    assert (a.size, a.mtime_ns) == (9, 8) and a.checked_ns <= time.time_ns()

@@ -53,3 +53,21 @@ def test_a_file_synced_right_after_its_save_is_read_again(tmp_path: Path) -> Non
         _same_size_edit(note, "alpine", "debian")
         assert kw.ingest().updated == 1
         assert _values(kw, "kota") == {"debian"}
+
+
+def test_a_file_saved_again_unchanged_is_trusted_by_its_new_time_after_one_read(
+        tmp_path: Path) -> None:
+    """Its time moved (a save of the same text, a checkout back and forth): one sync reads
+    it and records the time; from then on its time tells again."""
+    vault = tmp_path / "v"
+    vault.mkdir()
+    note = vault / "kota.md"
+    note.write_text("---\nos: alpine\n---\n# kota\n", encoding="utf-8")
+    with Knotwork.open(vault, db=str(tmp_path / "s.db"), embedder="none") as kw:
+        assert kw.ingest().added == 1
+        hour_ago = time.time_ns() - 3600 * 10**9
+        os.utime(note, ns=(hour_ago, hour_ago))  # the same text, another time
+        assert kw.ingest().unchanged == 1  # read, found the same, its time recorded
+        _same_size_edit(note, "alpine", "debian")
+        assert kw.ingest().unchanged == 1  # trusted by that time now: not read
+        assert _values(kw, "kota") == {"alpine"}

@@ -60,6 +60,12 @@ class StoreWriter(Protocol):
 
     def set_meta(self, key: str, value: str) -> None: ...
 
+    def refresh_files(self, scope: str, files: Sequence[tuple[str, str, int, int, int]]
+                      ) -> int:
+        """Files found to still hold their versions: (path, hash, size, mtime_ns,
+        checked_ns); the ones whose document has another version now are skipped."""
+        ...
+
 
 class StoreReader(Protocol):
     """Indexed read queries returning plain records."""

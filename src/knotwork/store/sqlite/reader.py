@@ -55,7 +55,9 @@ def _fact_row(r: sqlite3.Row | tuple[object, ...]) -> FactRow:
         qualifiers=tuple(sorted(json.loads(r[20]).items())) if r[20] else (), source=source)
 
 
-def _file_state(r: tuple[str, str, int, int, str]) -> FileState:
+def _file_state(r: tuple[str, str, int, int, str, int | None]) -> FileState:
+    if r[5] is not None:
+        return FileState(r[1], r[2], r[3], r[5])
     written = datetime.fromisoformat(r[4])
     return FileState(r[1], r[2], r[3], int(written.timestamp()) * 1_000_000_000
                      + written.microsecond * 1000)
@@ -421,7 +423,7 @@ class Reader:
     def document_index(self, scope: str, *, paths: Sequence[str] | None = None
                        ) -> dict[str, FileState]:
         """Live file documents of a scope (or just ``paths``), each as last written."""
-        sql = ("SELECT path, content_hash, size, mtime_ns, updated_at FROM documents"
+        sql = ("SELECT path, content_hash, size, mtime_ns, updated_at, checked_ns FROM documents"
                " WHERE scope=? AND deleted_at IS NULL AND source_kind='file'")
         if paths is None:
             return {r[0]: _file_state(r) for r in self.con.execute(sql, (scope,))}

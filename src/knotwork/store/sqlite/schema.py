@@ -187,4 +187,12 @@ MIGRATIONS.append([
         WHERE object_id IS NOT NULL""",
 ])
 
+# 6: when a sync last found a file to hold its document's version without writing one (a
+# file saved again unchanged, its time moved): with it, that file's size and time are
+# trusted again by the next sync instead of it being read on every sync from then on.
+# NULL: the version's write (``updated_at``) is the last check.
+MIGRATIONS.append([
+    """ALTER TABLE documents ADD COLUMN checked_ns INTEGER""",
+])
+
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -148,7 +148,8 @@ class Writer:
                     " actor) VALUES(?,?,?,?,?,?,?)",
                     (version_id, doc_id, doc.path, doc.content_hash, doc.text, ts, self.actor))
         con.execute("UPDATE documents SET path=?, title=?, doc_type=?, version_id=?,"
-                    " content_hash=?, size=?, mtime_ns=?, updated_at=?, source_kind=? WHERE id=?",
+                    " content_hash=?, size=?, mtime_ns=?, updated_at=?, source_kind=?,"
+                    " checked_ns=NULL WHERE id=?",
                     (doc.path, doc.title, doc.doc_type, version_id, doc.content_hash, doc.size,
                      doc.mtime_ns, ts, doc.source_kind, doc_id))
         note_id = self._note_entity(scope, doc_id, doc, ts, fresh=fresh)
@@ -295,6 +296,19 @@ class Writer:
 
     def set_meta(self, key: str, value: str) -> None:
         self.con.execute("INSERT OR REPLACE INTO meta(key, value) VALUES(?, ?)", (key, value))
+
+    def refresh_files(self, scope: str, files: Sequence[tuple[str, str, int, int, int]]
+                      ) -> int:
+        """Record that files still hold their documents' versions: (path, content hash,
+        size, mtime_ns, checked_ns) each. A document whose version changed meanwhile (its
+        hash differs) is left alone. Bookkeeping of the folder, not of knowledge: no event.
+        """
+        cur = self.con.executemany(
+            "UPDATE documents SET size=?, mtime_ns=?, checked_ns=? WHERE scope=? AND path=?"
+            " AND deleted_at IS NULL AND content_hash=?",
+            [(size, mtime, checked, scope, path, digest)
+             for path, digest, size, mtime, checked in files])
+        return int(cur.rowcount)
 
     def _replace_names(self, doc_id: int, note_id: int, p: PreparedDocument, *,
                        fresh: bool = False
