@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from knotwork import Knotwork
-from knotwork.errors import InvalidQuery
+from knotwork.errors import Conflict, InvalidQuery
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "vault"
 
@@ -57,3 +57,24 @@ def test_a_file_outside_the_vault_or_left_out_by_its_rules_is_refused(
             with pytest.raises(InvalidQuery, match="is not a note"):
                 kw.ingest(left_out)
         assert kw.stats()["documents"] == 1
+
+
+def test_a_scope_keeps_its_vault_unless_told_to_replace_it(vault: Path, tmp_path: Path
+                                                             ) -> None:
+    other = tmp_path / "other"
+    (other / "notes").mkdir(parents=True)
+    (other / "notes" / "solo.md").write_text("# Solo\n", encoding="utf-8")
+    db = str(tmp_path / "s.db")
+    with Knotwork.open(None, db=db, embedder="none") as kw:
+        notes = kw.ingest(vault).added
+        with pytest.raises(Conflict, match=f"holds the vault {vault.resolve()} \\({notes} notes"):
+            kw.ingest(other)
+        assert kw.stats()["documents"] == notes  # nothing deleted
+        assert kw.ingest(other, dry_run=True).deleted == notes  # a dry run may look
+        assert kw.ingest(other, scope="side").added == 1  # another scope is another vault
+        report = kw.ingest(other, replace=True)
+        assert (report.added, report.deleted) == (1, notes)
+        assert kw.ingest(other).unchanged == 1  # its vault now
+        moved = tmp_path / "moved"
+        other.rename(moved)
+        assert kw.ingest(moved).unchanged == 1  # a vault that moved is followed

@@ -125,6 +125,10 @@ def ingest(path: Annotated[str, typer.Argument(
            quiet: Annotated[bool, typer.Option("--quiet", "-q")] = False,
            no_embed: Annotated[bool, typer.Option(
                "--no-embed", help="Index text now, embed chunks later.")] = False,
+           replace: Annotated[bool, typer.Option(
+               "--replace", help="Make this folder the scope's vault though the scope holds"
+                                 " another one (its notes this folder lacks are deleted).")]
+           = False,
            as_json: JsonOpt = False) -> None:
     """Ingest a folder of Markdown (or one note of it); only changed files are applied,
     then new chunks embedded."""
@@ -132,7 +136,7 @@ def ingest(path: Annotated[str, typer.Argument(
     with _kw(patterns=pattern) as kw, _progress("ingesting", enabled=show) as progress, \
             _progress("embedding", enabled=show) as embed_progress:
         report = kw.ingest(path, force=force, dry_run=dry_run, embed=not no_embed,
-                           progress=progress,
+                           replace=replace, progress=progress,
                            embed_progress=embed_progress)
     if as_json:
         _print_json(report.as_dict())
