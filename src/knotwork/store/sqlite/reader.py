@@ -422,7 +422,7 @@ class Reader:
 
     def document_index(self, scope: str, *, paths: Sequence[str] | None = None
                        ) -> dict[str, FileState]:
-        """Live file documents of a scope (or just ``paths``), each as last written."""
+        """Live file documents of a scope (or just ``paths``), each as last checked."""
         sql = ("SELECT path, content_hash, size, mtime_ns, updated_at, checked_ns FROM documents"
                " WHERE scope=? AND deleted_at IS NULL AND source_kind='file'")
         if paths is None:
