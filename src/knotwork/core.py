@@ -142,9 +142,9 @@ class Knotwork:
         paths (what a watcher saw change); a path that no longer exists is deleted, a
         vanished path whose content reappears under a new path is a rename. ``patterns``:
         the globs of the files read as notes (default ``Settings.patterns``); a note the
-        globs no longer cover is deleted. A scope holds one vault: syncing a different
-        folder that still exists into a scope with notes is refused unless ``replace``
-        (its notes the folder lacks would be deleted); a vault that moved is followed.
+        globs no longer cover is deleted. A scope holds one vault: a sync of another
+        folder that would delete notes of the scope's vault, while that vault still
+        exists, is refused unless ``replace`` (a vault that moved, or a copy, is followed).
         """
         root = Path(path).expanduser() if path is not None else self.vault
         if root is None:
@@ -158,37 +158,14 @@ class Knotwork:
                 raise InvalidQuery("give a folder with `only`, not a file")
             root, rel = self._note_root(root, scope or s.scope, globs)
             only = [rel]
-        elif only is None and not dry_run and not replace:
-            self._same_vault(root, scope or s.scope)
         report = _sync.sync(self.store, root, scope=scope or s.scope, actor=self.actor,
                             finder=self._mentions,
                             patterns=globs, force=force, dry_run=dry_run,
                             max_bytes=s.max_file_bytes, chunk_tokens=s.chunk_tokens,
-                            workers=s.workers, progress=progress, only=only)
+                            workers=s.workers, progress=progress, only=only, replace=replace)
         if embed and not dry_run and self.embedder() is not None:
             self.embed(progress=embed_progress)
         return report
-
-    def _same_vault(self, root: Path, scope: str) -> None:
-        """Refuse to sync a folder over the different, still existing vault of a scope.
-
-        Why: notes are named by their path in the vault, so a full sync of another folder
-        deletes every note of the first that the second lacks (history keeps them, but
-        the live graph loses them): a mistyped path or a second vault in the same store
-        must not do that silently.
-        """
-        from . import sync as _sync
-
-        known = self.store.reader.meta(_sync.root_key(scope))
-        here = root.expanduser().resolve()
-        if not known or Path(known) == here or not Path(known).is_dir() or not here.is_dir():
-            return  # the first sync, the same vault, the vault moved here, or no folder
-        held = len(self.store.reader.document_index(scope))
-        if held:
-            raise Conflict(f"scope {scope!r} holds the vault {known} ({held} notes); syncing"
-                           f" {here} would delete the notes it lacks: use another --scope"
-                           " (or --db) for this folder, or --replace to make it the"
-                           " scope's vault", key=scope)
 
     def _note_root(self, file: Path, scope: str, patterns: tuple[str, ...]
                    ) -> tuple[Path, str]:

@@ -30,7 +30,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from .errors import KnotworkError
+from .errors import Conflict, KnotworkError
 from .ingest.mentions import ChunkText, MentionFinder
 from .ingest.sources import DEFAULT_PATTERNS, SourceFile, VaultRules, content_hash, scan
 from .store import Prepared, Store, StoreReader, StoreWriter
@@ -190,14 +190,20 @@ def sync(store: Store, root: str | os.PathLike[str], *, scope: str, actor: str,
          patterns: tuple[str, ...] = DEFAULT_PATTERNS, force: bool = False,
          dry_run: bool = False, max_bytes: int = 5_000_000, chunk_tokens: int = 220,
          workers: int = 0, batch_size: int = 500, progress: Progress | None = None,
-         only: Iterable[str] | None = None) -> SyncReport:
-    """Apply every change in ``root`` (or in the paths ``only``) since the last sync."""
+         only: Iterable[str] | None = None, replace: bool = False) -> SyncReport:
+    """Apply every change in ``root`` (or in the paths ``only``) since the last sync.
+
+    A scope holds one vault: a full sync of another folder that would delete notes while
+    the scope's vault still exists raises ``Conflict`` before writing, unless ``replace``.
+    """
     base = Path(root).expanduser().resolve()
     if not base.is_dir():
         raise KnotworkError(f"not a folder: {root}")
     folder = _Folder(base, time.time_ns())
     p = plan(store, base, scope=scope, patterns=patterns, force=force, max_bytes=max_bytes,
              only=only)
+    if only is None and p.deleted and not (replace or dry_run):
+        _keep_vault(store, scope, base, len(p.deleted))
     finder = finder if finder is not None else MentionFinder()
     total = len(p.changed) + len(p.deleted)
     if dry_run:
@@ -265,6 +271,21 @@ def sync(store: Store, root: str | os.PathLike[str], *, scope: str, actor: str,
 def root_key(scope: str) -> str:
     """The store's meta key holding the folder a scope's last full sync read."""
     return f"vault_root:{scope}"
+
+
+def _keep_vault(store: Store, scope: str, base: Path, deletes: int) -> None:
+    """Refuse a full sync of another folder that would delete notes of a scope's vault.
+
+    Why: notes are named by their path in the vault, so syncing a different folder (a
+    mistyped path, a second vault into the same store) deletes every note of the first
+    it lacks; history keeps them, but the live graph loses them, so never silently. A
+    vault that moved (its old folder gone) is followed; so is a copy (it deletes nothing).
+    """
+    known = store.reader.meta(root_key(scope))
+    if known and Path(known) != base and Path(known).is_dir():
+        raise Conflict(f"scope {scope!r} holds the vault {known}; syncing {base} would delete"
+                       f" {deletes} of its notes: use another --scope (or --db) for this"
+                       " folder, or --replace to make it the scope's vault", key=scope)
 
 
 def _remember_root(store: Store, scope: str, base: Path, *, actor: str) -> None:

@@ -67,7 +67,8 @@ def test_a_scope_keeps_its_vault_unless_told_to_replace_it(vault: Path, tmp_path
     db = str(tmp_path / "s.db")
     with Knotwork.open(None, db=db, embedder="none") as kw:
         notes = kw.ingest(vault).added
-        with pytest.raises(Conflict, match=f"holds the vault {vault.resolve()} \\({notes} notes"):
+        with pytest.raises(Conflict, match=f"holds the vault {vault.resolve()}; syncing"
+                                           f" {other.resolve()} would delete {notes} of"):
             kw.ingest(other)
         assert kw.stats()["documents"] == notes  # nothing deleted
         assert kw.ingest(other, dry_run=True).deleted == notes  # a dry run may look
@@ -78,3 +79,9 @@ def test_a_scope_keeps_its_vault_unless_told_to_replace_it(vault: Path, tmp_path
         moved = tmp_path / "moved"
         other.rename(moved)
         assert kw.ingest(moved).unchanged == 1  # a vault that moved is followed
+        copy = tmp_path / "copy"
+        shutil.copytree(moved, copy)
+        assert kw.ingest(copy).unchanged == 1  # a copy deletes nothing: no question
+        assert kw.ingest(vault, dry_run=True).deleted == 1  # a dry run is never refused
+        with pytest.raises(Conflict, match="would delete 1 of its notes"):
+            kw.ingest(vault)

@@ -127,7 +127,7 @@ def ingest(path: Annotated[str, typer.Argument(
                "--no-embed", help="Index text now, embed chunks later.")] = False,
            replace: Annotated[bool, typer.Option(
                "--replace", help="Make this folder the scope's vault though the scope holds"
-                                 " another one (its notes this folder lacks are deleted).")]
+                                 " another one (the notes this folder lacks are deleted).")]
            = False,
            as_json: JsonOpt = False) -> None:
     """Ingest a folder of Markdown (or one note of it); only changed files are applied,
