@@ -6,9 +6,10 @@
 
 Measures cold structural ingest (seconds, notes/s), peak RSS (this process plus its
 parser workers), store size, single-note edit and delete latency through the watcher's
-path (median of 20, each one a durable commit), and ``context`` latency p50/p95 over
-200 queries: half two domain words, half a note's title, also reported apart (run it at
-``--notes 3000`` and ``--notes 30000`` to see which kind grows with the vault).
+path (median of 20, each one a durable commit), a full sync again with nothing changed
+(``resync_s``: the catch-up a watcher or server runs at start), and ``context`` latency
+p50/p95 over 200 queries: half two domain words, half a note's title, also reported apart
+(run it at ``--notes 3000`` and ``--notes 30000`` to see which kind grows with the vault).
 
 ``--vectors`` also gives every chunk a 384-dimensional vector before the queries, so
 ``context`` runs hybrid (full text + vectors + links) at full scale
@@ -174,6 +175,11 @@ def main() -> None:
             delete_ms.append((time.perf_counter() - t) * 1000)
             assert r.deleted == 1, r
 
+        time.sleep(3.1)  # past the 3 s a file needs before its size and time may be trusted
+        t = time.perf_counter()
+        again = kw.ingest()
+        resync = time.perf_counter() - t
+        assert (again.added, again.updated, again.deleted) == (0, 0, 0), again
         queries, kinds = [], []
         for _ in range(args.queries):
             words = rng.random() < 0.5
@@ -210,6 +216,7 @@ def main() -> None:
             "store_mb": round(size / 1e6, 1),
             "edit_ms_median": round(statistics.median(edit_ms), 2),
             "delete_ms_median": round(statistics.median(delete_ms), 2),
+            "resync_s": round(resync, 3),
             "context_ms_p50": _pct(ctx_ms, 0.5), "context_ms_p95": _pct(ctx_ms, 0.95),
             **{f"context_{kind}_ms_p{q}": _pct([ms for ms, k in zip(ctx_ms, kinds, strict=True)
                                                 if k == kind], q / 100)
