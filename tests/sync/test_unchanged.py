@@ -18,15 +18,20 @@ def _same_size_edit(note: Path, old: str, new: str) -> None:
     os.utime(note, ns=(st.st_atime_ns, st.st_mtime_ns))
 
 
+def _vault(tmp_path: Path) -> tuple[Path, Path]:
+    vault = tmp_path / "v"
+    vault.mkdir()
+    note = vault / "kota.md"
+    note.write_text("---\nos: alpine\n---\n# kota\n", encoding="utf-8")
+    return vault, note
+
+
 def _values(kw: Knotwork, label: str) -> set[str]:
     return {f.value for f in kw.facts(label)}
 
 
 def test_a_file_saved_long_before_its_sync_is_trusted_by_size_and_time(tmp_path: Path) -> None:
-    vault = tmp_path / "v"
-    vault.mkdir()
-    note = vault / "kota.md"
-    note.write_text("---\nos: alpine\n---\n# kota\n", encoding="utf-8")
+    vault, note = _vault(tmp_path)
     hour_ago = time.time_ns() - 3600 * 10**9
     os.utime(note, ns=(hour_ago, hour_ago))
     with Knotwork.open(vault, db=str(tmp_path / "s.db"), embedder="none") as kw:
@@ -44,10 +49,7 @@ def test_a_file_saved_long_before_its_sync_is_trusted_by_size_and_time(tmp_path:
 def test_a_file_synced_right_after_its_save_is_read_again(tmp_path: Path) -> None:
     """Where the time alone cannot tell: a second save in the same clock step as the
     first (a 2 s step on FAT) leaves the time as it was."""
-    vault = tmp_path / "v"
-    vault.mkdir()
-    note = vault / "kota.md"
-    note.write_text("---\nos: alpine\n---\n# kota\n", encoding="utf-8")
+    vault, note = _vault(tmp_path)
     with Knotwork.open(vault, db=str(tmp_path / "s.db"), embedder="none") as kw:
         assert kw.ingest().added == 1
         _same_size_edit(note, "alpine", "debian")
@@ -59,10 +61,7 @@ def test_a_file_saved_again_unchanged_is_trusted_by_its_new_time_after_one_read(
         tmp_path: Path) -> None:
     """Its time moved (a save of the same text, a checkout back and forth): one sync reads
     it and records the time; from then on its time tells again."""
-    vault = tmp_path / "v"
-    vault.mkdir()
-    note = vault / "kota.md"
-    note.write_text("---\nos: alpine\n---\n# kota\n", encoding="utf-8")
+    vault, note = _vault(tmp_path)
     with Knotwork.open(vault, db=str(tmp_path / "s.db"), embedder="none") as kw:
         assert kw.ingest().added == 1
         hour_ago = time.time_ns() - 3600 * 10**9
