@@ -32,7 +32,14 @@ from typing import Any
 
 from .errors import Conflict, KnotworkError
 from .ingest.mentions import ChunkText, MentionFinder
-from .ingest.sources import DEFAULT_PATTERNS, SourceFile, VaultRules, content_hash, scan
+from .ingest.sources import (
+    DEFAULT_PATTERNS,
+    SourceFile,
+    VaultRules,
+    content_hash,
+    scan,
+    unreadable,
+)
 from .store import Prepared, Store, StoreReader, StoreWriter
 from .types import Applied, FactDraft, FileState, Issue, ParsedDocument, SyncReport, Unchanged
 
@@ -71,7 +78,7 @@ def _parse_job(job: _Job) -> ParsedDocument | Issue:
                 data = f.read()
         out = parse_markdown(path, data, max_bytes=max_bytes, chunk_tokens=chunk_tokens)
     except OSError as exc:
-        return Issue(path, f"cannot read: {exc.strerror or exc}")
+        return unreadable(path, exc)
     except KnotworkError as exc:
         return Issue(path, str(exc))
     except Exception as exc:  # noqa: BLE001 - the input boundary: one file's parser failure
@@ -124,7 +131,7 @@ def plan(store: Store, root: Path, *, scope: str, patterns: tuple[str, ...],
             continue
         if known.content_hash == content_hash(data) and not force:
             p.unchanged += 1
-            if f.mtime_ns < checked - _COARSEST_MTIME_NS:  # next time, its time will do
+            if _settled(f.mtime_ns, checked):  # next time, its time will do
                 p.refresh.append((f.path, known.content_hash, f.size, f.mtime_ns, checked))
             continue
         p.changed.append((f, data))
@@ -153,23 +160,37 @@ def _read(f: SourceFile, p: _Plan) -> bytes | None:
     try:
         return Path(f.abspath).read_bytes()
     except OSError as exc:
-        p.issues.append(Issue(f.path, f"cannot read: {exc.strerror or exc}"))
+        p.issues.append(unreadable(f.path, exc))
         return None
 
 
-def _untouched(f: SourceFile, known: FileState) -> bool:
-    """The file still holds the version the store has, by its size and time alone.
+_COARSEST_MTIME_NS = 3_000_000_000  # past FAT's 2 s step, the coarsest in common use
 
-    Why it may skip reading: at ``known.checked_ns`` the file was found to hold that
-    version with that size and time (when the version was written, or when a sync read
-    the file again); a write since would have given it a time after then, less the file
-    system's time step (2 s on FAT). So a file whose time is ``_COARSEST_MTIME_NS`` older
-    than that check and whose size and time are unchanged was not written since (the rule
-    git and rsync follow; ``force`` reads everything). A file checked within seconds of
-    its last save is read and hashed, as every file was before.
+
+def _settled(mtime_ns: int, checked_ns: int) -> bool:
+    """A file time far enough before a check that a write after the check shows."""
+    return mtime_ns < checked_ns - _COARSEST_MTIME_NS
+
+
+def _unwritten_since(size: int, mtime_ns: int, then_size: int, then_mtime_ns: int,
+                     checked_ns: int) -> bool:
+    """A file that had ``then_size`` and ``then_mtime_ns`` when checked at ``checked_ns``
+    and has them still was not written since, by its size and time alone.
+
+    Why: a write after the check would have given it a time after then, less the file
+    system's time step (2 s on FAT); so when its time is ``_COARSEST_MTIME_NS`` older
+    than the check, an unchanged size and time mean unchanged bytes (the rule git and
+    rsync follow). A file checked within seconds of its last save must be read.
     """
-    return (f.size == known.size and f.mtime_ns == known.mtime_ns
-            and f.mtime_ns < known.checked_ns - _COARSEST_MTIME_NS)
+    return (size == then_size and mtime_ns == then_mtime_ns
+            and _settled(mtime_ns, checked_ns))
+
+
+def _untouched(f: SourceFile, known: FileState) -> bool:
+    """The file still holds the version the store has, by its size and time alone: at
+    ``known.checked_ns`` it was found to hold it (when the version was written, or when
+    a sync read the file again). ``force`` reads everything."""
+    return _unwritten_since(f.size, f.mtime_ns, known.size, known.mtime_ns, known.checked_ns)
 
 
 def _stat_paths(root: Path, paths: list[str], patterns: tuple[str, ...]
@@ -411,9 +432,6 @@ def _write_batch(store: Store, batch: Sequence[Prepared | Issue], *, folder: _Fo
     return acc
 
 
-_COARSEST_MTIME_NS = 3_000_000_000  # past FAT's 2 s step, the coarsest in common use
-
-
 @dataclass(frozen=True, slots=True)
 class _Folder:
     """The folder a sync reads, and when it began reading (to tell old files from new)."""
@@ -435,8 +453,8 @@ class _Folder:
         full = os.path.join(self.root, doc.path)
         try:
             st = os.stat(full)
-            if (st.st_size, st.st_mtime_ns) == (doc.size, doc.mtime_ns) and \
-                    st.st_mtime_ns < self.since_ns - _COARSEST_MTIME_NS:
+            if _unwritten_since(st.st_size, st.st_mtime_ns, doc.size, doc.mtime_ns,
+                                self.since_ns):
                 return True
             with open(full, "rb") as f:
                 data = f.read()

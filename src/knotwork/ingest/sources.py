@@ -30,6 +30,11 @@ class SourceFile:
     mtime_ns: int
 
 
+def unreadable(path: str, exc: OSError) -> Issue:
+    """The issue of a file the system would not let us read (the one wording for it)."""
+    return Issue(path, f"cannot read: {exc.strerror or exc}")
+
+
 def content_hash(data: bytes) -> str:
     """A source file's identity: what a document's ``content_hash`` is, and what a sync
     compares to tell a changed file (or a renamed one) from an unchanged one."""
@@ -128,7 +133,7 @@ def _regular(rel: str, entry: os.DirEntry[str]) -> SourceFile | Issue | None:
     except FileNotFoundError:
         return None  # gone since the listing
     except OSError as exc:
-        return Issue(rel, f"cannot read: {exc.strerror or exc}")
+        return unreadable(rel, exc)
     if not stat.S_ISREG(st.st_mode):
         return Issue(rel, "not a regular file")  # a FIFO or device would block the read
     return SourceFile(rel, entry.path, st.st_size, st.st_mtime_ns)
@@ -191,7 +196,7 @@ def _admit(base: Path, rel: str, full: Path, patterns: tuple[str, ...],
     except FileNotFoundError:
         return Issue(rel, "cannot read: broken symlink") if full.is_symlink() else None
     except OSError as exc:
-        return Issue(rel, f"cannot read: {exc.strerror or exc}")
+        return unreadable(rel, exc)
     if stat.S_ISDIR(st.st_mode):
         return None
     if not stat.S_ISREG(st.st_mode):
