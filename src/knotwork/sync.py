@@ -278,11 +278,15 @@ def sync(store: Store, root: str | os.PathLike[str], *, scope: str, actor: str,
                                         generations=acc.changes, workers=workers)
     counts["fa"] += added
     counts["fr"] += retracted
-    if p.refresh:
+    # the folder's bookkeeping, one commit or none: files found unchanged though their
+    # time moved, and the folder a full sync read (so one file of it can be synced alone)
+    new_root = only is None and store.reader.meta(root_key(scope)) != str(base)
+    if p.refresh or new_root:
         with store.write(actor=actor) as w:
-            w.refresh_files(scope, p.refresh)
-    if only is None:
-        _remember_root(store, scope, base, actor=actor)
+            if p.refresh:
+                w.refresh_files(scope, p.refresh)
+            if new_root:
+                w.set_meta(root_key(scope), str(base))
     return SyncReport(added=counts["added"], updated=counts["updated"], deleted=counts["deleted"],
                       unchanged=counts["unchanged"],
                       renamed=counts["renamed"], errors=tuple(acc.errors),
@@ -307,14 +311,6 @@ def _keep_vault(store: Store, scope: str, base: Path, deletes: int) -> None:
         raise Conflict(f"scope {scope!r} holds the vault {known}; syncing {base} would delete"
                        f" {deletes} of its notes: use another --scope (or --db) for this"
                        " folder, or --replace to make it the scope's vault", key=scope)
-
-
-def _remember_root(store: Store, scope: str, base: Path, *, actor: str) -> None:
-    """Record the folder a full sync of ``scope`` read, so a later sync of one file in it
-    knows which path to name it by; written only when it changed (no commit otherwise)."""
-    if store.reader.meta(root_key(scope)) != str(base):
-        with store.write(actor=actor) as w:
-            w.set_meta(root_key(scope), str(base))
 
 
 _ALL_DOCS_THRESHOLD = 200  # past this many changed names, rescanning everything is cheaper

@@ -27,16 +27,12 @@ def _relevant(change: watchfiles.Change, path: str) -> bool:
     return not any(p in IGNORED_DIRS for p in parts)
 
 
-def _markdown(rel: str) -> bool:
-    return rel.lower().endswith(".md")
-
-
 class VaultWatcher:
     """Run ``apply`` for every debounced batch of changes under ``root``."""
 
-    def __init__(self, root: str | os.PathLike[str], apply: Apply, *, debounce_ms: int = 500,
-                 on_error: Callable[[BaseException], None] | None = None,
-                 wanted: Callable[[str], bool] = _markdown) -> None:
+    def __init__(self, root: str | os.PathLike[str], apply: Apply, *,
+                 wanted: Callable[[str], bool], debounce_ms: int = 500,
+                 on_error: Callable[[BaseException], None] | None = None) -> None:
         self.root = Path(root).expanduser().resolve()
         self.apply = apply
         self.wanted = wanted  # is this vault-relative path one the syncs read as a note?
