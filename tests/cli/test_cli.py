@@ -213,3 +213,29 @@ def test_ingest_one_note_of_the_vault(db: Path, vault: Path) -> None:
     assert (report["updated"], report["unchanged"], report["added"]) == (1, 0, 0)
     res = runner.invoke(app, ["--db", str(db), "ingest", str(VAULT / "index.md")])
     assert res.exit_code == 2 and "not inside the vault of scope 'default'" in res.stderr
+
+
+def test_human_output_prints_vault_text_as_it_is(tmp_path: Path) -> None:
+    # Rich reads `[name]` as a style tag: `[[kota]]` lost its `kota`, and a folder named
+    # like a closing tag crashed the command with a traceback instead of printing it
+    vault = tmp_path / "v"
+    (vault / "[/draft]").mkdir(parents=True)
+    (vault / "[/draft]" / "plan.md").write_text(
+        "---\ntags: [x\n---\n# Plan [b]\n\nRuns on [[kota]] and [bold]not bold[/bold].\n",
+        encoding="utf-8")
+    db = tmp_path / "s.db"
+    res = runner.invoke(app, ["--db", str(db), "ingest", str(vault)])
+    assert res.exit_code == 0, res.output
+    assert res.stderr.startswith("[/draft]/plan.md:3: malformed YAML frontmatter")
+    res = runner.invoke(app, ["--db", str(db), "search", "kota"])
+    assert res.exit_code == 0, res.output
+    assert "[/draft]/plan.md:4-6 (Plan [b])" in res.stdout
+    assert "Runs on [[kota]] and [bold]not bold[/bold]." in res.stdout
+    res = runner.invoke(app, ["--db", str(db), "facts", "Plan [b]"])
+    assert res.exit_code == 0, res.output
+    assert "runs_on = kota" in res.stdout and "[/draft]/plan.md:6" in res.stdout
+    res = runner.invoke(app, ["--db", str(db), "entity", "Plan [b]"])
+    assert res.exit_code == 0 and res.stdout.startswith("Plan [b]  kw:note/"), res.output
+    missing = tmp_path / "[/x]" / "s.db"
+    res = runner.invoke(app, ["--db", str(missing), "stats"])
+    assert res.exit_code == 3 and f"no store at {missing}" in res.stderr

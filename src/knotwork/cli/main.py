@@ -2,6 +2,9 @@
 
 Each command parses its options, makes one facade call and renders; ``--json`` prints
 machine-readable output; errors print one line and exit non-zero (see ``EXIT_CODES``).
+What comes from the store or the vault (paths, labels, text, reasons) is printed as it
+is: escaped where a line carries Rich markup, else printed with markup off, so a note's
+``[[kota]]`` or a folder named ``[/draft]`` is neither eaten as a style tag nor an error.
 """
 
 from __future__ import annotations
@@ -15,11 +18,12 @@ from typing import Annotated, Any
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from ..core import Knotwork
 from ..errors import ConfigError, InvalidQuery, KnotworkError, NotFound
-from ..types import FactRow
+from ..types import FactRow, Issue
 
 app = typer.Typer(add_completion=False, no_args_is_help=True,
                   help="knotwork: a local-first context graph for AI agents.")
@@ -76,8 +80,8 @@ def _kw(vault: str | None = None, *, patterns: list[str] | None = None,
         overrides["patterns"] = ",".join(patterns)
     db = state.db if vault is not None else (state.db or ".knotwork/store.db")
     if read_only and db and (missing := _missing_store(db)):
-        err.print(f"[red]error:[/red] no store at {missing}: run `knotwork ingest DIR` first,"
-                  " or pass --db", highlight=False)
+        err.print(f"[red]error:[/red] no store at {escape(missing)}: run `knotwork ingest DIR`"
+                  " first, or pass --db", highlight=False)
         raise typer.Exit(EXIT_CODES[NotFound])
     try:
         kw = Knotwork.open(vault, db=db, **overrides)
@@ -101,7 +105,7 @@ def _missing_store(db: str) -> str | None:
 
 def _fail(exc: KnotworkError) -> None:
     code = next(c for t, c in EXIT_CODES.items() if isinstance(exc, t))
-    err.print(f"[red]error:[/red] {exc}", highlight=False)
+    err.print(f"[red]error:[/red] {escape(str(exc))}", highlight=False)
     raise typer.Exit(code)
 
 
@@ -145,10 +149,15 @@ def ingest(path: Annotated[str, typer.Argument(
         out.print(f"added {report.added} · updated {report.updated} · renamed {report.renamed}"
                   f" · deleted {report.deleted} · unchanged {report.unchanged}"
                   f" · facts +{report.facts_added} -{report.facts_retracted}"
-                  f"{' (dry run)' if dry_run else ''}")
+                  f"{' (dry run)' if dry_run else ''}", markup=False)
     for issue in report.errors if (verbose or not quiet) else ():
-        where = issue.path if issue.line is None else f"{issue.path}:{issue.line}"
-        err.print(f"[yellow]{where}[/yellow]: {issue.reason}", highlight=False)
+        _print_issue(issue)
+
+
+def _print_issue(issue: Issue) -> None:
+    """One problem with one file: where (yellow) and why, both printed as they are."""
+    where = issue.path if issue.line is None else f"{issue.path}:{issue.line}"
+    err.print(f"[yellow]{escape(where)}[/yellow]: {escape(issue.reason)}", highlight=False)
 
 
 @contextmanager
@@ -200,8 +209,9 @@ def search(query: str, k: Annotated[int, typer.Option("--k", help="Number of chu
         return
     for h in hits:
         head = f" ({h.heading})" if h.heading else ""
-        out.print(f"[bold]{h.path}:{h.line_start}-{h.line_end}[/bold]{head}  {h.score:.2f}")
-        out.print("  " + " ".join(h.text.split())[:200])
+        out.print(f"[bold]{escape(h.path)}:{h.line_start}-{h.line_end}[/bold]{escape(head)}"
+                  f"  {h.score:.2f}")
+        out.print("  " + " ".join(h.text.split())[:200], markup=False)
 
 
 @app.command()
@@ -215,14 +225,14 @@ def entity(ref: Annotated[str, typer.Argument(help="Label, alias, name or iri.")
         return
     e = view.entity
     kinds = ", ".join([e.kind, *view.types])
-    out.print(f"[bold]{e.label}[/bold]  {e.iri}  ({kinds})")
+    out.print(f"[bold]{escape(e.label)}[/bold]  {escape(e.iri)}  ({escape(kinds)})")
     if view.names:
-        out.print("names: " + ", ".join(f"{t} ({k})" for k, t in view.names))
+        out.print("names: " + ", ".join(f"{t} ({k})" for k, t in view.names), markup=False)
     _print_facts(list(view.facts))
     if view.incoming:
         out.print("referenced by:")
         for f in view.incoming:
-            out.print(f"  {f.subject_label} —{f.predicate}→  {_where(f)}")
+            out.print(f"  {f.subject_label} —{f.predicate}→  {_where(f)}", markup=False)
 
 
 @app.command()
@@ -250,8 +260,8 @@ def _print_facts(rows: list[FactRow]) -> None:
     for f in rows:
         value = f.value_label or f.value
         gone = f"  [red]retracted {f.retracted_at}[/red]" if f.retracted_at else ""
-        out.print(f"  #{f.id} {f.predicate} = {value}  [dim]{f.trust} {f.confidence:.2f}"
-                  f" {_where(f)} recorded {f.recorded_at}[/dim]{gone}")
+        out.print(f"  #{f.id} {escape(f.predicate)} = {escape(value)}  [dim]{escape(f.trust)}"
+                  f" {f.confidence:.2f} {escape(_where(f))} recorded {f.recorded_at}[/dim]{gone}")
 
 
 @app.command()
@@ -269,7 +279,7 @@ def reindex(embeddings: Annotated[bool, typer.Option(
         _print_json(result)
     else:
         out.print(f"embedded {result['embedded']} chunks with {result['embedder']}"
-                  f" in {result['seconds']} s")
+                  f" in {result['seconds']} s", markup=False)
 
 
 @app.command()
@@ -283,9 +293,10 @@ def stats(as_json: JsonOpt = False) -> None:
     for key, value in data.items():
         if key == "ambiguous_names":
             for amb in value:  # type: ignore[attr-defined]
-                out.print(f"ambiguous name {amb['name']!r}: {', '.join(amb['paths'])}")
+                out.print(f"ambiguous name {amb['name']!r}: {', '.join(amb['paths'])}",
+                          markup=False)
         else:
-            out.print(f"{key}: {value}")
+            out.print(f"{key}: {value}", markup=False)
 
 
 def main() -> None:
@@ -358,12 +369,13 @@ class _WatchStatus:
                          f" (facts +{r.facts_added} -{r.facts_retracted})")
             self.emit({"event": "applied", **r.as_dict()}, f"applied {self.last}")
         for issue in r.errors if not self.as_json else ():
-            err.print(f"[yellow]{issue.path}[/yellow]: {issue.reason}", highlight=False)
+            _print_issue(issue)
 
     def failed(self, exc: BaseException) -> None:
         with self.lock:
             self.errors += 1
-            self.emit({"event": "error", "message": str(exc)}, f"[red]error:[/red] {exc}")
+            self.emit({"event": "error", "message": str(exc)},
+                      f"[red]error:[/red] {escape(str(exc))}")
 
     def emit(self, data: dict[str, Any], line: str) -> None:
         if self.as_json:
@@ -374,7 +386,7 @@ class _WatchStatus:
 
     def render(self) -> str:
         with self.lock:
-            return (f"[bold]watching[/bold] {self.vault} · last: {self.last} · total: "
+            return (f"[bold]watching[/bold] {escape(self.vault)} · last: {self.last} · total: "
                     f"{self.files} files, {self.batches} batches, {self.errors} errors"
                     " · Ctrl-C stops")
 
@@ -399,7 +411,8 @@ def watch_command(
         watcher = kw.watcher(on_report=status.applied, on_error=status.failed).start()
         try:
             status.applied(kw.ingest())  # catch up with what changed while nothing watched
-            status.emit({"event": "watching", "vault": str(kw.vault)}, f"watching {kw.vault}")
+            status.emit({"event": "watching", "vault": str(kw.vault)},
+                        f"watching {escape(str(kw.vault))}")
             with Live(get_renderable=lambda: Text.from_markup(status.render()), console=err,
                       refresh_per_second=4, transient=False) if live else _nothing():
                 while True:
