@@ -19,6 +19,7 @@ import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, replace
+from datetime import UTC, datetime
 from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, TypeVar
@@ -505,8 +506,10 @@ class Knotwork:
                                 0, 3),
             expand_links=expand_links, max_facts=s.max_facts,
             max_tokens=_budget(s.context_max_tokens if max_tokens is None else max_tokens),
-            scopes=list(scopes) if scopes else None, as_of=as_of, valid_at=valid_at,
-            min_confidence=min_confidence, trusts=list(trusts) if trusts else None,
+            scopes=list(scopes) if scopes else None, as_of=_instant("as_of", as_of),
+            valid_at=_checked_date("valid_at", valid_at),
+            min_confidence=_unit("min_confidence", min_confidence),
+            trusts=list(trusts) if trusts else None,
             explain=explain, max_evidence=8 if evidence else 0)
         render = renderer(fmt)
         enc = s.token_encoding
@@ -587,6 +590,7 @@ class Knotwork:
     @_one_state
     def entity(self, ref: str, *, as_of: str | None = None) -> EntityView:
         reader = self.store.reader
+        as_of = _instant("as_of", as_of)
         eid = self.resolve(ref)
         row = reader.entities([eid])[eid]
         return EntityView(
@@ -599,7 +603,8 @@ class Knotwork:
     def facts(self, ref: str, *, history: bool = False, as_of: str | None = None
               ) -> list[FactRow]:
         """Facts whose subject is the entity: live ones, or all of them with ``history``."""
-        return self.store.reader.facts([self.resolve(ref)], history=history, as_of=as_of)
+        return self.store.reader.facts([self.resolve(ref)], history=history,
+                                       as_of=_instant("as_of", as_of))
 
     @_one_state
     def history(self, ref: str) -> dict[str, object]:
@@ -662,6 +667,44 @@ def _budget(value: int) -> int | None:
     if not isinstance(value, int) or value < 0 or 0 < value < 50:
         raise InvalidQuery(f"max_tokens must be 0 (no limit) or at least 50, got {value!r}")
     return value or None
+
+
+def _unit(name: str, value: float) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= 1:
+        raise InvalidQuery(f"{name} must be a number from 0 to 1, got {value!r}")
+    return float(value)
+
+
+def _parsed(name: str, value: str) -> datetime:
+    try:
+        return datetime.fromisoformat(value.strip())
+    except (AttributeError, ValueError):
+        raise InvalidQuery(f"{name} must be an ISO 8601 date or time (2026-03-01,"
+                           f" 2026-03-01T12:00:00Z), got {value!r}") from None
+
+
+def _instant(name: str, value: str | None) -> str | None:
+    """An ISO 8601 date or time, spelled as the store spells record times (UTC, to the
+    microsecond, ``Z``), so that comparing it with them compares instants.
+
+    Why: record times are compared as text; ``yesterday`` sorted after every one of them
+    (so it meant "now"), and an offset such as ``+01:00`` was compared as characters. A
+    time without an offset is taken as UTC; a date alone is its first instant.
+    """
+    if value is None or not value.strip():
+        return None
+    t = _parsed(name, value)
+    t = (t.replace(tzinfo=UTC) if t.tzinfo is None else t).astimezone(UTC)
+    return t.replace(tzinfo=None).isoformat(timespec="microseconds") + "Z"
+
+
+def _checked_date(name: str, value: str | None) -> str | None:
+    """A date or time that must parse, kept as written: valid times come from the notes
+    themselves (``valid_from: 2026-03-01``) and are compared as the dates they are."""
+    if value is None or not value.strip():
+        return None
+    _parsed(name, value)
+    return value.strip()
 
 
 def _bounded(name: str, value: int, lo: int, hi: int) -> int:

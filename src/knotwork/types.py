@@ -241,6 +241,7 @@ class EntityRow:
     kind: str  # note | name
     scope: str
     document_id: int | None = None
+    created_at: str = ""  # when the store first recorded it (``as_of`` leaves out later ones)
 
 
 @dataclass(frozen=True, slots=True)
@@ -337,6 +338,7 @@ class ChunkRow:
     line_end: int
     text: str
     scope: str
+    recorded_at: str = ""  # when its version was recorded
 
 
 @dataclass(frozen=True, slots=True)

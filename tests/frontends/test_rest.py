@@ -153,6 +153,10 @@ def test_bad_input_gets_a_precise_4xx(api: Api) -> None:
     empty = api.client.post("/facts", json={"subject": "x", "predicate": "p"})
     assert empty.status_code == 422 and "body.value" in empty.json()["message"]
     assert api.client.get("/nowhere").json()["error"] == "NotFound"
+    when = api.client.post("/context", json={"query": "traefik", "as_of": "yesterday"})
+    assert when.status_code == 400 and "as_of must be an ISO 8601" in when.json()["message"]
+    assert api.client.get("/entities/Traefik/facts", params={"as_of": "soon"}).status_code == 400
+    assert api.client.get("/entities/Traefik", params={"as_of": "soon"}).status_code == 400
 
 
 def test_oversized_bodies_are_refused_with_413(api: Api) -> None:

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from knotwork import Knotwork
+from knotwork.errors import InvalidQuery
 
 
 def _vault(root: Path, notes: dict[str, str]) -> Path:
@@ -55,3 +58,48 @@ def test_a_note_the_question_names_outranks_a_longer_text_match(tmp_path: Path) 
     assert {e.label for e in ctx.entities[:2]} == {"200 West Street", "888 7th Avenue"}
     assert "named in the question" in why["200 West Street"]
     assert "named in the question" not in why["West Street"]
+
+
+def test_as_of_answers_from_what_the_store_held_then(tmp_path: Path) -> None:
+    vault = _vault(tmp_path / "v", {"Harbor": "Harbor runs on [[Quay]]. The harbor is calm."})
+    with Knotwork.open(vault, db=str(tmp_path / "s.db"), embedder="hash") as kw:
+        kw.ingest()
+        then = kw.facts("Harbor")[0].recorded_at
+        (vault / "Lighthouse.md").write_text("# Lighthouse\n\nThe harbor lighthouse.\n",
+                                             encoding="utf-8")
+        (vault / "Harbor.md").write_text("# Harbor\n\nThe harbor is stormy.\n",
+                                         encoding="utf-8")
+        kw.ingest()
+        now = {e.label: e for e in kw.context("harbor", max_tokens=0).entities}
+        assert {"Harbor", "Lighthouse"} <= set(now)
+        past = kw.context("harbor", max_tokens=0, as_of=then)
+        # the note written later is not there, and neither is text that came later: the
+        # evidence is what matched then, and Harbor's facts are the old ones
+        assert [e.label for e in past.entities if e.relevance == "Direct"] == ["Harbor"]
+        assert all("stormy" not in v.text for v in past.evidence)
+        assert {f.value_label or f.value for f in past.entities[0].facts} >= {"Quay"}
+        assert kw.context("harbor", as_of="2001-01-01").entities == ()
+        # the same instant, spelled with an offset and without microseconds, is the same
+        at = then[:19] + "+00:00"
+        assert [f.id for f in kw.facts("Harbor", as_of=at)] == \
+            [f.id for f in kw.facts("Harbor", as_of=then[:19] + "Z")]
+
+
+@pytest.mark.parametrize(("kwargs", "message"), [
+    ({"as_of": "yesterday"}, "as_of must be an ISO 8601 date or time"),
+    ({"valid_at": "soon"}, "valid_at must be an ISO 8601 date or time"),
+    ({"min_confidence": 2}, "min_confidence must be a number from 0 to 1"),
+    ({"min_confidence": -0.1}, "min_confidence must be a number from 0 to 1"),
+])
+def test_times_and_confidences_that_mean_nothing_are_refused(
+        tmp_path: Path, kwargs: dict[str, object], message: str) -> None:
+    vault = _vault(tmp_path / "v", {"Harbor": "The harbor is calm."})
+    with Knotwork.open(vault, db=str(tmp_path / "s.db"), embedder="none") as kw:
+        kw.ingest()
+        with pytest.raises(InvalidQuery, match=message):
+            kw.context("harbor", **kwargs)  # type: ignore[arg-type]
+        if "as_of" in kwargs:
+            with pytest.raises(InvalidQuery, match=message):
+                kw.facts("Harbor", as_of=str(kwargs["as_of"]))
+            with pytest.raises(InvalidQuery, match=message):
+                kw.entity("Harbor", as_of=str(kwargs["as_of"]))

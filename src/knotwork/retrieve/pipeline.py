@@ -71,11 +71,13 @@ def build_context(reader: StoreReader, query: str, opts: ContextOptions, *, meas
     freqs = fulltext.frequencies(reader, query_terms(query), table="chunk")
     cands = _direct(reader, query, opts, freqs)
     if semantic is not None:
-        _semantic(reader, query, cands, semantic)
+        _semantic(reader, query, cands, semantic, opts.as_of)
+    _existing(reader, cands, opts.as_of)
     for c in cands.values():
         c.score = rank.combine_signals(c.signals)
     if opts.expand_links and opts.link_depth > 0:
         _expand(reader, cands, opts)
+        _existing(reader, cands, opts.as_of)
     ranked, rows = _cover(reader, cands, freqs, opts)
     top = max((c.score for _, c in ranked), default=0.0)
     if top > 1.0:  # keep the best answer at 1.0, the rest in proportion
@@ -90,6 +92,33 @@ def build_context(reader: StoreReader, query: str, opts: ContextOptions, *, meas
     return pack(header, entities=[(c.score, load.one(eid)) for eid, c in ranked],
                 evidence=_evidence(reader, ranked, opts), max_tokens=opts.max_tokens,
                 measure=measure, finish=lambda ctx: _finish(ctx, ranked))
+
+
+def _existing(reader: StoreReader, cands: dict[int, _Cand], as_of: str | None) -> None:
+    """With ``as_of``, drop the entities the store did not hold yet at that time.
+
+    Their facts are filtered by time already; without this an answer "as of" a time before
+    a note was written still listed the note, with no facts. (Names and labels are the
+    current ones: the store keeps no history of a label.)
+    """
+    if as_of is None or not cands:
+        return
+    rows = reader.entities(list(cands))
+    for eid in [e for e in cands if e not in rows or rows[e].created_at > as_of]:
+        del cands[eid]
+
+
+def _text_then(reader: StoreReader, hits: list[tuple[int, float]], as_of: str | None
+               ) -> list[tuple[int, float]]:
+    """With ``as_of``, only the chunk hits whose text the store held at that time.
+
+    Full text and vectors index the current versions; a chunk of a version recorded
+    later matched words that were not written yet.
+    """
+    if as_of is None or not hits:
+        return hits
+    rows = reader.chunks([cid for cid, _ in hits])
+    return [(cid, s) for cid, s in hits if cid in rows and rows[cid].recorded_at <= as_of]
 
 
 def _finish(ctx: KnowledgeContext, ranked: list[tuple[int, _Cand]]) -> KnowledgeContext:
@@ -131,7 +160,8 @@ def _direct(reader: StoreReader, query: str, opts: ContextOptions,
         c.why.append(f"label/alias/value match (label coverage {coverage:.2f})")
     chunk_hits = fulltext.search_chunks(reader, query, limit=40, scopes=opts.scopes,
                                         freqs=freqs)
-    _add_chunk_hits(reader, cands, [(h.id, h.score) for h in chunk_hits], "text", "Direct")
+    _add_chunk_hits(reader, cands, _text_then(reader, [(h.id, h.score) for h in chunk_hits],
+                                              opts.as_of), "text", "Direct")
     return cands
 
 
@@ -157,8 +187,8 @@ def _add_chunk_hits(reader: StoreReader, cands: dict[int, _Cand],
 
 
 def _semantic(reader: StoreReader, query: str, cands: dict[int, _Cand],
-              semantic: SemanticSearch) -> None:
-    hits = semantic(query, 40)
+              semantic: SemanticSearch, as_of: str | None = None) -> None:
+    hits = _text_then(reader, semantic(query, 40), as_of)
     known = set(cands)
     _add_chunk_hits(reader, cands, hits, "vector", "Semantic")
     for eid, c in cands.items():

@@ -89,7 +89,7 @@ class Reader:
         for i in range(0, len(ids), 500):
             part = ids[i:i + 500]
             for r in self.con.execute(
-                    "SELECT id, iri, label, kind, scope, document_id FROM entities"
+                    "SELECT id, iri, label, kind, scope, document_id, created_at FROM entities"
                     f" WHERE id IN ({_marks(part)})", part):
                 out[r[0]] = EntityRow(*r)
         return out
@@ -397,7 +397,7 @@ class Reader:
             return {}
         return {r[0]: ChunkRow(*r) for r in self.con.execute(
             "SELECT c.id, c.document_id, v.path, d.title, c.heading, c.line_start, c.line_end,"
-            " c.text, d.scope FROM chunks c JOIN versions v ON v.id = c.version_id"
+            " c.text, d.scope, v.recorded_at FROM chunks c JOIN versions v ON v.id = c.version_id"
             f" JOIN documents d ON d.id = c.document_id WHERE c.id IN ({_marks(ids)})", list(ids))}
 
     def chunk_entities(self, chunk_ids: Sequence[int]) -> dict[int, list[int]]:
