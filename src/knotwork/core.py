@@ -649,10 +649,21 @@ def _described(m: Mapping[str, Any]) -> str:
 
 
 def _globs(raw: Sequence[str]) -> tuple[str, ...]:
+    """The note patterns, each one able to match a path inside the vault.
+
+    Why refuse the others: a glob that matches nothing makes a full sync find no notes,
+    and a sync deletes what it does not find (``--pattern '../*.md'`` emptied the store).
+    """
     out = tuple(dict.fromkeys(p.strip() for p in raw if p.strip()))
     if not out:
         raise ConfigError("no file patterns: give at least one glob, e.g. **/*.md",
                           key="patterns")
+    for glob in out:
+        if glob.startswith(("/", "\\")) or ".." in glob.replace("\\", "/").split("/") \
+                or (len(glob) > 2 and glob[1] == ":" and glob[2] in "/\\"):
+            raise ConfigError(f"pattern {glob!r} can never match a note: patterns match paths"
+                              " inside the vault (no leading '/', no '..', no drive)",
+                              key="patterns")
     return out
 
 

@@ -50,3 +50,20 @@ def test_no_pattern_at_all_is_refused_before_anything_is_read(tmp_path: Path,
         with pytest.raises(ConfigError, match="no file patterns"):
             kw.ingest(patterns=[" ", ""])
         assert kw.stats()["documents"] == 0
+
+
+@pytest.mark.parametrize("glob", ["../*.md", "/etc/*", "notes/../../*.md", "C:/vault/*.md",
+                                  "..\\*.md"])
+def test_a_glob_that_can_match_no_vault_path_is_refused_and_deletes_nothing(
+        tmp_path: Path, glob: str) -> None:
+    vault = _vault(tmp_path / "v")
+    with Knotwork.open(vault, db=str(tmp_path / "s.db"), embedder="none") as kw:
+        assert kw.ingest().added == 1
+        with pytest.raises(ConfigError, match="can never match a note"):
+            kw.ingest(patterns=[glob])  # it found no note, so it would delete every one
+        assert _paths(kw) == {"kota.md"}
+    with pytest.raises(ConfigError, match="can never match a note"):
+        Knotwork.open(vault, db=str(tmp_path / "s.db"), embedder="none", patterns=glob)
+    # a name with a colon or dots is a name like any other
+    with Knotwork.open(vault, db=str(tmp_path / "s.db"), embedder="none") as kw:
+        assert kw.patterns(["10:00 *.md", "a..b/*.md"]) == ("10:00 *.md", "a..b/*.md")
