@@ -686,12 +686,17 @@ def _unit(name: str, value: float) -> float:
     return float(value)
 
 
-def _parsed(name: str, value: str) -> datetime:
-    try:
-        return datetime.fromisoformat(value.strip())
-    except (AttributeError, ValueError):
-        raise InvalidQuery(f"{name} must be an ISO 8601 date or time (2026-03-01,"
-                           f" 2026-03-01T12:00:00Z), got {value!r}") from None
+def _parsed(name: str, value: object) -> datetime | None:
+    """``value``, an ISO 8601 date or time as text, parsed; None for none (None or blank)."""
+    if value is None or (isinstance(value, str) and not value.strip()):
+        return None
+    if isinstance(value, str):
+        try:
+            return datetime.fromisoformat(value.strip())
+        except ValueError:
+            pass
+    raise InvalidQuery(f"{name} must be an ISO 8601 date or time (2026-03-01,"
+                       f" 2026-03-01T12:00:00Z), got {value!r}")
 
 
 def _instant(name: str, value: str | None) -> str | None:
@@ -702,9 +707,9 @@ def _instant(name: str, value: str | None) -> str | None:
     (so it meant "now"), and an offset such as ``+01:00`` was compared as characters. A
     time without an offset is taken as UTC; a date alone is its first instant.
     """
-    if value is None or not value.strip():
-        return None
     t = _parsed(name, value)
+    if t is None:
+        return None
     t = (t.replace(tzinfo=UTC) if t.tzinfo is None else t).astimezone(UTC)
     return t.replace(tzinfo=None).isoformat(timespec="microseconds") + "Z"
 
@@ -712,10 +717,7 @@ def _instant(name: str, value: str | None) -> str | None:
 def _checked_date(name: str, value: str | None) -> str | None:
     """A date or time that must parse, kept as written: valid times come from the notes
     themselves (``valid_from: 2026-03-01``) and are compared as the dates they are."""
-    if value is None or not value.strip():
-        return None
-    _parsed(name, value)
-    return value.strip()
+    return None if value is None or _parsed(name, value) is None else value.strip()
 
 
 def _bounded(name: str, value: int, lo: int, hi: int) -> int:
