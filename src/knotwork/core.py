@@ -19,7 +19,7 @@ import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, replace
-from datetime import UTC, datetime
+from datetime import datetime
 from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, TypeVar
@@ -36,7 +36,7 @@ from .retrieve.memo import ReadMemo
 from .retrieve.rank import fusion as fusion_by_name
 from .retrieve.rank import zscore_sum
 from .retrieve.vectors import VectorIndex
-from .store import Store, StoreReader, open_store
+from .store import Store, StoreReader, open_store, record_time
 from .types import (
     Applied,
     EntityView,
@@ -700,18 +700,15 @@ def _parsed(name: str, value: object) -> datetime | None:
 
 
 def _instant(name: str, value: str | None) -> str | None:
-    """An ISO 8601 date or time, spelled as the store spells record times (UTC, to the
-    microsecond, ``Z``), so that comparing it with them compares instants.
+    """An ISO 8601 date or time, spelled as the store spells record times
+    (``store.record_time``), so that comparing it with them compares instants.
 
     Why: record times are compared as text; ``yesterday`` sorted after every one of them
     (so it meant "now"), and an offset such as ``+01:00`` was compared as characters. A
     time without an offset is taken as UTC; a date alone is its first instant.
     """
     t = _parsed(name, value)
-    if t is None:
-        return None
-    t = (t.replace(tzinfo=UTC) if t.tzinfo is None else t).astimezone(UTC)
-    return t.replace(tzinfo=None).isoformat(timespec="microseconds") + "Z"
+    return None if t is None else record_time(t)
 
 
 def _checked_date(name: str, value: str | None) -> str | None:

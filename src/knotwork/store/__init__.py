@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from contextlib import AbstractContextManager
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Protocol
 
@@ -186,6 +187,14 @@ class Store(Protocol):
         ...
 
     def close(self) -> None: ...
+
+
+def record_time(t: datetime) -> str:
+    """An instant as every record time of a store is spelled (``recorded_at``,
+    ``retracted_at``, ``created_at``): UTC to the microsecond with a ``Z``, so that record
+    times compare as text. A time without an offset is taken as UTC."""
+    t = t.replace(tzinfo=UTC) if t.tzinfo is None else t.astimezone(UTC)
+    return t.replace(tzinfo=None).isoformat(timespec="microseconds") + "Z"
 
 
 def open_store(url: str, *, synchronous: str = "FULL") -> Store:

@@ -17,6 +17,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from ...errors import SchemaVersionError, StoreError
+from .. import record_time
 from .schema import MIGRATIONS, SCHEMA_VERSION
 
 _clock_lock = threading.Lock()
@@ -35,7 +36,7 @@ def now_iso() -> str:
         if t <= _last_ts:
             t = _last_ts + 1e-6
         _last_ts = t
-    return datetime.fromtimestamp(t, UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    return record_time(datetime.fromtimestamp(t, UTC))
 
 
 @contextmanager
