@@ -463,12 +463,16 @@ class KnowledgeContext:
     notes: tuple[str, ...] = field(default=())
 
     def as_dict(self) -> dict[str, object]:
-        out: dict[str, object] = {
+        return {
             "query": self.query,
             "entities": [e.as_dict(explain=self.explain) for e in self.entities],
             "evidence": [e.as_dict() for e in self.evidence],
-            "summary": self.summary.as_dict(),
+            **self.tail_dict(),
         }
+
+    def tail_dict(self) -> dict[str, object]:
+        """What ``as_dict`` holds after the entities and the evidence, in its order."""
+        out: dict[str, object] = {"summary": self.summary.as_dict()}
         if self.evidence:
             # query_with_evidence's grouping, by reference: the text is in "evidence" once
             groups: dict[str, list[int]] = {}

@@ -68,3 +68,24 @@ def test_render_matches_golden(fmt: str, suffix: str) -> None:
 def test_unknown_format_lists_valid_ones() -> None:
     with pytest.raises(ValueError, match="json, markdown"):
         renderer("yaml")
+
+
+def test_json_is_the_answer_dict_encoded_whatever_was_rendered_before() -> None:
+    # items' JSON is cached by identity: a later answer holding other items, or the same
+    # ones with explain on, must still come out as its own dict encoded
+    import dataclasses
+    import json
+
+    def plain(ctx: KnowledgeContext) -> str:
+        return json.dumps(ctx.as_dict(), ensure_ascii=False, separators=(",", ":"))
+
+    render = renderer("json")
+    entity = CTX.entities[0]
+    other = dataclasses.replace(entity, label='Tr\u00e6fik "edge"', facts=entity.facts[:1])
+    for ctx in (CTX, dataclasses.replace(CTX, explain=True),
+                dataclasses.replace(CTX, entities=(other,), evidence=()),
+                dataclasses.replace(CTX, entities=(other, entity), query='q "\u4e2d"\n'),
+                dataclasses.replace(CTX, entities=(), evidence=(), evidence_chain=(), notes=()),
+                CTX):
+        assert render(ctx) == plain(ctx)
+        json.loads(render(ctx))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import json
+import re
 import warnings
 from pathlib import Path
 from typing import Any
@@ -55,6 +56,18 @@ def _json_values() -> st.SearchStrategy[object]:
 @example(text="it\n's")
 def test_segments_sum_to_the_whole_for_any_text(encoding: str, text: str) -> None:
     assert TokenCounter(encoding)(text) == count_tokens(text, encoding=encoding)
+
+
+@settings(max_examples=500, deadline=None)
+@given(text=_TEXT)
+@example(text='{"a\n b{"Z\n/x')
+def test_segments_end_where_the_cut_rule_says(text: str) -> None:
+    # the rule of ``budget._CUT_DICT`` and ``_CUT_LINE`` written as one alternation, the
+    # way it was first written: the faster pair must cut exactly where it did
+    ends = [m.end() for m in re.finditer(r'\{"(?=[a-z])|\n(?=[ \t]*[!-.0-~])', text)]
+    assert "".join(segments(text)) == text
+    assert [len(s) for s in segments(text)] == [
+        b - a for a, b in zip([0, *ends], [*ends, len(text)], strict=True)]
 
 
 @pytest.mark.parametrize("encoding", ENCODINGS)

@@ -17,7 +17,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from ..types import ContextEntity, Evidence, KnowledgeContext
 
@@ -98,8 +98,10 @@ def count_tokens(text: str, *, encoding: str = "o200k_base") -> int:
 # Other encodings (gpt2-style patterns join a newline with the next line's indentation;
 # voyage3's were not checked) are counted whole.
 # (A match ends where a segment may end; no look-behind, which would be tried at every
-# character: 4x slower on an answer.)
-_CUT = re.compile(r'\{"(?=[a-z])|\n(?=[ \t]*[!-.0-~])')
+# character: 4x slower on an answer. Two expressions, not one alternation: each then
+# scans for its own first character, 4-5x faster on a JSON answer, which holds no newline.)
+_CUT_DICT = re.compile(r'\{"(?=[a-z])')
+_CUT_LINE = re.compile(r'\n(?=[ \t]*[!-.0-~])')
 _SEGMENTED = frozenset({"o200k_base", "cl100k_base"})
 _CACHE_ENTRIES = 1 << 16
 
@@ -135,12 +137,12 @@ class TokenCounter:
 
 def segments(text: str) -> list[str]:
     """``text`` cut at the points where no o200k/cl100k token spans (see ``_CUT``)."""
-    out, start = [], 0
-    for m in _CUT.finditer(text):
-        out.append(text[start:m.end()])
-        start = m.end()
-    out.append(text[start:])
-    return out
+    ends = [m.end() for m in _CUT_DICT.finditer(text)]
+    if "\n" in text:  # the two never end at one point: one ends after `"`, one after `\n`
+        ends = sorted(ends + [m.end() for m in _CUT_LINE.finditer(text)])
+    starts = [0, *ends]
+    ends.append(len(text))
+    return [text[a:b] for a, b in zip(starts, ends, strict=True)]
 
 
 @lru_cache(maxsize=8)
@@ -174,7 +176,14 @@ class Measure:
 
 
 Finish = Callable[[KnowledgeContext], KnowledgeContext]
-Loader = Callable[[], ContextEntity]
+
+
+class Loader(Protocol):
+    """An entity, read when asked; ``incoming=False``: without the facts pointing at it."""
+
+    def __call__(self, incoming: bool = True) -> ContextEntity: ...
+
+
 _TRIMMED_FACTS = 5
 _MAX_MISSES = 3
 
@@ -227,10 +236,13 @@ def pack(header: KnowledgeContext, *, entities: Sequence[tuple[float, Loader]],
                 used, kept_v[i] = used + c, evidence[i]
                 continue
         else:
-            variants = _variants(entities[i][1]())  # whole first, smallest last
-            smallest = cost(build([variants[-1]], []), room)
+            # The smallest form never holds the facts pointing at the entity, so those are
+            # read only once it fits (most entities past the first few do not).
+            load = entities[i][1]
+            smallest = cost(build([_variants(load(incoming=False))[-1]], []), room)
             if smallest is not None:
                 # the smallest fits: take the largest that does (a miss costs one render)
+                variants = _variants(load())  # whole first, smallest last
                 for n, item in enumerate(variants):
                     c = smallest if n == len(variants) - 1 else cost(build([item], []), room)
                     if c is not None:

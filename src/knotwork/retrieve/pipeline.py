@@ -26,12 +26,13 @@ from ..types import (
     ContextSummary,
     EntityRow,
     Evidence,
+    FactRow,
     KnowledgeContext,
     Relevance,
     name_key,
 )
 from . import fulltext, rank
-from .budget import Measure, pack
+from .budget import Loader, Measure, pack
 from .query import label_words, name_words, named_spans, query_terms
 
 SemanticSearch = Callable[[str, int], list[tuple[int, float]]]  # (chunk id, cosine)
@@ -288,7 +289,11 @@ def _cover(reader: StoreReader, cands: dict[int, _Cand], freqs: list[tuple[str, 
 
 
 class _Loader:
-    """Load one ranked entity with its facts on demand (the packer decides which)."""
+    """Load one ranked entity with its facts on demand (the packer decides which).
+
+    In two steps when the packer asks: its own facts first (enough to cost its smallest
+    form), the facts pointing at it only if that form fits. Each is read once.
+    """
 
     def __init__(self, reader: StoreReader, ranked: list[tuple[int, _Cand]],
                  rows: dict[int, EntityRow], opts: ContextOptions) -> None:
@@ -296,22 +301,34 @@ class _Loader:
         self.cands = dict(ranked)
         self.rows = rows
         self.types = reader.types([e for e, _ in ranked])
+        self.own: dict[int, tuple[FactRow, ...]] = {}
 
-    def one(self, eid: int) -> Callable[[], ContextEntity]:
-        return lambda: self.load(eid)
+    def one(self, eid: int) -> Loader:
+        return lambda incoming=True: self.load(eid, incoming=incoming)
 
-    def load(self, eid: int) -> ContextEntity:
+    def _read(self, eid: int, *, out_limit: int, in_limit: int
+              ) -> tuple[list[FactRow], list[FactRow]]:
+        o = self.opts
+        return self.reader.entity_facts(
+            eid, out_limit=out_limit, in_limit=in_limit, as_of=o.as_of, scopes=o.scopes,
+            min_confidence=o.min_confidence, trusts=o.trusts, valid_at=o.valid_at)
+
+    def load(self, eid: int, *, incoming: bool = True) -> ContextEntity:
         o, c, row = self.opts, self.cands[eid], self.rows[eid]
-        out, inc = self.reader.entity_facts(
-            eid, out_limit=o.max_facts, in_limit=max(1, o.max_facts // 2), as_of=o.as_of,
-            scopes=o.scopes, min_confidence=o.min_confidence, trusts=o.trusts,
-            valid_at=o.valid_at)
-        # The note's own statements first, then what other documents say about it.
-        own = sorted(out, key=lambda f: (
-            f.source is None or f.source.document_id != row.document_id, f.id))
+        in_limit = max(1, o.max_facts // 2) if incoming else 0
+        own = self.own.get(eid)
+        if own is None:
+            out, inc = self._read(eid, out_limit=o.max_facts, in_limit=in_limit)
+            # The note's own statements first, then what other documents say about it.
+            own = self.own[eid] = tuple(sorted(out, key=lambda f: (
+                f.source is None or f.source.document_id != row.document_id, f.id)))
+        elif incoming:
+            inc = self._read(eid, out_limit=0, in_limit=in_limit)[1]
+        else:
+            inc = []
         return ContextEntity(
             iri=row.iri, label=row.label, types=tuple(self.types.get(eid, [])),
-            relevance=c.relevance, score=c.score, facts=tuple(own),
+            relevance=c.relevance, score=c.score, facts=own,
             incoming=tuple(inc), why=tuple(c.why), entity_id=eid)
 
 

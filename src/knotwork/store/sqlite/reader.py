@@ -199,10 +199,14 @@ class Reader:
         One query per direction with no ORDER BY: the partial index already yields rows in
         id order per entity, so LIMIT stops early even on a hub with thousands of facts.
         (Not one ``UNION ALL`` of both: its subqueries are materialised, which ran slower.)
+        A limit of 0 reads nothing for that direction.
         """
         members = list(self.members([entity_id]))
         out: list[list[FactRow]] = []
         for col, limit in (("f.subject_id", out_limit), ("f.object_id", in_limit)):
+            if limit <= 0:
+                out.append([])
+                continue
             where, args = [f"{col} IN ({_marks(members)})"], list(members)
             self._time_filter(where, args, as_of=as_of, history=False)
             self._filters(where, args, scopes=scopes, min_confidence=min_confidence,
