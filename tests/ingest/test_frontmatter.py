@@ -100,8 +100,38 @@ def test_lists_nested_mappings_and_wikilinks() -> None:
     owner = next(f for f in doc.facts if f.predicate == "owner_team")
     assert (owner.span.line_start, owner.span.line_end) == (2, 4)
     assert owner.supporting_text == "owner:"
-    related = next(f for f in doc.facts if f.predicate == "related")
-    assert (related.span.line_start, related.span.line_end) == (5, 8)
+    # a block list's items cite their own lines; a flow list cites its key's line
+    related = [(f.span.line_start, f.span.line_end, f.supporting_text)
+               for f in doc.facts if f.predicate == "related"]
+    assert related == [(6, 6, '- "[[A]]"'), (7, 7, '- "see [[B|bee]] and [[C#x]]"'),
+                       (7, 7, '- "see [[B|bee]] and [[C#x]]"'), (8, 8, "- [[D]]")]
+    assert {(f.span.line_start, f.supporting_text) for f in doc.facts
+            if f.predicate == "ports"} == {(9, "ports: [80, 443]")}
+
+
+def test_block_list_items_span_their_lines_and_aliases_cite_the_key() -> None:
+    doc = parse(
+        "---\n"
+        "base: &b shared\n"
+        "owners:\n"  # read as owner (the key table)
+        "  - name: Ann\n"
+        "    team: \"[[Ops]]\"\n"
+        "\n"
+        "  # a comment\n"
+        "  - name: Bo\n"
+        "aliased:\n"
+        "  - *b\n"
+        "  - other\n"
+        "---\n"
+    )
+    spans = {(f.predicate, f.span.line_start, f.span.line_end, f.supporting_text)
+             for f in doc.facts}
+    assert ("owner_name", 4, 5, "- name: Ann") in spans
+    assert ("owner_team", 4, 5, "- name: Ann") in spans
+    assert ("owner_name", 8, 8, "- name: Bo") in spans
+    # an alias item is the anchored node, whose lines are the other key's: cite the key
+    assert {s for s in spans if s[0] == "aliased"} == {("aliased", 9, 11, "aliased:")}
+    assert values(doc, "aliased") == [LiteralValue("shared"), LiteralValue("other")]
 
 
 def test_multilingual_keys() -> None:

@@ -173,12 +173,21 @@ def _entry_facts(entry: Entry, sink: _Sink) -> None:
     canon = normalize_key(entry.key)
     if canon == "title":
         return
-    for count, (predicate, value) in enumerate(_leaves(canon, entry.value)):
-        if count >= MAX_VALUES_PER_KEY:
-            break
-        predicate = _SPECIAL_PREDICATES.get(predicate, predicate)
-        for obj in _yaml_objects(predicate, value):
-            sink.add(SELF, predicate, obj, entry.span, entry.line_text, "frontmatter")
+    # a block list's items each cite their own lines (a one-item list is read as the list)
+    if entry.items and isinstance(entry.value, list) and len(entry.value) == len(entry.items):
+        parts = [([item], span, text)
+                 for item, (span, text) in zip(entry.value, entry.items, strict=True)]
+    else:
+        parts = [(entry.value, entry.span, entry.line_text)]
+    count = 0
+    for value, span, text in parts:
+        for predicate, leaf in _leaves(canon, value):
+            if count >= MAX_VALUES_PER_KEY:
+                return
+            count += 1
+            predicate = _SPECIAL_PREDICATES.get(predicate, predicate)
+            for obj in _yaml_objects(predicate, leaf):
+                sink.add(SELF, predicate, obj, span, text, "frontmatter")
 
 
 class _Target(str):

@@ -30,6 +30,9 @@ class Entry:
     value: object
     span: Span
     line_text: str  # the key's first line, stripped: the supporting text of its facts
+    # A block list (``- item`` lines): each item's lines and first line, so an item's facts
+    # cite the item rather than the whole key. Empty for any other value.
+    items: tuple[tuple[Span, str], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,7 +108,8 @@ def _entries(
                 reason = f"malformed YAML frontmatter value: {exc}".splitlines()[0]
                 issues.append(Issue(path, reason, first, fatal=False))
                 continue
-            entries.append(Entry(str(key), value, Span(first, last), lines[first - 1].strip()))
+            entries.append(Entry(str(key), value, Span(first, last), lines[first - 1].strip(),
+                                 _item_spans(lines, vnode, first, last)))
         return tuple(entries), tuple(issues)
     finally:
         loader.dispose()
@@ -150,6 +154,23 @@ def _construct(loader: yaml.SafeLoader, node: yaml.Node, memo: dict[int, object]
     if tag == _INT and node.value.isdigit():
         return int(node.value)
     return loader.construct_object(node, deep=True)
+
+
+def _item_spans(lines: Sequence[str], node: yaml.Node, first: int, last: int
+                ) -> tuple[tuple[Span, str], ...]:
+    """Each item's lines of a block list whose items start on lines of their own.
+
+    Items must start in order inside the key's lines (``first``..``last``): an alias item
+    (``- *x``) is the node it refers to, whose lines are elsewhere; then the key is cited.
+    """
+    if not isinstance(node, yaml.SequenceNode) or node.flow_style or not node.value:
+        return ()
+    starts = [child.start_mark.line + 2 for child in node.value]
+    if not all(a < b for a, b in zip([first, *starts], [*starts, last + 1], strict=True)):
+        return ()
+    ends = [_trim_end(lines, a, b - 1) for a, b in zip(starts, starts[1:], strict=False)]
+    ends.append(_trim_end(lines, starts[-1], last))
+    return tuple((Span(a, b), lines[a - 1].strip()) for a, b in zip(starts, ends, strict=True))
 
 
 def _trim_end(lines: Sequence[str], first: int, last: int) -> int:
