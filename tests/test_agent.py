@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from knotwork import InvalidQuery, Knotwork
+from knotwork.errors import Conflict
 
 RAW = ("# Incident 42\n\nSystem crashes due to memory leaks.\n\n"
        "Memory leaks occur when objects are not released.\n")
@@ -80,6 +81,43 @@ def test_resend_retracts_what_disappeared(kw: Knotwork) -> None:
     assert not [f for f in kw.facts("memory leak") if f.predicate == "causes"]
     hist = [f for f in kw.facts("memory leak", history=True) if f.predicate == "causes"]
     assert hist and hist[0].retracted_at is not None
+
+
+def test_resend_of_the_same_text_with_less_asserted_retracts_it(kw: Knotwork) -> None:
+    rel = {"source": "memory leak", "target": "system crash", "type": "causes",
+           "confidence": 0.9, "supporting_text": "System crashes due to memory leaks."}
+    kw.ingest_document("d", "t", "", RAW, entities=ENTITIES, relations=[rel])
+    out = kw.ingest_document("d", "t", "", RAW, entities=ENTITIES, relations=[])
+    assert out["status"] == "updated" and out["facts_retracted"] == 1
+    assert not [f for f in kw.facts("memory leak") if f.predicate == "causes"]
+    renamed = kw.ingest_document("d", "New title", "", RAW, entities=ENTITIES, relations=[])
+    assert renamed["status"] == "updated" and kw.entity("d").entity.label == "New title"
+    again = kw.ingest_document("d", "New title", "", RAW, entities=ENTITIES, relations=[])
+    assert again["status"] == "unchanged"
+
+
+def test_an_agent_document_cannot_take_over_a_vault_note(tmp_path: Path) -> None:
+    vault = tmp_path / "v"
+    (vault / "services").mkdir(parents=True)
+    (vault / "services" / "Traefik.md").write_text("# Traefik\n\nruns_on:: [[kota]]\n")
+    with Knotwork.open(vault, db=str(tmp_path / "s.db"), embedder="none") as k:
+        k.ingest()
+        for doc_id in ("services/Traefik.md", "services/Traefik"):
+            with pytest.raises(Conflict, match="services/Traefik"):
+                k.ingest_document(doc_id, "Hijack", "", "Traefik is owned by Mallory.")
+        assert k.entity("Traefik").entity.label == "Traefik"
+        assert [f.predicate for f in k.facts("Traefik")] == ["runs_on"]
+        # the other way round: a vault file arriving where an agent's document lives is
+        # reported for that file, and the rest of the sync goes on
+        k.ingest_document("notes/plan", "Plan", "", "The plan.")
+        (vault / "notes").mkdir()
+        (vault / "notes" / "plan.md").write_text("# Plan file\n")
+        (vault / "other.md").write_text("# Other\n")
+        report = k.ingest()
+        assert [e.path for e in report.errors] == ["notes/plan.md"]
+        assert "agent's document" in report.errors[0].reason
+        assert k.entity("Other").entity.label == "Other"
+        assert k.entity("notes/plan").entity.label == "Plan"
 
 
 def test_bad_payloads_are_refused(kw: Knotwork) -> None:

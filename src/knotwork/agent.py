@@ -10,6 +10,7 @@ Nothing is invented: an entity exists only because the agent named it with its e
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -145,8 +146,14 @@ def build_agent_document(
             dropped.append(Dropped("relation", rel, why))
         else:
             facts.append(fact)
-    doc = replace(parsed, title=title.strip() or doc_id, doc_type="document", facts=tuple(facts),
-                  source_kind="api", issues=())
+    title = title.strip() or doc_id
+    # What makes a re-send "unchanged": the text and what is asserted about it. By the
+    # text's hash alone, a re-send dropping a relation or renaming the title was ignored.
+    digest = hashlib.blake2b(parsed.content_hash.encode(), digest_size=16)
+    for part in (title, *sorted(repr(f) for f in facts)):
+        digest.update(b"\x1f" + part.encode())
+    doc = replace(parsed, title=title, doc_type="document", facts=tuple(facts),
+                  source_kind="api", issues=(), content_hash=digest.hexdigest())
     return doc, dropped
 
 

@@ -103,3 +103,29 @@ def test_times_and_confidences_that_mean_nothing_are_refused(
                 kw.facts("Harbor", as_of=str(kwargs["as_of"]))
             with pytest.raises(InvalidQuery, match=message):
                 kw.entity("Harbor", as_of=str(kwargs["as_of"]))
+
+
+def test_scopes_keep_other_scopes_out_of_every_path_into_an_answer(tmp_path: Path) -> None:
+    # An exact name match, a link and a vector hit each used to bring in entities and chunk
+    # text of a scope the question did not ask for.
+    vault = _vault(tmp_path / "v", {
+        "Nightingale": "Project Nightingale links to [[Globex]].",
+        "Globex": "Globex is a company.",
+    })
+    with Knotwork.open(vault, db=str(tmp_path / "s.db"), embedder="hash") as kw:
+        kw.ingest()
+        kw.ingest_document("secret-plan", "Secret Plan", "agent",
+                           "Project Nightingale will acquire Globex; the password is hunter2.",
+                           scope="secret")
+        kw.embed()
+        assert "acquire" in kw.render(kw.context("Nightingale Globex password",
+                                                 scopes=["secret"], max_tokens=0), "json")
+        for scopes in (["default"], ["nope"]):
+            ctx = kw.context("Nightingale Globex password hunter2", scopes=scopes,
+                             max_tokens=0)
+            assert "acquire" not in kw.render(ctx, "json")  # the secret text
+            assert "Secret Plan" not in [e.label for e in ctx.entities]
+        assert kw.context("Nightingale", scopes=["nope"], max_tokens=0).entities == ()
+        labels = {e.label for e in kw.context("Nightingale", scopes=["default"],
+                                              max_tokens=0).entities}
+        assert {"Nightingale", "Globex"} <= labels

@@ -72,13 +72,13 @@ def build_context(reader: StoreReader, query: str, opts: ContextOptions, *, meas
     freqs = fulltext.frequencies(reader, query_terms(query), table="chunk")
     cands = _direct(reader, query, opts, freqs)
     if semantic is not None:
-        _semantic(reader, query, cands, semantic, opts.as_of)
-    _existing(reader, cands, opts.as_of)
+        _semantic(reader, query, cands, semantic, opts)
+    _existing(reader, cands, opts)
     for c in cands.values():
         c.score = rank.combine_signals(c.signals)
     if opts.expand_links and opts.link_depth > 0:
         _expand(reader, cands, opts)
-        _existing(reader, cands, opts.as_of)
+        _existing(reader, cands, opts)
     ranked, rows = _cover(reader, cands, freqs, opts)
     top = max((c.score for _, c in ranked), default=0.0)
     if top > 1.0:  # keep the best answer at 1.0, the rest in proportion
@@ -95,31 +95,40 @@ def build_context(reader: StoreReader, query: str, opts: ContextOptions, *, meas
                 measure=measure, finish=lambda ctx: _finish(ctx, ranked))
 
 
-def _existing(reader: StoreReader, cands: dict[int, _Cand], as_of: str | None) -> None:
-    """With ``as_of``, drop the entities the store did not hold yet at that time.
+def _existing(reader: StoreReader, cands: dict[int, _Cand], opts: ContextOptions) -> None:
+    """Drop the entities outside ``scopes``, and with ``as_of`` those the store did not
+    hold yet at that time.
 
-    Their facts are filtered by time already; without this an answer "as of" a time before
-    a note was written still listed the note, with no facts. (Names and labels are the
-    current ones: the store keeps no history of a label.)
+    Their facts are filtered already; without this an exact name match or a link from an
+    entity in scope brought in an entity of another scope, and an answer "as of" a time
+    before a note was written still listed the note, with no facts. (Names and labels are
+    the current ones: the store keeps no history of a label.)
     """
-    if as_of is None or not cands:
+    as_of, scopes = opts.as_of, opts.scopes
+    if (as_of is None and not scopes) or not cands:
         return
     rows = reader.entities(list(cands))
-    for eid in [e for e in cands if e not in rows or rows[e].created_at > as_of]:
+    for eid in [e for e in cands if e not in rows
+                or (as_of is not None and rows[e].created_at > as_of)
+                or (scopes and rows[e].scope not in scopes)]:
         del cands[eid]
 
 
-def _text_then(reader: StoreReader, hits: list[tuple[int, float]], as_of: str | None
+def _text_then(reader: StoreReader, hits: list[tuple[int, float]], opts: ContextOptions
                ) -> list[tuple[int, float]]:
-    """With ``as_of``, only the chunk hits whose text the store held at that time.
+    """Only the chunk hits of documents in ``scopes``, and with ``as_of`` only those whose
+    text the store held at that time.
 
-    Full text and vectors index the current versions; a chunk of a version recorded
-    later matched words that were not written yet.
+    Vectors index every scope's chunks; full text and vectors index the current versions,
+    so a chunk of a version recorded later matched words that were not written yet.
     """
-    if as_of is None or not hits:
+    as_of, scopes = opts.as_of, opts.scopes
+    if (as_of is None and not scopes) or not hits:
         return hits
     rows = reader.chunks([cid for cid, _ in hits])
-    return [(cid, s) for cid, s in hits if cid in rows and rows[cid].recorded_at <= as_of]
+    return [(cid, s) for cid, s in hits if cid in rows
+            and (as_of is None or rows[cid].recorded_at <= as_of)
+            and (not scopes or rows[cid].scope in scopes)]
 
 
 def _finish(ctx: KnowledgeContext, ranked: list[tuple[int, _Cand]]) -> KnowledgeContext:
@@ -162,7 +171,7 @@ def _direct(reader: StoreReader, query: str, opts: ContextOptions,
     chunk_hits = fulltext.search_chunks(reader, query, limit=40, scopes=opts.scopes,
                                         freqs=freqs)
     _add_chunk_hits(reader, cands, _text_then(reader, [(h.id, h.score) for h in chunk_hits],
-                                              opts.as_of), "text", "Direct")
+                                              opts), "text", "Direct")
     return cands
 
 
@@ -188,8 +197,8 @@ def _add_chunk_hits(reader: StoreReader, cands: dict[int, _Cand],
 
 
 def _semantic(reader: StoreReader, query: str, cands: dict[int, _Cand],
-              semantic: SemanticSearch, as_of: str | None = None) -> None:
-    hits = _text_then(reader, semantic(query, 40), as_of)
+              semantic: SemanticSearch, opts: ContextOptions) -> None:
+    hits = _text_then(reader, semantic(query, 40), opts)
     known = set(cands)
     _add_chunk_hits(reader, cands, hits, "vector", "Semantic")
     for eid, c in cands.items():

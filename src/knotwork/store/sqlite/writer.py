@@ -23,6 +23,7 @@ from itertools import groupby
 from operator import itemgetter
 from urllib.parse import quote
 
+from ...errors import Conflict
 from ...types import DEFAULT_SCOPE, Applied, Deleted, FactDraft, ParsedDocument, Unchanged
 from .. import Prepared
 from .connection import Transaction, map_driver_errors, now_iso
@@ -43,6 +44,9 @@ _FACT_INSERT = (f"INSERT INTO facts({FACT_COLUMNS}) VALUES(?,?,?,NULLIF(?, ''),N
                 "?,?,?,?,?,?,?,?)")
 _CHUNK_FTS = ("INSERT INTO chunk_fts(chunk_fts, rowid, context, text) VALUES('delete',?,?,?)",
               "INSERT INTO chunk_fts(rowid, context, text) VALUES(?,?,?)")
+
+
+_KIND_NAMES = {"file": "a vault file", "api": "an agent's document"}
 
 
 def note_iri(scope: str, path: str) -> str:
@@ -131,13 +135,14 @@ class Writer:
     def _apply(self, scope: str, p: PreparedDocument, *, force: bool,
                rename_from: str | None) -> Applied | Unchanged:
         con, ts, doc = self.con, now_iso(), p.doc
-        find = ("SELECT id, content_hash FROM documents WHERE scope=? AND path=?"
+        find = ("SELECT id, content_hash, source_kind FROM documents WHERE scope=? AND path=?"
                 " AND deleted_at IS NULL")
         row = con.execute(find, (scope, rename_from or doc.path)).fetchone()
         if row is None and rename_from is not None:
             # another writer applied this rename first: it is an ordinary apply now
             rename_from = None
             row = con.execute(find, (scope, doc.path)).fetchone()
+        self._check_owner(scope, doc, row)
         if row and rename_from is None and row[1] == doc.content_hash and not force:
             return Unchanged(doc.path)
         created = row is None
@@ -166,6 +171,29 @@ class Writer:
         return Applied(doc.path, created, added, retracted, kept, renamed_from=rename_from,
                        document_id=doc_id, names_added=names_added,
                        names_removed=names_removed)
+
+    def _check_owner(self, scope: str, doc: ParsedDocument, row: tuple[object, ...] | None
+                     ) -> None:
+        """Refuse a document that would take over another kind's path or note.
+
+        A vault file and an agent's document (``ingest_document``) share the path space:
+        an agent sending a vault note's path replaced that note in the store (the file
+        untouched, so nothing put it back), and ``services/Traefik`` beside the file
+        ``services/Traefik.md`` made a second note with the same IRI.
+        """
+        if row is not None:
+            if row[2] != doc.source_kind:
+                raise Conflict(f"{doc.path} is held by {_KIND_NAMES.get(str(row[2]), row[2])}"
+                               f"; {_KIND_NAMES.get(doc.source_kind, doc.source_kind)} cannot"
+                               " replace it")
+            return
+        other = self.con.execute(
+            "SELECT d.path, d.source_kind FROM entities e JOIN documents d ON d.id = e.document_id"
+            " WHERE e.iri = ? AND e.kind = 'note' AND d.scope = ? AND d.deleted_at IS NULL"
+            " LIMIT 1", (note_iri(scope, doc.path), scope)).fetchone()
+        if other is not None:
+            raise Conflict(f"{doc.path} would name the same note as {other[0]}"
+                           f" ({_KIND_NAMES.get(str(other[1]), other[1])})")
 
     def _resurrect_or_create(self, scope: str, doc: ParsedDocument, ts: str
                              ) -> tuple[int, bool]:
