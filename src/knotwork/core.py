@@ -446,6 +446,8 @@ class Knotwork:
         """Retract one fact (never deleted: ``as_of`` still sees it)."""
         if not reason or not reason.strip():
             raise InvalidQuery("a retraction needs a reason")
+        if not 1 <= fact_id < 2**63:  # no store holds such an id (SQLite's are 64-bit)
+            raise NotFound("fact", str(fact_id))
         with self.store.write(actor=self.actor) as w:
             ok = w.retract_fact(fact_id, reason=reason)
         rows = self.store.reader.facts_by_id([fact_id])
@@ -708,7 +710,13 @@ def _instant(name: str, value: str | None) -> str | None:
     time without an offset is taken as UTC; a date alone is its first instant.
     """
     t = _parsed(name, value)
-    return None if t is None else record_time(t)
+    if t is None:
+        return None
+    try:
+        return record_time(t)
+    except OverflowError:  # 9999-12-31T23:59:59-14:00 is past the last UTC instant
+        raise InvalidQuery(f"{name} {value!r} is outside the years 1 to 9999 in UTC"
+                           ) from None
 
 
 def _checked_date(name: str, value: str | None) -> str | None:

@@ -159,6 +159,23 @@ def test_bad_input_gets_a_precise_4xx(api: Api) -> None:
     assert api.client.get("/entities/Traefik", params={"as_of": "soon"}).status_code == 400
 
 
+def test_edge_values_are_client_errors_not_500s(api: Api) -> None:
+    post = api.client.post
+    for body in (b'{"query":"traefik","min_confidence":NaN}',
+                 b'{"query":"x","max_tokens":Infinity}'):
+        nan = post("/context", content=body, headers={"content-type": "application/json"})
+        assert nan.status_code == 422, nan.text  # the refused input echoed as text
+    late = post("/context", json={"query": "traefik", "as_of": "9999-12-31T23:59:59-14:00"})
+    assert late.status_code == 400 and "outside the years" in late.json()["message"]
+    huge = api.client.delete("/facts/99999999999999999999", params={"reason": "x"})
+    assert huge.status_code == 404
+    # 0 is "no limit", as everywhere; a budget that cannot hold the question is refused
+    assert post("/context", json={"query": "traefik", "max_tokens": 0}).status_code == 200
+    assert post("/context", json={"query": "traefik", "max_tokens": 10}).status_code == 400
+    small = post("/context", json={"query": "\u0001" * 900, "max_tokens": 100})
+    assert small.status_code == 400 and "cannot hold even an empty answer" in small.text
+
+
 def test_oversized_bodies_are_refused_with_413(api: Api) -> None:
     big = b'{"query": "' + b"x" * (2 * 1024 * 1024) + b'"}'
     r = api.client.post("/context", content=big, headers={"content-type": "application/json"})

@@ -142,7 +142,7 @@ def build_server(kw: Knotwork, *, scopes: Sequence[str] | None = None) -> MCPSer
 
     @app.tool(title="Context for a question", annotations=READ)
     def context(
-        query: Annotated[str, Field(min_length=1, description=(
+        query: Annotated[str, Field(min_length=1, max_length=2000, description=(
             "What you need to know about, in words: 'traefik', 'what runs on kota'."))],
         max_entities: Annotated[int, Field(ge=1, le=50, description=(
             "At most this many entities in the answer."))] = 10,

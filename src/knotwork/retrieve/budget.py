@@ -19,6 +19,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Protocol
 
+from ..errors import InvalidQuery
 from ..types import ContextEntity, Evidence, KnowledgeContext
 
 _lock = threading.Lock()
@@ -213,6 +214,10 @@ def pack(header: KnowledgeContext, *, entities: Sequence[tuple[float, Loader]],
         return finish(replace(preset, entities=tuple(ents), evidence=tuple(evid)))
 
     base = measure(build([], []))
+    if base > max_tokens:
+        raise InvalidQuery(f"max_tokens {max_tokens} cannot hold even an empty answer to this"
+                           f" query ({base} tokens with the question itself); raise it or"
+                           " shorten the question")
     order: list[tuple[float, int, int]] = sorted(
         [(score, 1, i) for i, (score, _) in enumerate(entities)]
         + [(v.score, 0, i) for i, v in enumerate(evidence)], key=lambda t: (-t[0], -t[1], t[2]))

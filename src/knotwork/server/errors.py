@@ -8,6 +8,7 @@ problem in the message; anything not in the table is a 500 that leaks no interna
 
 from __future__ import annotations
 
+import math
 from http import HTTPStatus
 from typing import Any
 
@@ -75,7 +76,19 @@ async def _validation_error(request: Request, exc: Exception) -> JSONResponse:
         else:
             parts.append(f"{_where(tuple(e['loc']))}: {e['msg']}")
     return error_response(422, "ValidationError", "; ".join(parts) or "invalid request",
-                          detail=jsonable_encoder(errors))
+                          detail=_finite(jsonable_encoder(errors)))
+
+
+def _finite(value: Any) -> Any:
+    """``value`` with NaN and infinities spelled as text: JSON has no such numbers, so the
+    input of a refused ``NaN`` echoed back as it came made the error itself a 500."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return str(value)
+    if isinstance(value, list):
+        return [_finite(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    return value
 
 
 async def _http_error(request: Request, exc: Exception) -> JSONResponse:

@@ -35,8 +35,8 @@ class ContextRequest(_Request):
                                      description="At most this many entities (default 20).")
     expand_links: bool = Field(True, description="Follow links from the direct hits.")
     link_depth: int | None = Field(None, ge=0, le=3, description="Link hops (default 1).")
-    max_tokens: int | None = Field(None, ge=1, le=200_000,
-                                   description="Cut the rendered answer to this many tokens.")
+    max_tokens: int | None = Field(None, ge=0, le=200_000, description=(
+        "Cut the rendered answer to this many tokens: 0 for no limit, else at least 50."))
     scopes: list[str] | None = Field(None, description="Read only these scopes.")
     as_of: str | None = Field(None, description="Answer as the store stood at this ISO time.")
     valid_at: str | None = Field(None, description="Only facts valid at this ISO date.")
