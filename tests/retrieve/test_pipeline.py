@@ -129,3 +129,16 @@ def test_scopes_keep_other_scopes_out_of_every_path_into_an_answer(tmp_path: Pat
         labels = {e.label for e in kw.context("Nightingale", scopes=["default"],
                                               max_tokens=0).entities}
         assert {"Nightingale", "Globex"} <= labels
+
+
+def test_facts_asserted_on_a_note_do_not_crowd_out_its_own(tmp_path: Path) -> None:
+    vault = _vault(tmp_path / "v", {"Traefik": "type:: service\n\nruns_on:: [[kota]]"})
+    with Knotwork.open(vault, db=str(tmp_path / "s.db"), embedder="none") as kw:
+        kw.ingest()
+        for i in range(30):  # more than an answer lists (max_facts 20)
+            kw.assert_fact("Traefik", f"note_{i}", f"value {i}")
+        [traefik] = [e for e in kw.context("traefik", max_tokens=0).entities
+                     if e.label == "Traefik"]
+    preds = [f.predicate for f in traefik.facts]
+    assert preds[:2] == ["type", "runs_on"] and len(preds) == 20
+    assert preds[2:] == [f"note_{i}" for i in range(18)]  # then the oldest asserted

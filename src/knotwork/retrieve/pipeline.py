@@ -320,7 +320,8 @@ class _Loader:
         o = self.opts
         return self.reader.entity_facts(
             eid, out_limit=out_limit, in_limit=in_limit, as_of=o.as_of, scopes=o.scopes,
-            min_confidence=o.min_confidence, trusts=o.trusts, valid_at=o.valid_at)
+            min_confidence=o.min_confidence, trusts=o.trusts, valid_at=o.valid_at,
+            own_document=self.rows[eid].document_id)
 
     def load(self, eid: int, *, incoming: bool = True) -> ContextEntity:
         o, c, row = self.opts, self.cands[eid], self.rows[eid]

@@ -89,7 +89,7 @@ class StoreReader(Protocol):
     def entity_facts(self, entity_id: int, *, out_limit: int, in_limit: int,
                      as_of: str | None = None, scopes: Sequence[str] | None = None,
                      min_confidence: float = 0.0, trusts: Sequence[str] | None = None,
-                     valid_at: str | None = None
+                     valid_at: str | None = None, own_document: int | None = None
                      ) -> tuple[list[FactRow], list[FactRow]]: ...
 
     def facts_by_id(self, fact_ids: Sequence[int]) -> list[FactRow]: ...

@@ -193,11 +193,14 @@ class Reader:
     def entity_facts(self, entity_id: int, *, out_limit: int, in_limit: int,
                      as_of: str | None = None, scopes: Sequence[str] | None = None,
                      min_confidence: float = 0.0, trusts: Sequence[str] | None = None,
-                     valid_at: str | None = None) -> tuple[list[FactRow], list[FactRow]]:
-        """One entity's first facts as subject and as object, each list oldest first.
+                     valid_at: str | None = None, own_document: int | None = None
+                     ) -> tuple[list[FactRow], list[FactRow]]:
+        """One entity's first facts as subject and as object, each list by id.
 
-        One query per direction with no ORDER BY: the partial index already yields rows in
-        id order per entity, so LIMIT stops early even on a hub with thousands of facts.
+        As subject: the facts of ``own_document`` (the note's own statements) first, then
+        the oldest — chosen among all its facts, so facts asserted on one of its names
+        cannot crowd out what the note says. As object: the first ``in_limit`` the index
+        yields, with no ORDER BY, so a hub linked from thousands costs no more than a leaf.
         (Not one ``UNION ALL`` of both: its subqueries are materialised, which ran slower.)
         A limit of 0 reads nothing for that direction.
         """
@@ -211,8 +214,15 @@ class Reader:
             self._time_filter(where, args, as_of=as_of, history=False)
             self._filters(where, args, scopes=scopes, min_confidence=min_confidence,
                           trusts=trusts, valid_at=valid_at)
-            rows = self.con.execute(f"{_FACT_SELECT} WHERE {' AND '.join(where)} LIMIT ?",
-                                    [*args, limit]).fetchall()
+            if col == "f.subject_id":
+                sql = (f"{_FACT_SELECT} WHERE f.id IN (SELECT f.id FROM facts f"
+                       f" WHERE {' AND '.join(where)}"
+                       " ORDER BY f.document_id IS NOT ?, f.id LIMIT ?)")
+                args += [own_document, limit]
+            else:
+                sql = f"{_FACT_SELECT} WHERE {' AND '.join(where)} LIMIT ?"
+                args.append(limit)
+            rows = self.con.execute(sql, args).fetchall()
             out.append(sorted((_fact_row(r) for r in rows), key=lambda f: f.id))
         return out[0], out[1]
 
