@@ -107,3 +107,15 @@ def test_other_encodings_are_counted_whole() -> None:
 def test_counts_equal_the_tokenizer_packages_own_api(encoding: str, text: str) -> None:
     expected = len(_public(encoding).encode_ordinary(text))
     assert count_tokens(text, encoding=encoding) == expected
+
+
+def test_a_tight_budget_keeps_the_best_entity_before_lower_ranked_evidence(
+        tmp_path: Path) -> None:
+    kw = Knotwork.open(EXAMPLES, db=str(tmp_path / "kw.db"), embedder="none")
+    kw.ingest()
+    whole = kw.context("who runs the message queue", max_tokens=0)
+    for budget in (300, 500):
+        ctx = kw.context("who runs the message queue", max_tokens=budget)
+        assert ctx.summary.truncated and ctx.summary.tokens <= budget
+        assert [e.label for e in ctx.entities] == [whole.entities[0].label]
+        assert len(ctx.entities[0].facts) < len(whole.entities[0].facts)

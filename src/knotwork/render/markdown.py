@@ -41,7 +41,8 @@ def _entity(e: ContextEntity, explain: bool) -> list[str]:
 
 def render_markdown(ctx: KnowledgeContext) -> str:
     s = ctx.summary
-    lines = [f"# Context: {ctx.query}",
+    # one line, whatever the question holds: a newline in it made headings of its own
+    lines = [f"# Context: {' '.join(ctx.query.split())}",
              f"_{s.total_entities} entities · {s.total_facts} facts · {s.direct_hits} direct,"
              f" {s.linked_additions} linked, {s.semantic_hits} semantic · {s.tokens} tokens"
              f"{' · truncated' if s.truncated else ''} · embeddings {s.embedding_status}_", ""]
@@ -49,7 +50,8 @@ def render_markdown(ctx: KnowledgeContext) -> str:
     if ctx.notes:
         lines.append("")
     if not ctx.entities and not ctx.evidence:
-        lines.append("Nothing in the knowledge base matches this query.")
+        lines.append("Nothing fits in the token budget: raise it to see the matches."
+                     if s.truncated else "Nothing in the knowledge base matches this query.")
     for e in ctx.entities:
         lines.extend(_entity(e, ctx.explain))
         lines.append("")

@@ -243,11 +243,13 @@ def pack(header: KnowledgeContext, *, entities: Sequence[tuple[float, Loader]],
         else:
             # The smallest form never holds the facts pointing at the entity, so those are
             # read only once it fits (most entities past the first few do not).
-            load = entities[i][1]
-            smallest = cost(build([_variants(load(incoming=False))[-1]], []), room)
+            # The best-ranked entity may shrink to its card (no facts) before it is left
+            # out: a tight budget kept lower-ranked evidence and dropped it.
+            load, first = entities[i][1], not kept_e
+            smallest = cost(build([_variants(load(incoming=False), first)[-1]], []), room)
             if smallest is not None:
                 # the smallest fits: take the largest that does (a miss costs one render)
-                variants = _variants(load())  # whole first, smallest last
+                variants = _variants(load(), first)  # whole first, smallest last
                 for n, item in enumerate(variants):
                     c = smallest if n == len(variants) - 1 else cost(build([item], []), room)
                     if c is not None:
@@ -277,12 +279,17 @@ def pack(header: KnowledgeContext, *, entities: Sequence[tuple[float, Loader]],
     return _settle(packed, measure, truncated=False)
 
 
-def _variants(e: ContextEntity) -> list[ContextEntity]:
+def _variants(e: ContextEntity, first: bool = False) -> list[ContextEntity]:
+    """``e`` whole, then smaller: without "referenced by", with its first few facts, and
+    for the ``first`` entity kept also with one fact and with none."""
     out = [e]
     if e.incoming:
         out.append(replace(e, incoming=()))
     if len(e.facts) > _TRIMMED_FACTS:
         out.append(replace(e, facts=e.facts[:_TRIMMED_FACTS], incoming=()))
+    if first:
+        out.extend(replace(e, facts=e.facts[:n], incoming=()) for n in (1, 0)
+                   if len(e.facts) > n and len(out[-1].facts) > n)
     return out
 
 
