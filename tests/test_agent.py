@@ -149,3 +149,22 @@ def test_assert_and_retract_through_the_facade(kw: Knotwork) -> None:
     assert gone.retracted_at is not None
     with pytest.raises(Exception, match="already retracted"):
         kw.retract_fact(f.id, reason="again")
+
+
+def test_history_pages_carry_every_event_of_their_facts(kw: Knotwork) -> None:
+    # 520 events in all: a cap on the whole history's events used to cut off the oldest,
+    # so the first page's facts came without their assertion
+    ids = [kw.assert_fact("Busy", f"p{i}", "v").id for i in range(260)]
+    for fid in ids:
+        kw.retract_fact(fid, reason="cleanup")
+    page = kw.history("Busy", offset=0, limit=50)
+    assert page["total_facts"] == 260 and page["next_offset"] == 50
+    facts = page["facts"]
+    assert isinstance(facts, list) and len(facts) == 50
+    events = page["events"]
+    assert isinstance(events, list)
+    for f in facts:
+        kinds = sorted(str(e["action"]) for e in events if e["fact_id"] == f["id"])
+        assert len(kinds) == 2, (f["id"], kinds)
+    last = kw.history("Busy", offset=250, limit=50)
+    assert last["next_offset"] is None and len(last["facts"]) == 10  # type: ignore[arg-type]

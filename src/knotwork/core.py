@@ -609,11 +609,25 @@ class Knotwork:
                                        as_of=_instant("as_of", as_of))
 
     @_one_state
-    def history(self, ref: str) -> dict[str, object]:
-        """Every fact ever recorded about an entity, and the events that touched them."""
+    def history(self, ref: str, *, offset: int = 0, limit: int | None = None
+                ) -> dict[str, object]:
+        """Every fact ever recorded about an entity (a page of them: ``offset``, ``limit``)
+        and every event that touched those facts; follow ``next_offset`` until it is None.
+
+        Events are read for the page's facts only, all of them: a cap on the whole
+        history's events cut off the oldest (a fact's assertion) on busy entities.
+        """
+        if offset < 0 or (limit is not None and limit < 1):
+            raise InvalidQuery(f"offset must be 0 or more and limit 1 or more, got {offset},"
+                               f" {limit}")
         facts = self.facts(ref, history=True)
-        events = self.store.reader.events(fact_ids=[f.id for f in facts], limit=500)
-        return {"facts": [f.as_dict() for f in facts], "events": events}
+        page = facts[offset:] if limit is None else facts[offset:offset + limit]
+        end = offset + len(page)
+        events = self.store.reader.events(fact_ids=[f.id for f in page], limit=None) \
+            if page else []
+        return {"entity": ref, "offset": offset, "total_facts": len(facts),
+                "next_offset": end if end < len(facts) else None,
+                "facts": [f.as_dict() for f in page], "events": events}
 
     @_one_state
     def stats(self) -> dict[str, object]:

@@ -261,8 +261,7 @@ def build_server(kw: Knotwork, *, scopes: Sequence[str] | None = None) -> MCPSer
         """Every fact ever recorded about an entity, retracted ones included, with the events
         (who, when, why) that touched them. Paged: follow next_offset until it is null."""
         with _tool_errors():
-            data = kw.history(ref)
-        return _result(_page(ref, data, offset, limit))
+            return _result(kw.history(ref, offset=offset, limit=limit))
 
     @app.tool(title="Knowledge base statistics", annotations=READ)
     def stats() -> Json:
@@ -281,17 +280,6 @@ def _capped(data: dict[str, Any], keys: Sequence[str], limit: int) -> dict[str, 
         data[f"total_{key}"] = len(items)
         data[key] = items[:limit]
     return data
-
-
-def _page(ref: str, data: dict[str, Any], offset: int, limit: int) -> dict[str, Any]:
-    """One page of an entity's history: its facts, and the events that touched them."""
-    facts = data["facts"]
-    page = facts[offset:offset + limit]
-    ids = {f["id"] for f in page}
-    end = offset + len(page)
-    return {"entity": ref, "offset": offset, "total_facts": len(facts),
-            "next_offset": end if end < len(facts) else None, "facts": page,
-            "events": [e for e in data["events"] if e.get("fact_id") in ids]}
 
 
 def _log_report(report: SyncReport) -> None:

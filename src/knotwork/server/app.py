@@ -241,15 +241,7 @@ def history(kw: KW, entity: Annotated[str, Query(min_length=1, description="The 
             offset: Annotated[int, Query(ge=0)] = 0,
             limit: Annotated[int, Query(ge=1, le=1000)] = 100) -> dict[str, Any]:
     """Every fact ever recorded about an entity and the events that touched them, paged."""
-    data = kw.history(entity)
-    facts: list[dict[str, Any]] = data["facts"]  # type: ignore[assignment]
-    page = facts[offset:offset + limit]
-    ids = {f["id"] for f in page}
-    end = offset + len(page)
-    events: list[dict[str, Any]] = data["events"]  # type: ignore[assignment]
-    return {"entity": entity, "offset": offset, "total_facts": len(facts),
-            "next_offset": end if end < len(facts) else None, "facts": page,
-            "events": [e for e in events if e.get("fact_id") in ids]}
+    return kw.history(entity, offset=offset, limit=limit)
 
 
 @router.post("/documents", response_model=IngestOut, tags=["write"])

@@ -460,7 +460,7 @@ class Reader:
         return dict(zip(keys, row, strict=True))
 
     def events(self, *, document_id: int | None = None, fact_ids: Sequence[int] = (),
-               limit: int = 100) -> list[dict[str, object]]:
+               limit: int | None = 100) -> list[dict[str, object]]:
         where, args = [], []
         if document_id is not None:
             where.append("document_id = ?")
@@ -472,7 +472,7 @@ class Reader:
                " FROM events")
         if where:
             sql += " WHERE " + " OR ".join(where)
-        sql += f" ORDER BY id DESC LIMIT {int(limit)}"
+        sql += " ORDER BY id DESC" + ("" if limit is None else f" LIMIT {int(limit)}")
         keys = ("id", "at", "actor", "action", "scope", "document_id", "fact_id", "reason",
                 "detail")
         out = []
