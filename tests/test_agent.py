@@ -168,3 +168,26 @@ def test_history_pages_carry_every_event_of_their_facts(kw: Knotwork) -> None:
         assert len(kinds) == 2, (f["id"], kinds)
     last = kw.history("Busy", offset=250, limit=50)
     assert last["next_offset"] is None and len(last["facts"]) == 10  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("args,options,message", [
+    (("X", "!!!", "v"), {}, "no letter or digit"),
+    (("X", "port", "abc"), {"datatype": "integer"}, "not a valid integer"),
+    (("X", "born", "soon"), {"datatype": "date"}, "not a valid date"),
+    (("X", "p", "v"), {"valid_from": "garbage"}, "valid_from must be an ISO 8601"),
+    (("X", "p", "v"), {"valid_from": "2026-02-01", "valid_to": "2026-01-01T00:00:00Z"},
+     "is after valid_to"),
+])
+def test_asserted_facts_are_checked_before_they_are_stored(
+        kw: Knotwork, args: tuple[str, str, str], options: dict[str, str], message: str) -> None:
+    with pytest.raises(InvalidQuery, match=message):
+        kw.assert_fact(*args, **options)  # type: ignore[arg-type]
+    assert kw.stats()["facts"] == 0
+
+
+def test_a_relation_type_with_no_name_is_dropped(kw: Knotwork) -> None:
+    out = kw.ingest_document("d", "t", "", RAW, entities=ENTITIES, relations=[
+        {"source": "memory leak", "target": "system crash", "type": "!!!",
+         "supporting_text": "System crashes due to memory leaks."}])
+    assert out["edges_added"] == 0
+    assert "no letter or digit" in out["dropped"][0]["reason"]  # type: ignore[index]

@@ -182,6 +182,8 @@ def _relation(rel: Mapping[str, Any], names: set[str], locate: _Locator, min_con
     pred = normalize_relation(kind)
     if relation_ontology:
         pred = relation_ontology.get(pred, pred)
+    if not pred:
+        return None, f"type {kind!r} holds no letter or digit to name a relation by"
     return FactDraft(NameRef.of(src), pred, NameRef.of(dst), span, support, EXTRACTOR,
                      confidence=conf, trust="asserted"), ""
 

@@ -19,7 +19,7 @@ import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, replace
-from datetime import datetime
+from datetime import date, datetime
 from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, TypeVar
@@ -425,10 +425,20 @@ class Knotwork:
             raise InvalidQuery(f"value_type must be Entity or Literal, got {value_type!r}")
         from .ingest.lexicon import normalize_relation
 
+        pred = normalize_relation(predicate)
+        if not pred:
+            raise InvalidQuery(f"predicate {predicate!r} holds no letter or digit")
+        valid_from = _checked_date("valid_from", valid_from)
+        valid_to = _checked_date("valid_to", valid_to)
+        if valid_from and valid_to and str(_instant("valid_from", valid_from)) > str(
+                _instant("valid_to", valid_to)):
+            raise InvalidQuery(f"valid_from {valid_from} is after valid_to {valid_to}")
+        if value_type == "Literal":
+            _check_datatype(value, datatype)
         obj: NameRef | LiteralValue = NameRef.of(value) if value_type == "Entity" \
             else LiteralValue(value, datatype)
         draft = FactDraft(subject=NameRef.of(self._subject_name(subject)),
-                          predicate=normalize_relation(predicate), object=obj, span=Span(0, 0),
+                          predicate=pred, object=obj, span=Span(0, 0),
                           supporting_text=supporting_text, extractor="api", trust="asserted",
                           confidence=confidence, valid_from=valid_from, valid_to=valid_to)
         with self.store.write(actor=self.actor) as w:
@@ -737,6 +747,22 @@ def _checked_date(name: str, value: str | None) -> str | None:
     """A date or time that must parse, kept as written: valid times come from the notes
     themselves (``valid_from: 2026-03-01``) and are compared as the dates they are."""
     return None if value is None or _parsed(name, value) is None else value.strip()
+
+
+def _check_datatype(value: str, datatype: str) -> None:
+    """A literal must read as its declared datatype (the ones the parser itself writes)."""
+    text = value.strip()
+    checks: dict[str, Callable[[str], object]] = {
+        "integer": int, "number": float, "date": date.fromisoformat,
+        "datetime": datetime.fromisoformat,
+        "boolean": lambda t: {"true": 1, "false": 0}[t.lower()]}
+    check = checks.get(datatype)
+    if check is None:
+        return
+    try:
+        check(text)
+    except (ValueError, KeyError):
+        raise InvalidQuery(f"value {value!r} is not a valid {datatype}") from None
 
 
 def _bounded(name: str, value: int, lo: int, hi: int) -> int:
