@@ -28,6 +28,30 @@ def test_escaping_symlink_and_paths_are_refused(tmp_path: Path) -> None:
         assert kw.stats()["documents"] == 1
 
 
+def test_link_loops_and_links_into_ignored_folders_are_refused_not_fatal(
+        tmp_path: Path) -> None:
+    vault = tmp_path / "v"
+    (vault / "private").mkdir(parents=True)
+    (vault / "ok.md").write_text("# ok\n", encoding="utf-8")
+    (vault / "private" / "p.md").write_text("top secret\n", encoding="utf-8")
+    (vault / ".knotworkignore").write_text("private\n", encoding="utf-8")
+    os.symlink("self.md", vault / "self.md")
+    os.symlink("loop2.md", vault / "loop1.md")
+    os.symlink("loop1.md", vault / "loop2.md")
+    os.symlink("private/p.md", vault / "pl.md")
+    with Knotwork.open(vault, db=str(tmp_path / "s.db"), embedder="none") as kw:
+        report = kw.ingest()
+        assert report.added == 1
+        reasons = {e.path: e.reason for e in report.errors}
+        assert reasons == {"self.md": "cannot read: symlink loop",
+                           "loop1.md": "cannot read: symlink loop",
+                           "loop2.md": "cannot read: symlink loop",
+                           "pl.md": "symlink to an ignored path: private/p.md"}
+        again = kw.ingest(only=["self.md", "pl.md"])  # a watcher's batch: the same rules
+        assert {e.path for e in again.errors} == {"self.md", "pl.md"}
+        assert kw.search("secret") == []
+
+
 def test_a_failing_file_keeps_its_previous_version(tmp_path: Path) -> None:
     vault = tmp_path / "v"
     vault.mkdir()

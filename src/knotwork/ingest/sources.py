@@ -6,6 +6,7 @@ stay inside the vault; one that points outside is reported, never read.
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import os
 import re
@@ -106,9 +107,12 @@ def scan(root: str | os.PathLike[str], *, patterns: tuple[str, ...] = DEFAULT_PA
         for entry in entries:
             rel = rel_dir + entry.name
             if entry.is_symlink():
-                if entry.is_dir():
-                    continue  # a folder link: never followed
-                got = _admit(base, rel, Path(entry.path), patterns, extra)
+                try:
+                    if entry.is_dir():
+                        continue  # a folder link: never followed
+                except OSError:
+                    pass  # a link loop: ``_admit`` reports it
+                got = _admit(base, rel, Path(entry.path), patterns, extra, ignore)
             elif entry.is_dir(follow_symlinks=False):
                 if entry.name not in ignore and not matches(rel, extra):
                     below.append((entry.path, rel + "/"))
@@ -174,7 +178,7 @@ class VaultRules:
             real = self._real[full.parent] = full.parent.resolve() == full.parent
         if not real:
             return None  # below a folder link, which the walk does not follow
-        return _admit(self.base, path, full, self.patterns, extra)
+        return _admit(self.base, path, full, self.patterns, extra, self.ignore)
 
 
 def source_file(root: str | os.PathLike[str], path: str, *,
@@ -185,17 +189,35 @@ def source_file(root: str | os.PathLike[str], path: str, *,
 
 
 def _admit(base: Path, rel: str, full: Path, patterns: tuple[str, ...],
-           extra: tuple[str, ...]) -> SourceFile | Issue | None:
-    """The file at ``full`` (``rel`` in the vault, its folders already admitted)."""
+           extra: tuple[str, ...], ignore: tuple[str, ...] = DEFAULT_IGNORES
+           ) -> SourceFile | Issue | None:
+    """The file at ``full`` (``rel`` in the vault, its folders already admitted).
+
+    A link is admitted only to a file the walk itself would list: inside the vault and
+    not in an ignored folder (``.git``, a ``.knotworkignore`` entry), so a link cannot
+    bring in what the ignore rules keep out. A link loop is an issue, not a crash.
+    """
     if not matches(rel, patterns) or (extra and matches(rel, extra)):
         return None
     try:
-        if full.is_symlink() and not full.resolve().is_relative_to(base):
-            return Issue(rel, f"path escapes the vault (symlink to {os.readlink(full)})")
+        if full.is_symlink():
+            target = full.resolve()
+            if not target.is_relative_to(base):
+                return Issue(rel, f"path escapes the vault (symlink to {os.readlink(full)})")
+            inside = target.relative_to(base).as_posix()
+            folders = inside.split("/")[:-1]
+            if any(p in ignore for p in folders) or (extra and any(
+                    matches("/".join(folders[:i]), extra) for i in range(1, len(folders) + 1))
+                    or matches(inside, extra)):
+                return Issue(rel, f"symlink to an ignored path: {inside}")
         st = full.stat()
+    except RuntimeError:  # Path.resolve on a loop (Python 3.11)
+        return Issue(rel, "cannot read: symlink loop")
     except FileNotFoundError:
         return Issue(rel, "cannot read: broken symlink") if full.is_symlink() else None
     except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            return Issue(rel, "cannot read: symlink loop")
         return unreadable(rel, exc)
     if stat.S_ISDIR(st.st_mode):
         return None
