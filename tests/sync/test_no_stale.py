@@ -28,6 +28,8 @@ line = st.one_of(
     st.builds(lambda t: f"- depends_on [[{t}]] (for storage)", st.sampled_from(TARGETS)),
     st.builds(lambda t: f"It works with [[{t}|the team]] daily.", st.sampled_from(TARGETS)),
     st.builds(lambda t: f"owner:: [[{t}]]", st.sampled_from(TARGETS)),
+    # the note's own runs_on in prose (a guess, confidence < 1) beside the frontmatter's
+    st.builds(lambda t: f"Maybe it runs on [[{t}]] now.", st.sampled_from(TARGETS)),
     # plain-text mentions: they must follow the named note as it comes, goes or is renamed
     st.builds(lambda t: f"We talked about {t} today.", st.sampled_from(TARGETS + ["Gamma"])),
     st.builds(lambda t: f"Read [the note](../{t}.md).", st.sampled_from(["Alpha", "ops/Gamma"])),
@@ -64,8 +66,8 @@ op = st.one_of(
 def canon(f: FactRow) -> tuple[object, ...]:
     src = f.source
     return (f.subject_iri, f.predicate, f.value, f.value_type, f.datatype, f.confidence,
-            f.trust, f.qualifiers, src and (src.path, src.line_start, src.line_end,
-                                            src.supporting_text))
+            f.trust, f.extractor, f.qualifiers, src and (src.path, src.line_start, src.line_end,
+                                                         src.supporting_text))
 
 
 def live(kw: Knotwork) -> list[tuple[object, ...]]:

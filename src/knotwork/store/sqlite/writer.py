@@ -3,7 +3,8 @@
 The ownership rule lives here: a document's new fact drafts are diffed against the live
 facts it owns by ``fact_key`` (what the fact says: subject, predicate, object, valid time,
 qualifiers). Removed ones are retracted, new ones inserted, unchanged ones kept with their
-``recorded_at`` while their citation moves to the new version's line span and chunk.
+``recorded_at`` while their citation moves to the new version's line span and chunk, and
+how the new version states them (value as written, confidence, trust, extractor) with it.
 
 A document arrives prepared (``prepare.py``: its row values computed before the
 transaction), so the work here is the part that needs the rows as they stand: ids, the
@@ -438,7 +439,9 @@ class Writer:
             seen.add(key)
             chunk_id = chunk_ids[f.chunk] if f.chunk >= 0 else NO_ID
             if key in live:
-                updates.append((version_id, chunk_id, *f.cite, live[key]))
+                r = f.row  # the same statement: its citation and how it was read move on
+                updates.append((version_id, chunk_id, *f.cite, r[1], r[6], r[7], r[12], r[13],
+                                live[key]))
                 continue
             subj_id = note_id if subj is None else ids[subj]
             obj_id = NO_ID if not f.entity else note_id if obj is None else ids[obj]
@@ -450,7 +453,8 @@ class Writer:
         self.con.executemany(_FACT_INSERT, inserts)
         self.con.executemany(
             "UPDATE facts SET version_id=?, chunk_id=NULLIF(?, ''), line_start=?, line_end=?,"
-            " supporting_text=? WHERE id=?", updates)
+            " supporting_text=?, value=?, confidence=?, trust=?, extractor=?,"
+            " extractor_version=? WHERE id=?", updates)
         if gone:
             touched |= self._retract_ids(gone, ts, "source edited")
         return len(inserts), len(gone), len(updates), touched
