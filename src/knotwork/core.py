@@ -154,10 +154,11 @@ class Knotwork:
 
         s = self.settings
         globs = self.patterns(patterns)
-        if root.is_file():
+        gone = not root.exists() and root.parent.is_dir()
+        if root.is_file() or gone:
             if only is not None:
                 raise InvalidQuery("give a folder with `only`, not a file")
-            root, rel = self._note_root(root, scope or s.scope, globs)
+            root, rel = self._note_root(root, scope or s.scope, globs, gone=gone)
             only = [rel]
         report = _sync.sync(self.store, root, scope=scope or s.scope, actor=self.actor,
                             finder=self._mentions,
@@ -168,13 +169,14 @@ class Knotwork:
             self.embed(progress=embed_progress)
         return report
 
-    def _note_root(self, file: Path, scope: str, patterns: tuple[str, ...]
-                   ) -> tuple[Path, str]:
+    def _note_root(self, file: Path, scope: str, patterns: tuple[str, ...], *,
+                   gone: bool = False) -> tuple[Path, str]:
         """The vault holding ``file`` and the file's path in it.
 
         The vault is this object's, else the folder the scope's last full sync read: a
         note is named by its path in its vault, so one file synced alone is the same
-        document as when its folder is synced.
+        document as when its folder is synced. A ``gone`` file is one the store still
+        holds: syncing it alone deletes it, as a sync of its folder would.
         """
         from . import sync as _sync
         from .ingest.sources import VaultRules
@@ -185,6 +187,12 @@ class Knotwork:
         for root in roots:
             if full.is_relative_to(root):
                 rel = full.relative_to(root).as_posix()
+                if gone:
+                    held = self.store.reader.document(scope, rel)
+                    if held is None or held["deleted_at"] is not None:
+                        raise InvalidQuery(f"{file} does not exist, and the store holds no"
+                                           " note at that path")
+                    return root, rel
                 if VaultRules(root, patterns=patterns).file(rel) is None:
                     raise InvalidQuery(f"{file} is not a note: the patterns"
                                        f" ({', '.join(patterns)}) or the vault's ignore rules"
@@ -685,11 +693,12 @@ def _globs(raw: Sequence[str]) -> tuple[str, ...]:
         raise ConfigError("no file patterns: give at least one glob, e.g. **/*.md",
                           key="patterns")
     for glob in out:
-        if glob.startswith(("/", "\\")) or ".." in glob.replace("\\", "/").split("/") \
+        if glob.startswith(("/", "\\")) or glob.endswith(("/", "\\")) \
+                or ".." in glob.replace("\\", "/").split("/") \
                 or (len(glob) > 2 and glob[1] == ":" and glob[2] in "/\\"):
-            raise ConfigError(f"pattern {glob!r} can never match a note: patterns match paths"
-                              " inside the vault (no leading '/', no '..', no drive)",
-                              key="patterns")
+            raise ConfigError(f"pattern {glob!r} can never match a note: patterns match file"
+                              " paths inside the vault (no leading or trailing '/', no '..',"
+                              " no drive)", key="patterns")
     return out
 
 

@@ -85,3 +85,35 @@ def test_a_scope_keeps_its_vault_unless_told_to_replace_it(vault: Path, tmp_path
         assert kw.ingest(vault, dry_run=True).deleted == 1  # a dry run is never refused
         with pytest.raises(Conflict, match="would delete 1 of its notes"):
             kw.ingest(vault)
+
+
+def test_an_iri_finds_the_live_note_at_its_path_not_a_deleted_one(tmp_path: Path) -> None:
+    vault = tmp_path / "v"
+    vault.mkdir()
+    (vault / "a.md").write_text("# Old A\n\nold runs on [[kota]].\n", encoding="utf-8")
+    (vault / "b.md").write_text("# Bee\n", encoding="utf-8")
+    with Knotwork.open(vault, db=str(tmp_path / "s.db"), embedder="none") as kw:
+        kw.ingest()
+        (vault / "a.md").unlink()
+        kw.ingest()
+        (vault / "b.md").rename(vault / "a.md")  # same content: a rename of b to a.md
+        kw.ingest()
+        assert kw.entity("kw:note/a").entity.label == "Bee"
+        assert kw.entity("a").entity.label == "Bee"
+
+
+def test_a_deleted_file_synced_alone_is_deleted(tmp_path: Path) -> None:
+    vault = tmp_path / "v"
+    vault.mkdir()
+    (vault / "a.md").write_text("# A\n\nowner:: [[Bo]]\n", encoding="utf-8")
+    (vault / "b.md").write_text("# B\n", encoding="utf-8")
+    with Knotwork.open(db=str(tmp_path / "s.db"), embedder="none") as kw:
+        kw.ingest(vault)
+        (vault / "a.md").unlink()
+        report = kw.ingest(vault / "a.md")
+        assert report.deleted == 1 and kw.facts("b") == []
+        assert kw.stats()["documents"] == 1
+        with pytest.raises(InvalidQuery, match="does not exist"):
+            kw.ingest(vault / "a.md")  # gone and no longer held
+        with pytest.raises(InvalidQuery, match="does not exist"):
+            kw.ingest(vault / "never.md")

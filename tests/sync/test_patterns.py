@@ -53,7 +53,7 @@ def test_no_pattern_at_all_is_refused_before_anything_is_read(tmp_path: Path,
 
 
 @pytest.mark.parametrize("glob", ["../*.md", "/etc/*", "notes/../../*.md", "C:/vault/*.md",
-                                  "..\\*.md"])
+                                  "..\\*.md", "notes/", "j/"])
 def test_a_glob_that_can_match_no_vault_path_is_refused_and_deletes_nothing(
         tmp_path: Path, glob: str) -> None:
     vault = _vault(tmp_path / "v")

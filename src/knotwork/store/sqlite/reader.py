@@ -118,8 +118,13 @@ class Reader:
 
     def find_entity(self, text: str, key: str) -> int | None:
         """Find an entity by iri, then by name, then by label; canonical id or None."""
-        row = self.con.execute("SELECT COALESCE(resolved_id, id) FROM entities WHERE iri=?"
-                               " ORDER BY kind='note' DESC LIMIT 1", (text,)).fetchone()
+        # A path's note IRI outlives a deleted note; the live one (a later note at that
+        # path) comes first, then a note, then a bare name.
+        row = self.con.execute(
+            "SELECT COALESCE(e.resolved_id, e.id) FROM entities e"
+            " LEFT JOIN documents d ON d.id = e.document_id WHERE e.iri=?"
+            " ORDER BY d.deleted_at IS NULL AND d.id IS NOT NULL DESC, e.kind='note' DESC,"
+            " e.id DESC LIMIT 1", (text,)).fetchone()
         if row:
             return int(row[0])
         found = self.lookup_names([key])
