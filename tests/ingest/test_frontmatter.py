@@ -221,3 +221,11 @@ def test_merge_keys() -> None:
     doc = parse("---\nbase: &b {team: x}\nsvc:\n  <<: *b\n  port: 8\n---\n")
     assert values(doc, "svc_team") == [LiteralValue("x")]
     assert values(doc, "svc_port") == [LiteralValue("8", "integer")]
+
+
+def test_top_level_merge_keys_cite_lines_in_order() -> None:
+    # "<<: *b" puts the anchor's keys first in the mapping; they sit on the anchor's lines
+    doc = parse("---\nbase: &b\n  owner: Ann\n  team: x\ntitle: M\n<<: *b\n---\n")
+    spans = {f.predicate: (f.span.line_start, f.span.line_end) for f in doc.facts}
+    assert spans["team"] == (4, 4) and spans["owner"] == (3, 3)
+    assert all(a <= b for a, b in spans.values())

@@ -9,6 +9,7 @@ frontmatter then yields nothing.
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -96,12 +97,14 @@ def _entries(
             return (), (Issue(path, "frontmatter is not a mapping", 2, fatal=False),)
         loader.flatten_mapping(node)  # resolve "<<: *anchor" merge keys
         key_lines = [k.start_mark.line + 2 for k, _ in node.value]
+        # a key ends where the next key down the file begins: merged keys ("<<: *base")
+        # come first in the mapping but sit on the anchor's lines, so not the next in order
+        starts = [*sorted(set(key_lines)), close + 1]
         entries: list[Entry] = []
         issues: list[Issue] = []
         for i, (knode, vnode) in enumerate(node.value):
             first = key_lines[i]
-            last = key_lines[i + 1] - 1 if i + 1 < len(key_lines) else close
-            last = _trim_end(lines, first, last)
+            last = _trim_end(lines, first, starts[bisect.bisect_right(starts, first)] - 1)
             try:
                 key, value = _construct(loader, knode, {}), _construct(loader, vnode, {})
             except (yaml.YAMLError, ValueError, TypeError) as exc:
