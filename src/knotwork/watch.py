@@ -16,6 +16,8 @@ from pathlib import Path
 
 import watchfiles
 
+from .ingest.sources import IGNORE_FILE
+
 log = logging.getLogger("knotwork.watch")
 IGNORED_DIRS = (".git", ".obsidian", ".knotwork", ".trash", "node_modules")
 
@@ -50,8 +52,10 @@ class VaultWatcher:
                 rel = p.relative_to(self.root).as_posix()
             except ValueError:
                 continue
-            if p.is_dir() or (not p.exists() and not self.wanted(rel)):
-                return None  # a folder came or went: only a full sync sees its files
+            if p.is_dir() or (not p.exists() and not self.wanted(rel)) or rel == IGNORE_FILE:
+                # a folder came or went, or the ignore rules changed: only a full sync
+                # sees which notes that adds or leaves out
+                return None
             if self.wanted(rel):
                 rels.append(rel)
         return sorted(set(rels))

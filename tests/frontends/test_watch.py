@@ -127,3 +127,18 @@ def test_watch_follows_the_pattern_option_like_its_catch_up(vault: Path, tmp_pat
         paths = set(kw.store.reader.document_index(kw.settings.scope))
     assert paths == {"services/Traefik.md", "services/Grafana.md", "hosts/kota.md",
                      "people/Alice.md", "log/2026-12.txt"}
+
+
+def test_a_changed_ignore_file_makes_the_watcher_sync_the_whole_vault(tmp_path: Path) -> None:
+    import watchfiles
+
+    from knotwork.watch import VaultWatcher
+
+    batches: list[list[str] | None] = []
+    w = VaultWatcher(tmp_path, batches.append, wanted=lambda rel: rel.endswith(".md"))
+    (tmp_path / "a.md").write_text("# A\n", encoding="utf-8")
+    assert w._paths({(watchfiles.Change.modified, str(tmp_path / "a.md"))}) == ["a.md"]
+    (tmp_path / ".knotworkignore").write_text("drafts\n", encoding="utf-8")
+    # which notes it now leaves out (or lets in) only a full sync can tell
+    assert w._paths({(watchfiles.Change.added, str(tmp_path / ".knotworkignore")),
+                     (watchfiles.Change.modified, str(tmp_path / "a.md"))}) is None
