@@ -13,11 +13,14 @@ def parse(text: str, **kw: int) -> ParsedDocument:
 
 
 def assert_exact(doc: ParsedDocument) -> None:
-    """Every chunk is exactly the file's lines ``line_start..line_end`` joined by "\\n"."""
+    """Every chunk is exactly the file's lines ``line_start..line_end`` joined by "\\n", or
+    a piece of the one line it cites (a line over the budget is cut at blanks)."""
     lines = doc.text.replace("\r\n", "\n").split("\n")
     for i, chunk in enumerate(doc.chunks):
         assert chunk.ord == i
-        assert chunk.text == "\n".join(lines[chunk.span.line_start - 1:chunk.span.line_end])
+        whole = "\n".join(lines[chunk.span.line_start - 1:chunk.span.line_end])
+        assert chunk.text == whole or (chunk.span.line_start == chunk.span.line_end
+                                       and chunk.text in whole)
         assert chunk.text.strip()
 
 
@@ -86,9 +89,16 @@ def test_fenced_code_is_not_split_unless_it_alone_is_too_big() -> None:
     assert_exact(doc)
 
 
-def test_single_overlong_line_stays_whole() -> None:
-    doc = parse("# H\n" + "x" * 5000 + "\n", chunk_tokens=50)
-    assert [len(c.text) for c in doc.chunks] == [3, 5000]
+def test_a_single_overlong_line_is_cut_into_pieces_that_cite_it() -> None:
+    doc = parse("# H\n" + "x" * 500 + "\n", chunk_tokens=50)
+    assert [len(c.text) for c in doc.chunks] == [3, 200, 200, 100]
+    assert_exact(doc)
+    words = " ".join(f"word{i}" for i in range(400))  # one paragraph written as one line
+    doc = parse(f"# H\n\n{words}\n\nafter\n", chunk_tokens=50)
+    pieces = [c for c in doc.chunks if c.span.line_start == 3]
+    assert len(pieces) > 10 and all(len(c.text) <= 200 for c in pieces)
+    assert " ".join(c.text for c in pieces) == words  # cut at blanks, nothing lost
+    assert doc.chunks[-1].text == "after"
     assert_exact(doc)
 
 

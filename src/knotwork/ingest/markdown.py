@@ -421,7 +421,26 @@ class _Chunker:
         if a > b:
             return
         text = "\n".join(self.lines[a:b + 1])
-        self.out.append(ChunkDraft(len(self.out), path, text, Span(a + 1, b + 1)))
+        # One line over the budget (a paragraph written as one line, a minified blob) is
+        # cut at blanks into pieces that all cite that line: one chunk of megabytes was
+        # returned whole by every search and embedded by its first words only.
+        for piece in _cut(text, self.budget) if a == b else (text,):
+            self.out.append(ChunkDraft(len(self.out), path, piece, Span(a + 1, b + 1)))
+
+
+def _cut(text: str, budget: int) -> list[str]:
+    """``text`` in pieces of at most ``budget`` characters, each ending at a blank when
+    one lies in its second half; the blanks between pieces are dropped."""
+    out: list[str] = []
+    while len(text) > budget:
+        at = text.rfind(" ", budget // 2, budget + 1)
+        head, text = (text[:at], text[at + 1:]) if at > 0 else (text[:budget], text[budget:])
+        if head.strip():
+            out.append(head.rstrip())
+        text = text.lstrip()
+    if text.strip() or not out:
+        out.append(text)
+    return out
 
 
 # ---------------------------------------------------------------- the entry point
