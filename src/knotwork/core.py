@@ -406,6 +406,8 @@ class Knotwork:
                                    documents=[applied.document_id], added=applied.names_added,
                                    removed=applied.names_removed,
                                    generations=bool(applied.names_added or applied.names_removed))
+            if self.embedder() is not None:
+                self.embed()  # as ``ingest`` does: semantic search sees the document at once
         return {
             "doc_id": doc_id,
             "status": "unchanged" if applied is None else (

@@ -142,3 +142,11 @@ def test_facts_asserted_on_a_note_do_not_crowd_out_its_own(tmp_path: Path) -> No
     preds = [f.predicate for f in traefik.facts]
     assert preds[:2] == ["type", "runs_on"] and len(preds) == 20
     assert preds[2:] == [f"note_{i}" for i in range(18)]  # then the oldest asserted
+
+
+def test_an_agent_document_is_embedded_when_it_is_stored(tmp_path: Path) -> None:
+    with Knotwork.open(db=str(tmp_path / "s.db"), embedder="hash") as kw:
+        kw.ingest_document("plan", "Plan", "agent", "Globex will be acquired next quarter.")
+        assert kw.embedding_status() == "complete"
+        hits = kw.search("acquisition of Globex", mode="vector", k=1)
+        assert hits and hits[0].path == "plan"
