@@ -18,7 +18,7 @@ import pytest
 
 from .conftest import child_env, free_port, knotwork_cmd, running, wait_for, write_vault
 
-TOKEN = "s3cret-token"
+TOKEN = "s3cret-t\u00f8ken"  # not ASCII: a client sends it as UTF-8
 
 
 @dataclass
@@ -216,7 +216,7 @@ def test_a_token_guards_every_request(guarded: Api) -> None:
     wrong = c.get("/health", headers={"Authorization": "Bearer nope"})
     assert wrong.status_code == 401 and wrong.headers["www-authenticate"] == "Bearer"
     assert c.post("/context", json={"query": "traefik"}).status_code == 401
-    ok = {"Authorization": f"Bearer {TOKEN}"}
+    ok = {"Authorization": f"Bearer {TOKEN}".encode()}
     assert c.get("/health", headers=ok).json()["status"] == "ok"
     assert c.post("/context", json={"query": "traefik"}, headers=ok).status_code == 200
 

@@ -100,8 +100,10 @@ class BearerAuth:
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http":
             scheme, _, given = Headers(scope=scope).get("authorization", "").partition(" ")
-            if scheme.lower() != "bearer" or not hmac.compare_digest(given.strip().encode(),
-                                                                     self.token):
+            # header text arrives decoded as Latin-1: its bytes again are what was sent,
+            # compared with the token's UTF-8 (a non-ASCII token sent as UTF-8 was refused)
+            sent = given.strip().encode("latin-1", errors="replace")
+            if scheme.lower() != "bearer" or not hmac.compare_digest(sent, self.token):
                 response = errors.error_response(
                     401, "Unauthorized", "missing or wrong bearer token: send "
                     "'Authorization: Bearer <token>'")
