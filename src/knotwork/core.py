@@ -154,7 +154,8 @@ class Knotwork:
 
         s = self.settings
         globs = self.patterns(patterns)
-        gone = not root.exists() and root.parent.is_dir()
+        # a file path that no longer exists (a folder path has no suffix: "not a folder")
+        gone = not root.exists() and bool(root.suffix) and root.parent.is_dir()
         if root.is_file() or gone:
             if only is not None:
                 raise InvalidQuery("give a folder with `only`, not a file")
