@@ -616,6 +616,11 @@ class Knotwork:
         as_of = _instant("as_of", as_of)
         eid = self.resolve(ref)
         row = reader.entities([eid])[eid]
+        if as_of is not None and row.created_at > as_of:  # as ``context`` leaves it out
+            missing = NotFound("entity", ref)
+            missing.message = (f"no entity named {ref!r} as of {as_of}: first recorded"
+                               f" {row.created_at}")
+            raise missing
         return EntityView(
             entity=row, names=tuple(reader.names_of(eid)),
             types=tuple(reader.types([eid]).get(eid, [])),

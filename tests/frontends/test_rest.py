@@ -167,6 +167,8 @@ def test_edge_values_are_client_errors_not_500s(api: Api) -> None:
         assert nan.status_code == 422, nan.text  # the refused input echoed as text
     late = post("/context", json={"query": "traefik", "as_of": "9999-12-31T23:59:59-14:00"})
     assert late.status_code == 400 and "outside the years" in late.json()["message"]
+    before = api.client.get("/entities/Traefik", params={"as_of": "2000-01-01"})
+    assert before.status_code == 404 and "first recorded" in before.json()["message"]
     huge = api.client.delete("/facts/99999999999999999999", params={"reason": "x"})
     assert huge.status_code == 404
     # 0 is "no limit", as everywhere; a budget that cannot hold the question is refused
