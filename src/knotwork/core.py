@@ -491,7 +491,7 @@ class Knotwork:
         if self.vault is None:
             raise InvalidQuery("no vault to watch: open Knotwork with a vault folder")
 
-        from .ingest.sources import matches
+        from .ingest.sources import IGNORE_FILE, matches
         from .watch import VaultWatcher
 
         globs = self.patterns(patterns)
@@ -502,7 +502,8 @@ class Knotwork:
                 on_report(report)
 
         return VaultWatcher(self.vault, apply, debounce_ms=self.settings.debounce_ms,
-                            on_error=on_error, wanted=lambda rel: matches(rel, globs))
+                            on_error=on_error, wanted=lambda rel: matches(rel, globs),
+                            rule_files=frozenset({IGNORE_FILE}))
 
     # ------------------------------------------------------------ read
 

@@ -16,8 +16,6 @@ from pathlib import Path
 
 import watchfiles
 
-from .ingest.sources import IGNORE_FILE
-
 log = logging.getLogger("knotwork.watch")
 IGNORED_DIRS = (".git", ".obsidian", ".knotwork", ".trash", "node_modules")
 
@@ -34,10 +32,12 @@ class VaultWatcher:
 
     def __init__(self, root: str | os.PathLike[str], apply: Apply, *,
                  wanted: Callable[[str], bool], debounce_ms: int = 500,
-                 on_error: Callable[[BaseException], None] | None = None) -> None:
+                 on_error: Callable[[BaseException], None] | None = None,
+                 rule_files: frozenset[str] = frozenset()) -> None:
         self.root = Path(root).expanduser().resolve()
         self.apply = apply
         self.wanted = wanted  # is this vault-relative path one the syncs read as a note?
+        self.rule_files = rule_files  # files whose change changes which files are notes
         self.debounce_ms = debounce_ms
         self.on_error = on_error or (lambda exc: log.warning("watch: %s", exc))
         self.stop_event = threading.Event()
@@ -52,7 +52,8 @@ class VaultWatcher:
                 rel = p.relative_to(self.root).as_posix()
             except ValueError:
                 continue
-            if p.is_dir() or (not p.exists() and not self.wanted(rel)) or rel == IGNORE_FILE:
+            if p.is_dir() or (not p.exists() and not self.wanted(rel)) \
+                    or rel in self.rule_files:
                 # a folder came or went, or the ignore rules changed: only a full sync
                 # sees which notes that adds or leaves out
                 return None

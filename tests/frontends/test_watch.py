@@ -134,8 +134,9 @@ def test_a_changed_ignore_file_makes_the_watcher_sync_the_whole_vault(tmp_path: 
 
     from knotwork.watch import VaultWatcher
 
-    batches: list[list[str] | None] = []
-    w = VaultWatcher(tmp_path, batches.append, wanted=lambda rel: rel.endswith(".md"))
+    with Knotwork.open(tmp_path, db=str(tmp_path / "s.db"), embedder="none") as kw:
+        w = kw.watcher()  # as ``knotwork watch`` builds it
+    assert isinstance(w, VaultWatcher)
     (tmp_path / "a.md").write_text("# A\n", encoding="utf-8")
     assert w._paths({(watchfiles.Change.modified, str(tmp_path / "a.md"))}) == ["a.md"]
     (tmp_path / ".knotworkignore").write_text("drafts\n", encoding="utf-8")
