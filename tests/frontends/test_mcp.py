@@ -27,14 +27,21 @@ DESTRUCTIVE = {"ingest_document", "retract_fact"}
 
 
 @asynccontextmanager
-async def mcp_session(vault: Path, tmp: Path) -> AsyncIterator[ClientSession]:
-    """A client session with ``knotwork --db <tmp>/s.db mcp --vault <vault>``."""
+async def mcp_session(vault: Path, tmp: Path, *, wait: bool = True
+                      ) -> AsyncIterator[ClientSession]:
+    """A client session with ``knotwork --db <tmp>/s.db mcp --vault <vault>``, once its
+    catch-up with the vault is done (unless not ``wait``)."""
     cmd = knotwork_cmd("--db", str(tmp / "s.db"), "mcp", "--vault", str(vault))
     params = StdioServerParameters(command=cmd[0], args=cmd[1:], env=child_env())
-    with open(tmp / "mcp.log", "w", encoding="utf-8") as errlog:
+    log = tmp / "mcp.log"
+    with open(log, "w", encoding="utf-8") as errlog:
         async with stdio_client(params, errlog=errlog) as (read, write), \
                 ClientSession(read, write, read_timeout_seconds=30) as session:
-            await session.initialize()
+            await session.initialize()  # answered at once: the catch-up runs beside it
+            deadline = time.monotonic() + 30
+            while wait and "applied:" not in log.read_text(encoding="utf-8"):  # its report
+                assert time.monotonic() < deadline, log.read_text(encoding="utf-8")
+                await anyio.sleep(0.05)
             yield session
 
 
@@ -191,3 +198,21 @@ def test_an_edit_in_the_vault_reaches_context(vault: Path, tmp_path: Path) -> No
             await anyio.sleep(0.1)
 
     run(vault, tmp_path, body)
+
+
+def test_initialize_is_answered_while_a_long_catch_up_runs(tmp_path: Path) -> None:
+    vault = tmp_path / "big"
+    vault.mkdir()
+    for i in range(2000):  # a first sync of some seconds
+        (vault / f"n{i:04}.md").write_text(f"# Note {i}\n\nruns on [[n{(i * 7) % 2000:04}]]\n",
+                                           encoding="utf-8")
+
+    async def main() -> None:
+        async with mcp_session(vault, tmp_path, wait=False) as s:
+            log = (tmp_path / "mcp.log").read_text(encoding="utf-8")
+            assert "applied:" not in log  # initialized before the catch-up was done
+            stats = data(await s.call_tool("stats", {}))
+            assert stats["documents"] < 2000 or "applied:" in (
+                tmp_path / "mcp.log").read_text(encoding="utf-8")
+
+    anyio.run(main)

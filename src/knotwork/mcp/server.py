@@ -23,6 +23,7 @@ from __future__ import annotations
 import json
 import logging
 import sys
+import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Annotated, Any, Literal, NotRequired
@@ -282,6 +283,13 @@ def _capped(data: dict[str, Any], keys: Sequence[str], limit: int) -> dict[str, 
     return data
 
 
+def _catch_up(kw: Knotwork) -> None:
+    try:
+        _log_report(kw.ingest())
+    except Exception as exc:  # noqa: BLE001 - the server goes on; the watcher still applies edits
+        log.warning("catch-up failed: %s", exc)
+
+
 def _log_report(report: SyncReport) -> None:
     log.info("applied: +%d ~%d -%d renamed %d, facts +%d -%d", report.added, report.updated,
              report.deleted, report.renamed, report.facts_added, report.facts_retracted)
@@ -293,7 +301,9 @@ def serve_stdio(kw: Knotwork, *, scopes: Sequence[str] | None = None) -> None:
     """Catch up with the vault, watch it, and speak MCP on stdin/stdout until EOF.
 
     The watcher starts before the catch-up, so an edit made during the catch-up is seen
-    by one or the other (applying a file twice is a no-op).
+    by one or the other (applying a file twice is a no-op). The catch-up runs beside the
+    server: a client's ``initialize`` is answered at once (a first sync of a large vault
+    took longer than clients wait), and tools answer from the store as it stands.
     """
     logging.basicConfig(stream=sys.stderr, level=logging.WARNING,
                         format="knotwork mcp %(levelname)s %(name)s: %(message)s")
@@ -303,7 +313,8 @@ def serve_stdio(kw: Knotwork, *, scopes: Sequence[str] | None = None) -> None:
     if kw.vault is not None:
         watcher = kw.watcher(on_report=_log_report,
                              on_error=lambda exc: log.warning("watch: %s", exc)).start()
-        _log_report(kw.ingest())
+        threading.Thread(target=_catch_up, args=(kw,), name="knotwork-catch-up",
+                         daemon=True).start()
     try:
         server.run("stdio")
     finally:
