@@ -6,6 +6,7 @@ does not matter); a second one runs with ``--token``.
 
 from __future__ import annotations
 
+import socket
 import subprocess
 import time
 from collections.abc import Iterator
@@ -191,6 +192,15 @@ def test_oversized_bodies_are_refused_with_413(api: Api) -> None:
 
     r = api.client.post("/context", content=chunks(), headers={"content-type": "application/json"})
     assert r.status_code == 413
+
+    # a body declared far over the limit and never sent is refused by its header, at once
+    url = httpx.URL(str(api.client.base_url))
+    with socket.create_connection((url.host, url.port), timeout=10) as sock:
+        started = time.monotonic()
+        sock.sendall(b"POST /context HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                     b"Content-Length: 99999999999\r\n\r\n{}")
+        answer = sock.recv(4096)
+        assert answer.startswith(b"HTTP/1.1 413") and time.monotonic() - started < 5
 
 
 def test_health_stats_and_openapi(api: Api) -> None:

@@ -129,8 +129,15 @@ class BodyLimit:
             await self.app(scope, receive, send)
             return
         declared = Headers(scope=scope).get("content-length")
-        if declared is not None and declared.isdigit() and int(declared) <= self.limit:
-            await self.app(scope, receive, send)  # the server enforces the declared length
+        if declared is not None and declared.isdigit():
+            if int(declared) <= self.limit:
+                await self.app(scope, receive, send)  # the server enforces the declared length
+                return
+            # refused by its header: drain what comes within a second, then answer (a client
+            # that declares gigabytes and sends a few bytes waited for its own time-out)
+            with anyio.move_on_after(1.0):
+                await self._drain(receive, 0, True)
+            await self._refuse(scope, receive, send)
             return
         chunks: list[bytes] = []
         size, more = 0, True
