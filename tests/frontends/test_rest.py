@@ -101,6 +101,13 @@ def test_entity_by_label_iri_or_path(api: Api) -> None:
     missing = api.client.get(f"/entities/{quote('No Such Thing')}")
     assert missing.status_code == 404
     assert missing.json() == {"error": "NotFound", "message": "no entity named 'No Such Thing'"}
+    assert api.client.get("/entities", params={"ref": "Traefik"}).json()["iri"] == iri
+    # a note whose path ends in /facts: the path route reads as the facts of "reports"
+    sent = api.client.post("/documents", json={"doc_id": "reports/facts", "title": "Facts Log",
+                                               "raw_content": "A log of facts."})
+    assert sent.status_code == 200
+    by_query = api.client.get("/entities", params={"ref": "reports/facts"})
+    assert by_query.status_code == 200 and by_query.json()["label"] == "Facts Log"
 
 
 def test_facts_assert_retract_and_history(api: Api) -> None:

@@ -225,6 +225,18 @@ def search(request: Request, kw: KW,
 
 
 # Declared before /entities/{ref} because ``:path`` refs may contain slashes.
+@router.get("/entities", response_model=EntityOut, response_model_exclude_unset=True,
+            tags=["read"])
+def entity_by_query(kw: KW, ref: Annotated[str, Query(min_length=1, description=(
+                        "The entity's iri, label, alias or file path: any text, one that "
+                        "ends in /facts included."))],
+                    as_of: Annotated[str | None, Query(description="ISO time.")] = None
+                    ) -> dict[str, object]:
+    """One entity, named in the query string: ``/entities/reports/facts`` is the facts of
+    ``reports``, so a note at ``reports/facts.md`` is reached as ``?ref=reports/facts``."""
+    return kw.entity(ref, as_of=as_of).as_dict()
+
+
 @router.get("/entities/{ref:path}/facts", response_model=list[FactOut],
             response_model_exclude_unset=True, tags=["read"])
 def entity_facts(ref: Ref, kw: KW,
