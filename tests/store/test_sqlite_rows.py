@@ -137,6 +137,7 @@ def test_full_text_indexes_stay_intact_through_rollbacks_and_rewrites(tmp_path: 
             raise RuntimeError("crash mid-document")
         w.apply("default", doc("b.md", [fact("r", link("Three"), 1)], body="beta three"))
         w.apply("default", doc("a.md", [], body="alpha four"))
+        w.apply("default", doc("c.md", [fact("r", link("One"), 1)], body="gamma"))
         w.delete("default", "b.md")
     con = store._con()
     assert _fts_terms(con, "chunk_fts")  # integrity-check passed
@@ -147,7 +148,9 @@ def test_full_text_indexes_stay_intact_through_rollbacks_and_rewrites(tmp_path: 
     assert texts == {"alpha four"}
     labels = {r[0] for r in con.execute(
         "SELECT label FROM entity_fts WHERE entity_fts MATCH 'one OR two OR three'")}
-    assert labels == {"One", "Three"}  # name entities stay; the rolled-back one is gone
+    # a name stays while a live fact refers to it (c.md's link to One); Three's only link
+    # went with b.md, and the rolled-back Two is gone
+    assert labels == {"One"}
     store.close()
 
 
@@ -178,4 +181,30 @@ def test_null_columns_hold_null_not_its_stand_in(tmp_path: Path) -> None:
                      ("integer", "null", "null", "null", "null", "null"),
                      ("null", "text", "null", "null", "null", "null"),
                      ("integer", "null", "null", "null", "null", "null")]
+    store.close()
+
+
+def test_upgrading_a_store_takes_orphaned_names_out_of_the_index(tmp_path: Path) -> None:
+    # a store written before names could be orphaned: kota is linked no more, yet indexed
+    path = str(tmp_path / "s.db")
+    store = SQLiteStore(path)
+    with store.write(actor="test") as w:
+        w.apply("default", doc("a.md", [fact("r", link("kota"), 1)], body="alpha"))
+        w.apply("default", doc("b.md", [fact("r", link("vega"), 1)], body="beta"))
+    with store.write(actor="test") as w:
+        w.apply("default", doc("a.md", [], body="alpha again"))
+    con = store._con()
+    kota = con.execute("SELECT id, label FROM entities WHERE key = 'name:kota'").fetchone()
+    con.execute("INSERT INTO entity_fts(rowid, label, aliases, literals) VALUES(?,?,'','')",
+                kota)
+    con.execute("ALTER TABLE entities DROP COLUMN orphan")
+    con.execute("UPDATE meta SET value = '6' WHERE key = 'schema_version'")
+    con.commit()
+    store.close()
+    store = SQLiteStore(path)  # migrates to the current schema
+    con = store._con()
+    indexed = {r[0] for r in con.execute(
+        "SELECT label FROM entity_fts WHERE entity_fts MATCH 'kota OR vega'")}
+    assert indexed == {"vega"}
+    assert con.execute("SELECT orphan FROM entities WHERE key = 'name:kota'").fetchone() == (1,)
     store.close()

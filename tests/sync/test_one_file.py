@@ -117,3 +117,20 @@ def test_a_deleted_file_synced_alone_is_deleted(tmp_path: Path) -> None:
             kw.ingest(vault / "a.md")  # gone and no longer held
         with pytest.raises(InvalidQuery, match="does not exist"):
             kw.ingest(vault / "never.md")
+
+
+def test_a_name_nothing_refers_to_any_more_is_no_longer_found(tmp_path: Path) -> None:
+    vault = tmp_path / "v"
+    vault.mkdir()
+    note = vault / "a.md"
+    note.write_text("# A\n\nIt runs on [[kota]].\n", encoding="utf-8")
+    with Knotwork.open(vault, db=str(tmp_path / "s.db"), embedder="none") as kw:
+        kw.ingest()
+        assert "kota" in [e.label for e in kw.context("kota", max_tokens=0).entities]
+        note.write_text("# A\n\nIt runs on nothing.\n", encoding="utf-8")
+        kw.ingest()
+        # as a fresh ingest of the folder: no entity named kota to find
+        assert "kota" not in [e.label for e in kw.context("kota", max_tokens=0).entities]
+        note.write_text("# A\n\nIt runs on [[kota]] again.\n", encoding="utf-8")
+        kw.ingest()
+        assert "kota" in [e.label for e in kw.context("kota", max_tokens=0).entities]

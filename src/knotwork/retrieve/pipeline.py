@@ -148,7 +148,7 @@ def _direct(reader: StoreReader, query: str, opts: ContextOptions,
     cands: dict[int, _Cand] = {}
     key = name_key(query)
     if key:
-        for eid in reader.lookup_names([key]).values():
+        for eid in reader.lookup_names([key], referred=True).values():
             c = cands.setdefault(eid, _Cand())
             c.signals.append(rank.EXACT_SCORE)
             c.why.append("exact name match")

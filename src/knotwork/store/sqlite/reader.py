@@ -99,8 +99,10 @@ class Reader:
                                (entity_id,)).fetchone()
         return int(row[0]) if row else entity_id
 
-    def lookup_names(self, keys: Sequence[str]) -> dict[str, int]:
-        """Resolve normalised names to canonical entity ids (notes first, then bare names)."""
+    def lookup_names(self, keys: Sequence[str], *, referred: bool = False
+                     ) -> dict[str, int]:
+        """Resolve normalised names to canonical entity ids (notes first, then bare names;
+        with ``referred``, only bare names some live fact still refers to)."""
         out: dict[str, int] = {}
         if not keys:
             return out
@@ -112,7 +114,8 @@ class Reader:
         if rest:
             for key, eid in self.con.execute(
                     "SELECT name_key, COALESCE(resolved_id, id) FROM entities"
-                    f" WHERE name_key IN ({_marks(rest)})", rest):
+                    f" WHERE name_key IN ({_marks(rest)})"
+                    + (" AND orphan = 0" if referred else ""), rest):
                 out[key] = eid
         return out
 

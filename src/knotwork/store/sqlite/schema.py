@@ -195,4 +195,17 @@ MIGRATIONS.append([
     """ALTER TABLE documents ADD COLUMN checked_ns INTEGER""",
 ])
 
+# 7: a name entity no live fact refers to any more is "orphaned": out of the entity search
+# index and the pipeline's exact-name matches, as a fresh ingest of the same files would
+# not have it (its row stays: history reaches its retracted facts). Existing ones now.
+MIGRATIONS.append([
+    """ALTER TABLE entities ADD COLUMN orphan INTEGER NOT NULL DEFAULT 0""",
+    """UPDATE entities SET orphan = 1 WHERE kind = 'name'
+        AND NOT EXISTS (SELECT 1 FROM facts f WHERE f.object_id = entities.id
+                        AND f.retracted_at IS NULL)
+        AND NOT EXISTS (SELECT 1 FROM facts f WHERE f.subject_id = entities.id
+                        AND f.retracted_at IS NULL)""",
+    """DELETE FROM entity_fts WHERE rowid IN (SELECT id FROM entities WHERE orphan = 1)""",
+])
+
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -398,9 +398,13 @@ class Writer:
         if not missing:
             return known
         # one cached statement for any number of keys (json_each), not one query per key
-        known.update(self.con.execute(
-            "SELECT key, id FROM entities WHERE key IN (SELECT value FROM json_each(?))",
-            (json.dumps(missing),)).fetchall())
+        found = self.con.execute(
+            "SELECT key, id, orphan FROM entities WHERE key IN (SELECT value FROM json_each(?))",
+            (json.dumps(missing),)).fetchall()
+        known.update((k, i) for k, i, _ in found)
+        adopted = [i for _, i, orphan in found if orphan]
+        if adopted:  # referred to again: back in the index (``_index_entity`` clears the flag)
+            self._refresh_entity_fts(adopted)
         new = [k for k in missing if k not in known]
         if new:
             ts, first = now_iso(), self.tx.take_ids("entities", len(new))
@@ -460,13 +464,17 @@ class Writer:
         return len(inserts), len(gone), len(updates), touched
 
     def _retract_ids(self, fact_ids: Sequence[int], ts: str, reason: str) -> set[int]:
-        """Retract facts by id; return the subjects whose indexed literals may change."""
+        """Retract facts by id; return the subjects whose indexed literals may change and
+        the names they pointed at (which may now be orphaned)."""
         subjects: set[int] = set()
         for i in range(0, len(fact_ids), 500):
             part = list(fact_ids[i:i + 500])
             marks = ",".join("?" * len(part))
             subjects.update(r[0] for r in self.con.execute(
                 f"SELECT DISTINCT subject_id FROM facts WHERE id IN ({marks})", part))
+            subjects.update(r[0] for r in self.con.execute(
+                "SELECT DISTINCT f.object_id FROM facts f JOIN entities e ON e.id = f.object_id"
+                f" WHERE f.id IN ({marks}) AND e.kind = 'name'", part))
             self.con.execute(f"UPDATE facts SET retracted_at=?, retract_reason=? WHERE id IN"
                              f" ({marks}) AND retracted_at IS NULL", [ts, reason, *part])
         return subjects
@@ -484,6 +492,14 @@ class Writer:
             "SELECT DISTINCT text FROM names WHERE entity_id=?", (eid,)))
         if row[1] == "note" and not aliases:
             return  # a deleted note: nothing left to find it by
+        if row[1] == "name":
+            orphan = self.con.execute(
+                "SELECT NOT EXISTS (SELECT 1 FROM facts WHERE object_id=? AND retracted_at IS NULL)"
+                " AND NOT EXISTS (SELECT 1 FROM facts WHERE subject_id=? AND retracted_at IS NULL)",
+                (eid, eid)).fetchone()[0]
+            self.con.execute("UPDATE entities SET orphan=? WHERE id=?", (orphan, eid))
+            if orphan:
+                return  # nothing refers to it any more: a fresh ingest would not have it
         literals = " ".join(r[0] for r in self.con.execute(
             "SELECT value FROM facts WHERE subject_id=? AND retracted_at IS NULL"
             " AND object_id IS NULL LIMIT 200", (eid,)))
