@@ -88,6 +88,10 @@ def test_search_is_capped_and_cited(api: Api) -> None:
     too_many = api.client.get("/search", params={"q": "proxy", "k": 51})
     assert too_many.status_code == 422 and "query.k" in too_many.json()["message"]
     assert api.client.get("/search").status_code == 422
+    for mode in ("vector", "hybrid"):  # the server embeds its vault (the bundled model)
+        found = api.client.get("/search", params={"q": "reverse proxy", "k": 2, "mode": mode})
+        assert found.status_code == 200, found.text
+        assert "services/Traefik.md" in [h["path"] for h in found.json()["hits"]]
 
 
 def test_entity_by_label_iri_or_path(api: Api) -> None:
@@ -165,6 +169,9 @@ def test_bad_input_gets_a_precise_4xx(api: Api) -> None:
     assert when.status_code == 400 and "as_of must be an ISO 8601" in when.json()["message"]
     assert api.client.get("/entities/Traefik/facts", params={"as_of": "soon"}).status_code == 400
     assert api.client.get("/entities/Traefik", params={"as_of": "soon"}).status_code == 400
+    typo = api.client.get("/search", params={"q": "traefik", "mdoe": "vector"})
+    assert typo.status_code == 422 and "query.mdoe" in typo.json()["message"]
+    assert "mode" in typo.json()["message"]  # it names what the route takes
 
 
 def test_edge_values_are_client_errors_not_500s(api: Api) -> None:

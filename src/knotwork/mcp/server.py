@@ -169,11 +169,14 @@ def build_server(kw: Knotwork, *, scopes: Sequence[str] | None = None) -> MCPSer
     def search(
         query: Annotated[str, Field(min_length=1, description="Words to find (full text).")],
         k: Annotated[int, Field(ge=1, le=50, description="Number of passages.")] = 10,
+        mode: Annotated[Literal["bm25", "vector", "hybrid"], Field(description=(
+            "bm25: the words as written; vector: by meaning (needs embeddings); hybrid: "
+            "both, fused."))] = "bm25",
     ) -> Json:
-        """Full-text search over the notes' passages (BM25): each hit has its path, heading,
-        line range and text. Use it to quote exact wording; use `context` for facts."""
+        """Search the notes' passages: each hit has its path, heading, line range and text.
+        Use it to quote exact wording; use `context` for facts."""
         with _tool_errors():
-            hits = kw.search(query, k=k, scopes=read_scopes)
+            hits = kw.search(query, k=k, scopes=read_scopes, mode=mode)
             return _result({"query": query, "hits": [h.as_dict() for h in hits]})
 
     @app.tool(title="Get one entity", annotations=READ)

@@ -25,11 +25,14 @@ import sys
 from collections.abc import AsyncIterator, Awaitable, Callable, MutableMapping, Sequence
 from contextlib import asynccontextmanager
 from importlib.metadata import PackageNotFoundError, version
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 import anyio.to_thread
 import uvicorn
 from fastapi import APIRouter, Body, Depends, FastAPI, Path, Query, Request, Response
+from fastapi.dependencies.models import Dependant
+from fastapi.exceptions import RequestValidationError
+from fastapi.routing import APIRoute
 from starlette.datastructures import Headers
 
 from ..core import Knotwork
@@ -179,7 +182,29 @@ class BodyLimit:
 
 # ---------------------------------------------------------------- routes
 
-router = APIRouter(responses=ERRORS)
+def _known_params(request: Request) -> None:
+    """Refuse a query parameter the route does not take, as a body's unknown field is: a
+    misspelt ``?mdoe=vector`` was silently answered as if it were not there."""
+    route = request.scope.get("route")
+    if not isinstance(route, APIRoute):
+        return
+    known = _query_names(route.dependant)
+    unknown = [k for k in dict.fromkeys(request.query_params) if k not in known]
+    if unknown:
+        raise RequestValidationError([
+            {"type": "extra_forbidden", "loc": ("query", k), "input": request.query_params[k],
+             "msg": f"Extra inputs are not permitted (this route takes: "
+                    f"{', '.join(sorted(known)) or 'none'})"} for k in unknown])
+
+
+def _query_names(dependant: Dependant) -> set[str]:
+    names = {p.alias for p in dependant.query_params}
+    for sub in dependant.dependencies:
+        names |= _query_names(sub)
+    return names
+
+
+router = APIRouter(responses=ERRORS, dependencies=[Depends(_known_params)])
 
 
 def _kw(request: Request) -> Knotwork:
@@ -217,10 +242,13 @@ def context(body: ContextRequest, request: Request, kw: KW) -> Response:
 def search(request: Request, kw: KW,
            q: Annotated[str, Query(min_length=1, max_length=2000, description="Words.")],
            k: Annotated[int, Query(ge=1, le=50, description="Number of chunks.")] = 10,
-           scope: Annotated[list[str] | None, Query(description="Limit to scopes.")] = None
+           scope: Annotated[list[str] | None, Query(description="Limit to scopes.")] = None,
+           mode: Annotated[Literal["bm25", "vector", "hybrid"], Query(description=(
+               "Full text, vectors, or both fused."))] = "bm25"
            ) -> dict[str, Any]:
-    """Full-text (BM25) search over chunks, each with its path, heading and lines."""
-    hits = kw.search(q, k=k, scopes=_scopes(request, scope))
+    """Search over chunks (full text, vectors or both), each with its path, heading and
+    lines."""
+    hits = kw.search(q, k=k, scopes=_scopes(request, scope), mode=mode)
     return {"query": q, "hits": [h.as_dict() for h in hits]}
 
 
