@@ -156,6 +156,26 @@ def plan(store: Store, root: Path, *, scope: str, patterns: tuple[str, ...],
     return p
 
 
+def _refused(changed: Sequence[tuple[SourceFile, bytes | None]], max_bytes: int
+             ) -> dict[str, Issue]:
+    """The changed files a real run would keep out whole, with the reason, by path."""
+    from .ingest.markdown import decode
+
+    out: dict[str, Issue] = {}
+    for f, data in changed:
+        try:
+            if data is None:
+                with open(f.abspath, "rb") as fh:
+                    data = fh.read(max_bytes + 1)  # past the limit: refused by its size
+        except OSError as exc:
+            out[f.path] = unreadable(f.path, exc)
+            continue
+        got = decode(f.path, data, max_bytes, size=f.size)
+        if isinstance(got, Issue):
+            out[f.path] = got
+    return out
+
+
 def _read(f: SourceFile, p: _Plan) -> bytes | None:
     try:
         return Path(f.abspath).read_bytes()
@@ -228,10 +248,14 @@ def sync(store: Store, root: str | os.PathLike[str], *, scope: str, actor: str,
     finder = finder if finder is not None else MentionFinder()
     total = len(p.changed) + len(p.deleted)
     if dry_run:
-        added = len(p.new) - len(p.renames)
-        return SyncReport(added=added, updated=len(p.changed) - len(p.new),
+        # the files the real run would refuse whole (binary, invalid UTF-8, too large) are
+        # errors here too, not additions
+        refused = _refused(p.changed, max_bytes)
+        gone_new = sum(path in p.new for path in refused)
+        return SyncReport(added=len(p.new) - len(p.renames) - gone_new,
+                          updated=len(p.changed) - len(p.new) - (len(refused) - gone_new),
                           deleted=len(p.deleted), unchanged=p.unchanged, renamed=len(p.renames),
-                          errors=tuple(p.issues))
+                          errors=(*p.issues, *refused.values()))
     jobs = [(f.path, f.abspath, data, f.mtime_ns, max_bytes, chunk_tokens)
             for f, data in p.changed]
     acc = _Tally(unchanged=p.unchanged, errors=list(p.issues))

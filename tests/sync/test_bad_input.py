@@ -123,3 +123,21 @@ def test_a_document_the_store_refuses_costs_that_file_only(
         assert kw.stats()["documents"] == docs
     if workers == 1:  # in this process: the refused batch was written again, document by document
         assert savepoints
+
+
+def test_a_dry_run_reports_the_files_the_real_run_would_refuse(tmp_path: Path) -> None:
+    vault = tmp_path / "v"
+    vault.mkdir()
+    (vault / "ok.md").write_text("# ok\n", encoding="utf-8")
+    (vault / "bin.md").write_bytes(b"ab\x00cd")
+    (vault / "bad.md").write_bytes(b"# x\n\xff\n")
+    (vault / "big.md").write_bytes(b"x" * 2000)
+    with Knotwork.open(vault, db=str(tmp_path / "s.db"), embedder="none",
+                       max_file_bytes=1000) as kw:
+        dry = kw.ingest(dry_run=True)
+        assert kw.stats()["documents"] == 0  # nothing written
+        real = kw.ingest()
+    assert (dry.added, dry.updated) == (real.added, real.updated) == (1, 0)
+    assert sorted((e.path, e.reason, e.line) for e in dry.errors) == sorted(
+        (e.path, e.reason, e.line) for e in real.errors)
+    assert {e.path for e in real.errors} == {"bin.md", "bad.md", "big.md"}
