@@ -137,7 +137,8 @@ class TokenCounter:
 
 
 def segments(text: str) -> list[str]:
-    """``text`` cut at the points where no o200k/cl100k token spans (see ``_CUT``)."""
+    """``text`` cut at the points where no o200k/cl100k token spans (``_CUT_DICT``,
+    ``_CUT_LINE``)."""
     ends = [m.end() for m in _CUT_DICT.finditer(text)]
     if "\n" in text:  # the two never end at one point: one ends after `"`, one after `\n`
         ends = sorted(ends + [m.end() for m in _CUT_LINE.finditer(text)])
