@@ -165,3 +165,18 @@ def test_duplicates_keep_the_first_span() -> None:
 
 def test_literal_tag_value() -> None:
     assert parse("#x\n").facts[0].object == LiteralValue("x")
+
+
+def test_a_long_lines_facts_keep_the_part_around_their_link() -> None:
+    # each of 300 links on one 40 KB line kept the whole line: 12 MB for one note
+    filler = " ".join(f"word{i}" for i in range(20))
+    line = " ".join(f"{filler} [[T{i}]]" for i in range(300))
+    tags = "tags: [" + ", ".join(f"t{i}" for i in range(400)) + "]"
+    doc = parse(f"---\n{tags}\n---\n# Big\n\n{line}\n\nOwns [[Short]] here.\n")
+    links = {f.object.key: f for f in doc.facts if isinstance(f.object, NameRef)}
+    assert len(links) == 301
+    for key, f in links.items():
+        assert len(f.supporting_text) <= 602, key
+        assert f"[[{f.object.text}]]" in f.supporting_text[:160], key  # what answers quote
+    assert links["short"].supporting_text == "Owns [[Short]] here."  # short lines whole
+    assert all(len(f.supporting_text) <= 602 for f in doc.facts if f.predicate == "tag")

@@ -75,6 +75,11 @@ _COORDINATION = re.compile(
 )
 
 _Relation = tuple[str, EntityRef]  # the predicate and subject an inferred link got
+# A fact's supporting text is its line (or sentence) up to this many characters; past it,
+# the part around what the fact was read from. Why: each of a long line's links kept the
+# whole line, so a 40 KB one-line note with 300 links stored 12 MB of supporting text.
+_SUPPORT_MAX = 600
+_SUPPORT_BEFORE = 60  # of it before the fact's position: answers quote the first 160
 
 
 @dataclass(slots=True)
@@ -118,6 +123,22 @@ class _Sink:
             return
         self.facts[identity] = FactDraft(subject, predicate, obj, span, text, extractor,
                                          VERSION, confidence, qualifiers=qualifiers)
+
+
+def _window(text: str, pos: int) -> str:
+    """``text``, or when it is longer than ``_SUPPORT_MAX`` the part of it around ``pos``,
+    cut at blanks where it can be, with "…" where it was cut."""
+    if len(text) <= _SUPPORT_MAX:
+        return text
+    start = max(0, pos - _SUPPORT_BEFORE)
+    if start > 0:
+        blank = text.find(" ", start, max(start, pos))
+        start = blank + 1 if blank >= 0 else start
+    end = min(len(text), start + _SUPPORT_MAX)
+    if end < len(text):
+        blank = text.rfind(" ", max(pos, start) + 1, end)
+        end = blank if blank > 0 else end
+    return ("…" if start > 0 else "") + text[start:end].strip() + ("…" if end < len(text) else "")
 
 
 def _token(ref: ObjectRef) -> object:
@@ -187,7 +208,7 @@ def _entry_facts(entry: Entry, sink: _Sink) -> None:
             count += 1
             predicate = _SPECIAL_PREDICATES.get(predicate, predicate)
             for obj in _yaml_objects(predicate, leaf):
-                sink.add(SELF, predicate, obj, span, text, "frontmatter")
+                sink.add(SELF, predicate, obj, span, _window(text, 0), "frontmatter")
 
 
 class _Target(str):
@@ -302,10 +323,11 @@ class _BlockReader:
         ``line_text`` would each do it).
         """
         if len(self.starts) == 1:
-            line, text = self.block.first, self.raw
+            line, text = self.block.first, _window(self.raw, pos)
         else:
             index = bisect_right(self.starts, pos) - 1
-            line, text = self.block.first + index, self.block.raw[index]
+            line = self.block.first + index
+            text = _window(self.block.raw[index], pos - self.starts[index])
         self.sink.add(SELF, predicate, obj, _span(line), text.strip(), extractor,
                       qualifiers=qualifiers)
 
@@ -459,8 +481,9 @@ class _BlockReader:
             return None
         start, end = self.sentence_bounds(start, link, ends)
         span = _span(self.line_of(start), self.line_of(end - 1))
-        self.sink.add(subject, predicate, link.target, span, self.raw[start:end].strip(),
-                      link.kind, INFERRED_CONFIDENCE)
+        self.sink.add(subject, predicate, link.target, span,
+                      _window(self.raw[start:end], link.start - start).strip(), link.kind,
+                      INFERRED_CONFIDENCE)
         return predicate, subject
 
     def sentence_bounds(self, start: int, link: Link, ends: list[int]) -> tuple[int, int]:
