@@ -169,6 +169,9 @@ def test_bad_input_gets_a_precise_4xx(api: Api) -> None:
     assert when.status_code == 400 and "as_of must be an ISO 8601" in when.json()["message"]
     assert api.client.get("/entities/Traefik/facts", params={"as_of": "soon"}).status_code == 400
     assert api.client.get("/entities/Traefik", params={"as_of": "soon"}).status_code == 400
+    form = api.client.post("/context", content=b'{"query": "traefik"}',  # as curl -d sends
+                           headers={"content-type": "application/x-www-form-urlencoded"})
+    assert form.status_code == 422 and "Content-Type: application/json" in form.text
     typo = api.client.get("/search", params={"q": "traefik", "mdoe": "vector"})
     assert typo.status_code == 422 and "query.mdoe" in typo.json()["message"]
     assert "mode" in typo.json()["message"]  # it names what the route takes

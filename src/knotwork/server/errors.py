@@ -73,6 +73,11 @@ async def _validation_error(request: Request, exc: Exception) -> JSONResponse:
             at = e["loc"][-1] if len(e["loc"]) > 1 else 0
             parts.append(f"malformed JSON at character {at}: "
                          f"{e.get('ctx', {}).get('error', e['msg'])}")
+        elif tuple(e["loc"]) == ("body",) and "json" not in request.headers.get(
+                "content-type", ""):
+            # curl -d sends a form; FastAPI then reads the body as text, not JSON
+            parts.append("the body must be JSON sent with 'Content-Type: application/json'"
+                         f" (this one came as {request.headers.get('content-type') or 'none'})")
         else:
             parts.append(f"{_where(tuple(e['loc']))}: {e['msg']}")
     return error_response(422, "ValidationError", "; ".join(parts) or "invalid request",
