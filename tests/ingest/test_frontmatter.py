@@ -187,6 +187,13 @@ def test_malformed_yaml_line_of_a_bad_indent() -> None:
     assert issue.line == 4 and issue.reason.startswith("malformed YAML frontmatter: ")
 
 
+def test_an_unclosed_flow_list_or_map_is_reported_where_it_opens() -> None:
+    for text, line in (("---\ntitle: [unclosed\n---\nbody\n", 2),
+                       ("---\na: 1\nb: {x: 1\nc: 2\n---\n", 3)):
+        (issue,) = parse(text).issues
+        assert issue.line == line and "did not find expected" in issue.reason
+
+
 def test_frontmatter_not_a_mapping() -> None:
     doc = parse("---\n- a\n- b\n---\ntext\n")
     assert doc.issues == (Issue("people/Alice Smith.md", "frontmatter is not a mapping", 2,
