@@ -226,7 +226,7 @@ def test_human_output_prints_vault_text_as_it_is(tmp_path: Path) -> None:
     db = tmp_path / "s.db"
     res = runner.invoke(app, ["--db", str(db), "ingest", str(vault)])
     assert res.exit_code == 0, res.output
-    assert res.stderr.startswith("[/draft]/plan.md:3: malformed YAML frontmatter")
+    assert res.stderr.startswith("[/draft]/plan.md:2: malformed YAML frontmatter")
     res = runner.invoke(app, ["--db", str(db), "search", "kota"])
     assert res.exit_code == 0, res.output
     assert "[/draft]/plan.md:4-6 (Plan [b])" in res.stdout
