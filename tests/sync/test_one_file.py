@@ -134,3 +134,66 @@ def test_a_name_nothing_refers_to_any_more_is_no_longer_found(tmp_path: Path) ->
         note.write_text("# A\n\nIt runs on [[kota]] again.\n", encoding="utf-8")
         kw.ingest()
         assert "kota" in [e.label for e in kw.context("kota", max_tokens=0).entities]
+
+
+def test_a_link_resolves_to_a_note_of_its_own_scope_only(tmp_path: Path) -> None:
+    a, b = tmp_path / "A", tmp_path / "B"
+    a.mkdir()
+    b.mkdir()
+    (a / "kota.md").write_text("# kota\n\nA's host.\n", encoding="utf-8")
+    (b / "svc.md").write_text("# svc\n\nSvc runs on [[kota]].\n", encoding="utf-8")
+    (tmp_path / "d").mkdir()
+    (tmp_path / "d" / "web.md").write_text("# web\n\nWeb runs on [[kota]].\n", encoding="utf-8")
+    with Knotwork.open(db=str(tmp_path / "s.db"), embedder="none") as kw:
+        kw.ingest(a, scope="A")
+        kw.ingest(b, scope="B")
+        kw.ingest(tmp_path / "d")  # the default scope links to kota too
+        [runs_on] = kw.facts("svc")
+        # B holds no note kota: the link stays a name of B's, never A's note
+        assert runs_on.value == "kw:B/name/kota" and runs_on.value_label == "kota"
+        [web] = kw.facts("web")
+        assert web.value == "kw:name/kota"  # nor the default scope's
+        assert [e.label for e in kw.context("svc kota", scopes=["B"], max_tokens=0).entities
+                if e.iri.startswith("kw:A/")] == []
+        (b / "kota.md").write_text("# kota\n\nB's own host.\n", encoding="utf-8")
+        kw.ingest(b, scope="B")
+        [runs_on] = kw.facts("svc")
+        assert runs_on.value == "kw:B/note/kota"  # resolved, within B
+        [web] = kw.facts("web")
+        assert web.value == "kw:name/kota"
+
+
+def test_upgrading_gives_each_scope_its_own_names(tmp_path: Path) -> None:
+    import sqlite3
+
+    a, b, d = tmp_path / "A", tmp_path / "B", tmp_path / "d"
+    for folder, name, text in ((a, "kota", "# kota\n"), (b, "svc", "Svc runs on [[kota]].\n"),
+                               (d, "web", "Web runs on [[kota]].\n")):
+        folder.mkdir()
+        (folder / f"{name}.md").write_text(text, encoding="utf-8")
+    db = str(tmp_path / "s.db")
+    with Knotwork.open(db=db, embedder="none") as kw:
+        kw.ingest(a, scope="A")
+        kw.ingest(b, scope="B")
+        kw.ingest(d)
+    # the store as schema 7 left it: one entity for the name kota, shared by B and the
+    # default scope, resolved to A's note
+    con = sqlite3.connect(db)
+    shared = con.execute("SELECT id FROM entities WHERE key = 'name:kota'").fetchone()[0]
+    scoped = con.execute("SELECT id FROM entities WHERE key = 'name@B' || char(31) || 'kota'"
+                         ).fetchone()[0]
+    note_a = con.execute("SELECT id FROM entities WHERE iri = 'kw:A/note/kota'").fetchone()[0]
+    con.execute("UPDATE facts SET object_id = ? WHERE object_id = ?", (shared, scoped))
+    con.execute("DELETE FROM entities WHERE id = ?", (scoped,))
+    con.execute("DELETE FROM entity_fts WHERE rowid = ?", (scoped,))
+    con.execute("UPDATE entities SET scope = 'B', resolved_id = ? WHERE id = ?",
+                (note_a, shared))
+    con.execute("UPDATE meta SET value = '7' WHERE key = 'schema_version'")
+    con.commit()
+    con.close()
+    with Knotwork.open(db=db, embedder="none") as kw:
+        assert kw.facts("svc")[0].value == "kw:B/name/kota"
+        assert kw.facts("web")[0].value == "kw:name/kota"
+        assert kw.facts("svc")[0].value_label == "kota"
+        found = kw.store.reader.search_entities('"kota"', limit=10)
+        assert len(found) == 3  # A's note and the two scopes' names, all in the index

@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
+from urllib.parse import quote
 
 from ...errors import SchemaVersionError, StoreError
 from .. import record_time
@@ -69,6 +70,8 @@ def connect(path: str, *, synchronous: str = "FULL", busy_timeout_ms: int = 30_0
         con.execute("PRAGMA temp_store = MEMORY")
         con.execute("PRAGMA cache_size = -65536")
         con.execute(f"PRAGMA mmap_size = {MMAP_BYTES}")
+        con.create_function("kw_quote", 1, lambda text: quote(str(text), safe="/"),
+                            deterministic=True)  # migration 8 writes IRIs with it
         _migrate(con)
     return con
 

@@ -208,4 +208,45 @@ MIGRATIONS.append([
     """DELETE FROM entity_fts WHERE rowid IN (SELECT id FROM entities WHERE orphan = 1)""",
 ])
 
+# 8: each scope has its own name entities (``writer.entity_key``): a link resolves only to
+# a note of its own scope. Until now one entity per name served every scope, so a link in
+# one scope resolved to another's note. The plain keys become the default scope's; every
+# other scope's facts are moved to entities of their own, and all names resolved again.
+# (``kw_quote``, Python's URL quoting, is registered on the connection that migrates.)
+_NAME_REFS = ("EXISTS (SELECT 1 FROM facts f WHERE f.object_id = entities.id"
+              " AND f.retracted_at IS NULL) OR EXISTS (SELECT 1 FROM facts f"
+              " WHERE f.subject_id = entities.id AND f.retracted_at IS NULL)")
+MIGRATIONS.append([
+    """UPDATE entities SET scope = 'default' WHERE kind = 'name'""",
+    """INSERT OR IGNORE INTO entities(key, kind, scope, iri, label, name_key, created_at)
+        SELECT 'name@' || f.scope || char(31) || e.name_key, 'name', f.scope,
+               'kw:' || f.scope || '/name/' || kw_quote(e.name_key), e.label, e.name_key,
+               min(f.recorded_at)
+        FROM facts f JOIN entities e ON e.id = f.object_id OR e.id = f.subject_id
+        WHERE f.scope != 'default' AND e.kind = 'name'
+        GROUP BY f.scope, e.id""",
+    """UPDATE facts SET object_id = (SELECT s.id FROM entities e JOIN entities s
+            ON s.key = 'name@' || facts.scope || char(31) || e.name_key
+            WHERE e.id = facts.object_id)
+        WHERE scope != 'default' AND object_id IN (SELECT id FROM entities
+            WHERE kind = 'name' AND key = 'name:' || name_key)""",
+    """UPDATE facts SET subject_id = (SELECT s.id FROM entities e JOIN entities s
+            ON s.key = 'name@' || facts.scope || char(31) || e.name_key
+            WHERE e.id = facts.subject_id)
+        WHERE scope != 'default' AND subject_id IN (SELECT id FROM entities
+            WHERE kind = 'name' AND key = 'name:' || name_key)""",
+    """UPDATE entities SET resolved_id = (SELECT n.entity_id FROM names n
+            JOIN documents d ON d.id = n.document_id
+            WHERE n.key = entities.name_key AND d.scope = entities.scope
+            ORDER BY n.rank, length(n.path), n.path LIMIT 1)
+        WHERE kind = 'name'""",
+    f"""UPDATE entities SET orphan = NOT ({_NAME_REFS}) WHERE kind = 'name'""",
+    """DELETE FROM entity_fts WHERE rowid IN (SELECT id FROM entities WHERE kind = 'name')""",
+    """INSERT INTO entity_fts(rowid, label, aliases, literals)
+        SELECT e.id, e.label, '', COALESCE((SELECT group_concat(v, ' ') FROM
+            (SELECT f.value AS v FROM facts f WHERE f.subject_id = e.id
+             AND f.retracted_at IS NULL AND f.object_id IS NULL LIMIT 200)), '')
+        FROM entities e WHERE e.kind = 'name' AND e.orphan = 0""",
+])
+
 SCHEMA_VERSION = len(MIGRATIONS)

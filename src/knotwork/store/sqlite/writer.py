@@ -48,6 +48,12 @@ _CHUNK_FTS = ("INSERT INTO chunk_fts(chunk_fts, rowid, context, text) VALUES('de
 
 
 _KIND_NAMES = {"file": "a vault file", "api": "an agent's document"}
+# A name entity points at the note that wins its name among the notes of its own scope
+# (Obsidian's rule: an exact path first, then the shortest path; aliases last).
+_RESOLVE = ("UPDATE entities SET resolved_id = (SELECT n.entity_id FROM names n"
+            " JOIN documents d ON d.id = n.document_id"
+            " WHERE n.key = entities.name_key AND d.scope = entities.scope"
+            " ORDER BY n.rank, length(n.path), n.path LIMIT 1)")
 
 
 def note_iri(scope: str, path: str) -> str:
@@ -56,8 +62,21 @@ def note_iri(scope: str, path: str) -> str:
     return prefix + quote(stem, safe="/")
 
 
-def name_iri(key: str) -> str:
-    return "kw:name/" + quote(key, safe="/")
+def name_iri(key: str, scope: str = DEFAULT_SCOPE) -> str:
+    prefix = "kw:name/" if scope == DEFAULT_SCOPE else f"kw:{scope}/name/"
+    return prefix + quote(key, safe="/")
+
+
+def entity_key(scope: str, ref: str) -> str:
+    """The entity key of a name reference (``name:<key>``) written in ``scope``.
+
+    Each scope has its own name entities, so a link resolves to a note of its own scope
+    only (with one entity per name, a link in one scope resolved to another's note).
+    The default scope keeps the plain key, as stores written before scopes had their own.
+    """
+    if scope == DEFAULT_SCOPE or not ref.startswith("name:"):
+        return ref
+    return f"name@{scope}\x1f{ref[5:]}"
 
 
 class Writer:
@@ -107,10 +126,7 @@ class Writer:
                 self._name_fts.clear()
             if self._unresolved:
                 self.con.executemany(
-                    "UPDATE entities SET resolved_id = (SELECT n.entity_id FROM names n"
-                    " WHERE n.key = entities.name_key"
-                    " ORDER BY n.rank, length(n.path), n.path LIMIT 1)"
-                    " WHERE name_key = ?", [(k,) for k in sorted(self._unresolved)])
+                    _RESOLVE + " WHERE name_key = ?", [(k,) for k in sorted(self._unresolved)])
                 self._unresolved.clear()
             stale, self._stale_fts = sorted(self._stale_fts), set()
             for eid in stale:
@@ -391,32 +407,32 @@ class Writer:
     # ------------------------------------------------------------ facts
 
     def _entities(self, scope: str, refs: Mapping[str, str]) -> dict[str, int]:
-        """Entity key -> id for at least the keys of ``refs`` (key -> label), creating
-        name entities that are new."""
-        known = self._entity_ids
-        missing = [k for k in refs if k not in known]
-        if not missing:
-            return known
-        # one cached statement for any number of keys (json_each), not one query per key
-        found = self.con.execute(
-            "SELECT key, id, orphan FROM entities WHERE key IN (SELECT value FROM json_each(?))",
-            (json.dumps(missing),)).fetchall()
-        known.update((k, i) for k, i, _ in found)
-        adopted = [i for _, i, orphan in found if orphan]
-        if adopted:  # referred to again: back in the index (``_index_entity`` clears the flag)
-            self._refresh_entity_fts(adopted)
-        new = [k for k in missing if k not in known]
-        if new:
-            ts, first = now_iso(), self.tx.take_ids("entities", len(new))
-            rows = [(eid, k, "name", scope, name_iri(k[5:]), refs[k], k[5:], ts)
-                    for eid, k in enumerate(new, first)]
-            known.update((r[1], r[0]) for r in rows)
-            self.con.executemany(
-                "INSERT INTO entities(id, key, kind, scope, iri, label, name_key, created_at)"
-                " VALUES(?,?,?,?,?,?,?,?)", rows)
-            self._name_fts.extend((r[0], r[5]) for r in rows)
-            self._resolve_names(k[5:] for k in new)
-        return known
+        """Reference key -> entity id for the keys of ``refs`` (key -> label) as written in
+        ``scope`` (``entity_key``), creating the name entities that are new."""
+        known = self._entity_ids  # entity key -> id, for the whole transaction
+        keyed = {k: entity_key(scope, k) for k in refs}
+        missing = list(dict.fromkeys(e for e in keyed.values() if e not in known))
+        if missing:
+            # one cached statement for any number of keys (json_each), not one per key
+            found = self.con.execute(
+                "SELECT key, id, orphan FROM entities WHERE key IN"
+                " (SELECT value FROM json_each(?))", (json.dumps(missing),)).fetchall()
+            known.update((k, i) for k, i, _ in found)
+            adopted = [i for _, i, orphan in found if orphan]
+            if adopted:  # referred to again: back in the index (``_index_entity`` clears it)
+                self._refresh_entity_fts(adopted)
+            new = [(k, e) for k, e in keyed.items() if e not in known]
+            if new:
+                ts, first = now_iso(), self.tx.take_ids("entities", len(new))
+                rows = [(eid, e, "name", scope, name_iri(k[5:], scope), refs[k], k[5:], ts)
+                        for eid, (k, e) in enumerate(new, first)]
+                known.update((r[1], r[0]) for r in rows)
+                self.con.executemany(
+                    "INSERT INTO entities(id, key, kind, scope, iri, label, name_key, created_at)"
+                    " VALUES(?,?,?,?,?,?,?,?)", rows)
+                self._name_fts.extend((r[0], r[5]) for r in rows)
+                self._resolve_names(k[5:] for k, _ in new)
+        return {k: known[e] for k, e in keyed.items()}
 
     def _diff_facts(self, scope: str, doc_id: int, version_id: int, note_id: int,
                     facts: Sequence[FactParts], refs: Mapping[str, str], chunk_ids: list[int],
