@@ -7,6 +7,7 @@ records and returns a ``KnowledgeContext``. Nothing here knows about SQL or file
 
 from __future__ import annotations
 
+import unicodedata
 from dataclasses import dataclass, field
 from typing import Literal, NamedTuple
 
@@ -25,10 +26,13 @@ SUPPORT_QUOTE_CHARS = 160
 def name_key(text: str) -> str:
     """Normalise a name as written into the key links are resolved by.
 
-    Case-folded, whitespace collapsed, a trailing ``.md`` and surrounding slashes dropped:
-    ``[[ Kestrel  Queue ]]`` and ``[[kestrel queue]]`` name the same thing.
+    Unicode NFC, case-folded, whitespace collapsed, a trailing ``.md`` and surrounding
+    slashes dropped: ``[[ Kestrel  Queue ]]`` and ``[[kestrel queue]]`` name the same
+    thing, and so do a link typed as ``Café`` and a file ``Café.md`` whose name macOS
+    wrote decomposed (``e`` + combining accent).
     """
-    key = " ".join(text.replace("\\", "/").split()).casefold()
+    key = unicodedata.normalize(
+        "NFC", " ".join(text.replace("\\", "/").split()).casefold())
     if key.endswith(".md"):
         key = key[:-3]
     return key.strip("/ ")

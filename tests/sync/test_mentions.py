@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import unicodedata
 from pathlib import Path
 
 from hypothesis import given
@@ -13,8 +14,9 @@ from knotwork.ingest.mentions import _WORD, ChunkText, MentionFinder, _tokens
 
 @given(st.text(alphabet=st.characters(max_codepoint=127)) | st.text())
 def test_words_are_the_runs_of_word_characters(text: str) -> None:
-    # the ASCII fast path must cut words exactly where the regular expression does
-    assert _tokens(text) == _WORD.findall(text.casefold())
+    # the ASCII fast path must cut words exactly where the regular expression does (on
+    # the composed text: name keys are NFC)
+    assert _tokens(text) == _WORD.findall(unicodedata.normalize("NFC", text.casefold()))
 
 
 def test_finder_is_word_bounded_longest_first_and_skips_stop_words() -> None:
@@ -90,3 +92,14 @@ def test_a_crash_before_the_mention_pass_loses_no_work(tmp_path: Path, monkeypat
         assert [f.value_label for f in kw.facts("meeting") if f.predicate == "mentions"] == [
             "Kestrel Queue"]
         assert kw.store.reader.mention_work() == ([], [], [], None)  # the queue is drained
+
+
+def test_a_decomposed_name_is_mentioned_by_composed_prose(tmp_path: Path) -> None:
+    vault = tmp_path / "v"
+    vault.mkdir()
+    (vault / f"{unicodedata.normalize('NFD', 'Café Nero')}.md").write_text("plain\n",
+                                                                          encoding="utf-8")
+    (vault / "diary.md").write_text("We met at Café Nero today.\n", encoding="utf-8")
+    with Knotwork.open(vault, db=str(tmp_path / "s.db"), embedder="none") as kw:
+        kw.ingest()
+        assert [f.predicate for f in kw.facts("diary")] == ["mentions"]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import shutil
 from pathlib import Path
+from urllib.parse import quote
 
 import pytest
 
@@ -197,3 +198,56 @@ def test_upgrading_gives_each_scope_its_own_names(tmp_path: Path) -> None:
         assert kw.facts("svc")[0].value_label == "kota"
         found = kw.store.reader.search_entities('"kota"', limit=10)
         assert len(found) == 3  # A's note and the two scopes' names, all in the index
+
+
+def test_a_link_typed_composed_resolves_to_a_decomposed_file_name(tmp_path: Path) -> None:
+    import unicodedata
+
+    vault = tmp_path / "v"
+    vault.mkdir()
+    decomposed = unicodedata.normalize("NFD", "Café")
+    (vault / f"{decomposed}.md").write_text("plain\n", encoding="utf-8")  # as macOS names it
+    (vault / "link.md").write_text("The [[Café]] is open.\n", encoding="utf-8")
+    with Knotwork.open(vault, db=str(tmp_path / "s.db"), embedder="none") as kw:
+        kw.ingest()
+        [link] = kw.facts("link")
+        assert link.value == "kw:note/" + quote(decomposed)  # the note, not a bare name
+
+
+def test_upgrading_rekeys_decomposed_names_and_merges_their_twins(tmp_path: Path) -> None:
+    import sqlite3
+    import unicodedata
+
+    vault = tmp_path / "v"
+    vault.mkdir()
+    (vault / "a.md").write_text("Owns [[Müller]].\n", encoding="utf-8")
+    (vault / "b.md").write_text("Uses [[Café]].\n", encoding="utf-8")
+    db = str(tmp_path / "s.db")
+    with Knotwork.open(vault, db=db, embedder="none") as kw:
+        kw.ingest()
+    # the store as schema 8 left it: b.md linked a decomposed "Café" (its own entity),
+    # and a.md's "Müller" was keyed decomposed with a composed twin another note made
+    con = sqlite3.connect(db)
+    nfd = {k: unicodedata.normalize("NFD", k) for k in ("café", "müller")}
+    con.execute("UPDATE entities SET key = 'name:' || ?, name_key = ? WHERE key = 'name:café'",
+                (nfd["café"], nfd["café"]))
+    twin = con.execute("SELECT id FROM entities WHERE key = 'name:müller'").fetchone()[0]
+    con.execute("INSERT INTO entities(key, kind, scope, iri, label, name_key, created_at)"
+                " VALUES('name:' || ?, 'name', 'default', 'kw:name/x', 'Müller', ?, '')",
+                (nfd["müller"], nfd["müller"]))
+    old = con.execute("SELECT id FROM entities WHERE key = 'name:' || ?",
+                      (nfd["müller"],)).fetchone()[0]
+    con.execute("UPDATE facts SET object_id = ? WHERE object_id = ?", (old, twin))
+    con.execute("UPDATE meta SET value = '8' WHERE key = 'schema_version'")
+    con.commit()
+    con.close()
+    (vault / "café.md").write_text("# Café\n", encoding="utf-8")  # composed, found by the link
+    with Knotwork.open(vault, db=db, embedder="none") as kw:
+        [owns] = kw.facts("a")
+        assert owns.value == "kw:name/m%C3%BCller"  # the composed entity, facts moved to it
+        keys = [r[0] for r in kw.store._con().execute(
+            "SELECT key FROM entities WHERE kind = 'name' ORDER BY key")]
+        assert keys == ["name:café", "name:müller"]
+        kw.ingest()
+        [uses] = kw.facts("b")
+        assert uses.value == "kw:note/caf%C3%A9"

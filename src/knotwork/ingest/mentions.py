@@ -14,6 +14,7 @@ written link's.
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
@@ -47,7 +48,8 @@ def _tokens(text: str) -> list[str]:
     """``text``'s words (the runs ``_WORD`` finds), case-folded."""
     if text.isascii():
         return text.lower().translate(_ASCII_GAPS).split()
-    return _WORD.findall(text.casefold())
+    # composed, as name keys are: a decomposed "Café" title still matches "Café" in prose
+    return _WORD.findall(unicodedata.normalize("NFC", text.casefold()))
 
 
 def _words(text: str) -> tuple[str, ...]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import sqlite3
 import threading
 import time
+import unicodedata
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
@@ -70,10 +71,16 @@ def connect(path: str, *, synchronous: str = "FULL", busy_timeout_ms: int = 30_0
         con.execute("PRAGMA temp_store = MEMORY")
         con.execute("PRAGMA cache_size = -65536")
         con.execute(f"PRAGMA mmap_size = {MMAP_BYTES}")
+        # for migrations that write IRIs and name keys as the Python code does (8, 9)
         con.create_function("kw_quote", 1, lambda text: quote(str(text), safe="/"),
-                            deterministic=True)  # migration 8 writes IRIs with it
+                            deterministic=True)
+        con.create_function("kw_nfc", 1, _nfc, deterministic=True)
         _migrate(con)
     return con
+
+
+def _nfc(text: str | None) -> str | None:
+    return None if text is None else unicodedata.normalize("NFC", text)
 
 
 def _migrate(con: sqlite3.Connection) -> None:

@@ -212,29 +212,13 @@ MIGRATIONS.append([
 # a note of its own scope. Until now one entity per name served every scope, so a link in
 # one scope resolved to another's note. The plain keys become the default scope's; every
 # other scope's facts are moved to entities of their own, and all names resolved again.
-# (``kw_quote``, Python's URL quoting, is registered on the connection that migrates.)
+# (``kw_quote`` and ``kw_nfc``, Python's URL quoting and Unicode NFC, are registered on the
+# connection that migrates.)
 _NAME_REFS = ("EXISTS (SELECT 1 FROM facts f WHERE f.object_id = entities.id"
               " AND f.retracted_at IS NULL) OR EXISTS (SELECT 1 FROM facts f"
               " WHERE f.subject_id = entities.id AND f.retracted_at IS NULL)")
-MIGRATIONS.append([
-    """UPDATE entities SET scope = 'default' WHERE kind = 'name'""",
-    """INSERT OR IGNORE INTO entities(key, kind, scope, iri, label, name_key, created_at)
-        SELECT 'name@' || f.scope || char(31) || e.name_key, 'name', f.scope,
-               'kw:' || f.scope || '/name/' || kw_quote(e.name_key), e.label, e.name_key,
-               min(f.recorded_at)
-        FROM facts f JOIN entities e ON e.id = f.object_id OR e.id = f.subject_id
-        WHERE f.scope != 'default' AND e.kind = 'name'
-        GROUP BY f.scope, e.id""",
-    """UPDATE facts SET object_id = (SELECT s.id FROM entities e JOIN entities s
-            ON s.key = 'name@' || facts.scope || char(31) || e.name_key
-            WHERE e.id = facts.object_id)
-        WHERE scope != 'default' AND object_id IN (SELECT id FROM entities
-            WHERE kind = 'name' AND key = 'name:' || name_key)""",
-    """UPDATE facts SET subject_id = (SELECT s.id FROM entities e JOIN entities s
-            ON s.key = 'name@' || facts.scope || char(31) || e.name_key
-            WHERE e.id = facts.subject_id)
-        WHERE scope != 'default' AND subject_id IN (SELECT id FROM entities
-            WHERE kind = 'name' AND key = 'name:' || name_key)""",
+# after name entities changed in bulk: resolve them all, find the orphans, index the rest
+_REINDEX_NAMES = [
     """UPDATE entities SET resolved_id = (SELECT n.entity_id FROM names n
             JOIN documents d ON d.id = n.document_id
             WHERE n.key = entities.name_key AND d.scope = entities.scope
@@ -247,6 +231,45 @@ MIGRATIONS.append([
             (SELECT f.value AS v FROM facts f WHERE f.subject_id = e.id
              AND f.retracted_at IS NULL AND f.object_id IS NULL LIMIT 200)), '')
         FROM entities e WHERE e.kind = 'name' AND e.orphan = 0""",
+]
+MIGRATIONS.append([
+    """UPDATE entities SET scope = 'default' WHERE kind = 'name'""",
+    """INSERT OR IGNORE INTO entities(key, kind, scope, iri, label, name_key, created_at)
+        SELECT 'name@' || f.scope || char(31) || e.name_key, 'name', f.scope,
+               'kw:' || f.scope || '/name/' || kw_quote(e.name_key), e.label, e.name_key,
+               min(f.recorded_at)
+        FROM facts f JOIN entities e ON e.id = f.object_id OR e.id = f.subject_id
+        WHERE f.scope != 'default' AND e.kind = 'name'
+        GROUP BY f.scope, e.id""",
+    *(f"""UPDATE facts SET {col} = (SELECT s.id FROM entities e JOIN entities s
+            ON s.key = 'name@' || facts.scope || char(31) || e.name_key
+            WHERE e.id = facts.{col})
+        WHERE scope != 'default' AND {col} IN (SELECT id FROM entities
+            WHERE kind = 'name' AND key = 'name:' || name_key)"""
+      for col in ("object_id", "subject_id")),
+    *_REINDEX_NAMES,
+])
+
+# 9: name keys are Unicode NFC (``types.name_key``): a link typed as "Café" now resolves to
+# a file whose name macOS wrote decomposed. Keys written before are re-keyed; a name whose
+# two spellings had two entities keeps the composed one, with the facts of both.
+_NFC_KEY = ("(CASE WHEN {t}.scope = 'default' THEN 'name:' ELSE 'name@' || {t}.scope"
+            " || char(31) END || kw_nfc({t}.name_key))")
+_DECOMPOSED_TWIN = (f"kind = 'name' AND name_key != kw_nfc(name_key) AND EXISTS (SELECT 1"
+                    f" FROM entities t WHERE t.key = {_NFC_KEY.format(t='entities')})")
+MIGRATIONS.append([
+    """UPDATE OR REPLACE names SET key = kw_nfc(key) WHERE key != kw_nfc(key)""",
+    *(f"""UPDATE facts SET {col} = (SELECT t.id FROM entities e JOIN entities t
+            ON t.key = {_NFC_KEY.format(t='e')} WHERE e.id = facts.{col})
+        WHERE {col} IN (SELECT id FROM entities WHERE {_DECOMPOSED_TWIN})"""
+      for col in ("object_id", "subject_id")),
+    f"""DELETE FROM entities WHERE {_DECOMPOSED_TWIN}""",
+    f"""UPDATE OR IGNORE entities SET key = {_NFC_KEY.format(t='entities')},
+            iri = CASE WHEN scope = 'default' THEN 'kw:name/' ELSE 'kw:' || scope || '/name/'
+                  END || kw_quote(kw_nfc(name_key)),
+            name_key = kw_nfc(name_key)
+        WHERE kind = 'name' AND name_key != kw_nfc(name_key)""",
+    *_REINDEX_NAMES,
 ])
 
 SCHEMA_VERSION = len(MIGRATIONS)
