@@ -663,6 +663,9 @@ class Knotwork:
         out["embedding_status"] = self.embedding_status()
         out["embedder"] = self.settings.embedder
         out["ambiguous_names"] = [{"name": k, "paths": p} for k, p in reader.ambiguous_names()]
+        warned, warnings = reader.warnings()
+        out["documents_with_warnings"] = warned
+        out["warnings"] = [{"path": p, "line": line, "reason": r} for p, line, r in warnings]
         out["store"] = self.store.path
         return out
 

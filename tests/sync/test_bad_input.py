@@ -141,3 +141,22 @@ def test_a_dry_run_reports_the_files_the_real_run_would_refuse(tmp_path: Path) -
     assert sorted((e.path, e.reason, e.line) for e in dry.errors) == sorted(
         (e.path, e.reason, e.line) for e in real.errors)
     assert {e.path for e in real.errors} == {"bin.md", "bad.md", "big.md"}
+
+
+def test_a_notes_warnings_stay_listed_until_it_is_fixed(tmp_path: Path) -> None:
+    vault = tmp_path / "v"
+    vault.mkdir()
+    note = vault / "a.md"
+    note.write_text("---\ntags: [x\n---\n# A\n", encoding="utf-8")
+    (vault / "b.md").write_text("# B\n", encoding="utf-8")
+    with Knotwork.open(vault, db=str(tmp_path / "s.db"), embedder="none") as kw:
+        assert [e.path for e in kw.ingest().errors] == ["a.md"]
+        assert kw.ingest().errors == ()  # unchanged: not read again, so not reported again
+        stats = kw.stats()
+        assert stats["documents_with_warnings"] == 1
+        [warning] = stats["warnings"]  # type: ignore[misc]
+        assert warning["path"] == "a.md" and warning["line"] == 2
+        assert "malformed YAML" in warning["reason"]
+        note.write_text("---\ntags: [x]\n---\n# A\n", encoding="utf-8")
+        kw.ingest()
+        assert kw.stats()["warnings"] == [] and kw.stats()["documents_with_warnings"] == 0

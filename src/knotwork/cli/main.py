@@ -295,6 +295,10 @@ def stats(as_json: JsonOpt = False) -> None:
             for amb in value:  # type: ignore[attr-defined]
                 out.print(f"ambiguous name {amb['name']!r}: {', '.join(amb['paths'])}",
                           markup=False)
+        elif key == "warnings":
+            for w in value:  # type: ignore[attr-defined]
+                at = f"{w['path']}:{w['line']}" if w["line"] else w["path"]
+                out.print(f"warning {at}: {w['reason']}", markup=False)
         else:
             out.print(f"{key}: {value}", markup=False)
 

@@ -235,6 +235,9 @@ class StatsOut(_Response):
     retracted_facts: int
     events: int
     ambiguous_names: list[dict[str, Any]]
+    documents_with_warnings: int = 0
+    warnings: list[dict[str, Any]] = Field(default_factory=list, description=(
+        "The warnings of live documents (malformed frontmatter and the like), first 100."))
     store: str
 
 

@@ -8,6 +8,7 @@ before it reads the state it is about to change.
 
 from __future__ import annotations
 
+import re
 import sqlite3
 import threading
 import time
@@ -83,6 +84,18 @@ def _nfc(text: str | None) -> str | None:
     return None if text is None else unicodedata.normalize("NFC", text)
 
 
+_ADD_COLUMN = re.compile(r"\s*ALTER TABLE (\w+) ADD COLUMN (\w+)", re.IGNORECASE)
+
+
+def _has_column_already(con: sqlite3.Connection, sql: str) -> bool:
+    """Whether ``sql`` adds a column its table already has: SQLite has no ``ADD COLUMN IF
+    NOT EXISTS``, and a store whose recorded version is behind its tables (restored from
+    parts, or set back by hand) must still open."""
+    m = _ADD_COLUMN.match(sql)
+    return m is not None and any(
+        r[1] == m.group(2) for r in con.execute(f"PRAGMA table_info({m.group(1)})"))
+
+
 def _migrate(con: sqlite3.Connection) -> None:
     con.execute("BEGIN IMMEDIATE")
     try:
@@ -96,7 +109,8 @@ def _migrate(con: sqlite3.Connection) -> None:
             raise SchemaVersionError(current, SCHEMA_VERSION)
         for statements in MIGRATIONS[current:]:
             for sql in statements:
-                con.execute(sql)
+                if not _has_column_already(con, sql):
+                    con.execute(sql)
         if current < SCHEMA_VERSION:
             con.execute("INSERT OR REPLACE INTO meta(key, value) VALUES('schema_version', ?)",
                         (str(SCHEMA_VERSION),))

@@ -627,6 +627,18 @@ class Reader:
                                  ).fetchone()[0],
         }
 
+    def warnings(self, limit: int = 100) -> tuple[int, list[tuple[str, int | None, str]]]:
+        """The live documents' warnings as their last versions had them: how many
+        documents have any, and the first ``limit`` as (path, line, reason) by path."""
+        where = "FROM documents WHERE deleted_at IS NULL AND warnings IS NOT NULL"
+        total = int(self.con.execute(f"SELECT COUNT(*) {where}").fetchone()[0])
+        out: list[tuple[str, int | None, str]] = []
+        for path, text in self.con.execute(f"SELECT path, warnings {where} ORDER BY path"):
+            out.extend((path, line, reason) for line, reason in json.loads(text))
+            if len(out) >= limit:
+                break
+        return total, out[:limit]
+
     def ambiguous_names(self, limit: int = 50) -> list[tuple[str, list[str]]]:
         """Names declared by more than one note, with the paths (the winner first)."""
         out = []

@@ -272,4 +272,11 @@ MIGRATIONS.append([
     *_REINDEX_NAMES,
 ])
 
+# 10: a document's warnings (malformed frontmatter and the like) as its last version had
+# them, JSON [[line, reason], ...]: a sync reports them when it reads the file, ``stats``
+# lists them for as long as the note still has them.
+MIGRATIONS.append([
+    """ALTER TABLE documents ADD COLUMN warnings TEXT""",
+])
+
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -169,11 +169,13 @@ class Writer:
         con.execute("INSERT INTO versions(id, document_id, path, content_hash, text, recorded_at,"
                     " actor) VALUES(?,?,?,?,?,?,?)",
                     (version_id, doc_id, doc.path, doc.content_hash, doc.text, ts, self.actor))
+        warned = [[i.line, i.reason] for i in doc.issues if not i.fatal]
         con.execute("UPDATE documents SET path=?, title=?, doc_type=?, version_id=?,"
                     " content_hash=?, size=?, mtime_ns=?, updated_at=?, source_kind=?,"
-                    " checked_ns=NULL WHERE id=?",
+                    " checked_ns=NULL, warnings=? WHERE id=?",
                     (doc.path, doc.title, doc.doc_type, version_id, doc.content_hash, doc.size,
-                     doc.mtime_ns, ts, doc.source_kind, doc_id))
+                     doc.mtime_ns, ts, doc.source_kind, json.dumps(warned) if warned else None,
+                     doc_id))
         note_id = self._note_entity(scope, doc_id, doc, ts, fresh=fresh)
         chunk_ids = self._replace_chunks(doc_id, version_id, p, fresh=fresh)
         names_added, names_removed = self._replace_names(doc_id, note_id, p, fresh=fresh)
