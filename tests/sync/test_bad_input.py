@@ -146,9 +146,9 @@ def test_a_dry_run_reports_the_files_the_real_run_would_refuse(tmp_path: Path) -
 def test_a_notes_warnings_stay_listed_until_it_is_fixed(tmp_path: Path) -> None:
     vault = tmp_path / "v"
     vault.mkdir()
+    for name, text in {"a.md": "---\ntags: [x\n---\n# A\n", "b.md": "# B\n"}.items():
+        (vault / name).write_text(text, encoding="utf-8")
     note = vault / "a.md"
-    note.write_text("---\ntags: [x\n---\n# A\n", encoding="utf-8")
-    (vault / "b.md").write_text("# B\n", encoding="utf-8")
     with Knotwork.open(vault, db=str(tmp_path / "s.db"), embedder="none") as kw:
         assert [e.path for e in kw.ingest().errors] == ["a.md"]
         assert kw.ingest().errors == ()  # unchanged: not read again, so not reported again
