@@ -17,10 +17,10 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
-from urllib.parse import quote
 
 from ...errors import SchemaVersionError, StoreError
 from .. import record_time
+from .prepare import entity_key, name_iri
 from .schema import MIGRATIONS, SCHEMA_VERSION
 
 _clock_lock = threading.Lock()
@@ -72,9 +72,11 @@ def connect(path: str, *, synchronous: str = "FULL", busy_timeout_ms: int = 30_0
         con.execute("PRAGMA temp_store = MEMORY")
         con.execute("PRAGMA cache_size = -65536")
         con.execute(f"PRAGMA mmap_size = {MMAP_BYTES}")
-        # for migrations that write IRIs and name keys as the Python code does (8, 9)
-        con.create_function("kw_quote", 1, lambda text: quote(str(text), safe="/"),
+        # the Python code's own spellings of name keys and IRIs, for migrations 8 and 9
+        con.create_function("kw_entity_key", 2,
+                            lambda scope, key: entity_key(scope, f"name:{key}"),
                             deterministic=True)
+        con.create_function("kw_name_iri", 2, name_iri, deterministic=True)
         con.create_function("kw_nfc", 1, _nfc, deterministic=True)
         _migrate(con)
     return con

@@ -20,8 +20,17 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
+from urllib.parse import quote
 
-from ...types import FactDraft, LiteralValue, NameRef, ObjectRef, ParsedDocument, SelfRef
+from ...types import (
+    DEFAULT_SCOPE,
+    FactDraft,
+    LiteralValue,
+    NameRef,
+    ObjectRef,
+    ParsedDocument,
+    SelfRef,
+)
 
 _NAME_RANK = {"path": 0, "stem": 1, "title": 1, "alias": 2}
 # Why NULL travels as a value of the other storage class: the sqlite3 module binds an int,
@@ -147,6 +156,29 @@ def joined_key(subject_key: str, predicate: str, object_key: str, tail: str) -> 
     position). ``tail`` is its valid time and qualifiers, joined by ``key_tail``."""
     text = f"{subject_key}\x1f{predicate}\x1f{object_key}\x1f{tail}"
     return hashlib.blake2b(text.encode(), digest_size=16).hexdigest()
+
+
+def note_iri(scope: str, path: str) -> str:
+    stem = path[:-3] if path.lower().endswith(".md") else path
+    prefix = "kw:note/" if scope == DEFAULT_SCOPE else f"kw:{scope}/note/"
+    return prefix + quote(stem, safe="/")
+
+
+def name_iri(key: str, scope: str = DEFAULT_SCOPE) -> str:
+    prefix = "kw:name/" if scope == DEFAULT_SCOPE else f"kw:{scope}/name/"
+    return prefix + quote(key, safe="/")
+
+
+def entity_key(scope: str, ref: str) -> str:
+    """The entity key of a name reference (``name:<key>``) written in ``scope``.
+
+    Each scope has its own name entities, so a link resolves to a note of its own scope
+    only (with one entity per name, a link in one scope resolved to another's note).
+    The default scope keeps the plain key, as stores written before scopes had their own.
+    """
+    if scope == DEFAULT_SCOPE or not ref.startswith("name:"):
+        return ref
+    return f"name@{scope}\x1f{ref[5:]}"
 
 
 def literal_key(value: LiteralValue) -> str:

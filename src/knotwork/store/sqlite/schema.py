@@ -198,33 +198,35 @@ MIGRATIONS.append([
 # 7: a name entity no live fact refers to any more is "orphaned": out of the entity search
 # index and the pipeline's exact-name matches, as a fresh ingest of the same files would
 # not have it (its row stays: history reaches its retracted facts). Existing ones now.
+# Whether a live fact still refers to the entity row ``entities`` (as subject or object);
+# the writer asks it of one name at a time (``Writer._index_entity``).
+NAME_REFERRED = ("EXISTS (SELECT 1 FROM facts f WHERE f.object_id = entities.id"
+                 " AND f.retracted_at IS NULL) OR EXISTS (SELECT 1 FROM facts f"
+                 " WHERE f.subject_id = entities.id AND f.retracted_at IS NULL)")
 MIGRATIONS.append([
     """ALTER TABLE entities ADD COLUMN orphan INTEGER NOT NULL DEFAULT 0""",
-    """UPDATE entities SET orphan = 1 WHERE kind = 'name'
-        AND NOT EXISTS (SELECT 1 FROM facts f WHERE f.object_id = entities.id
-                        AND f.retracted_at IS NULL)
-        AND NOT EXISTS (SELECT 1 FROM facts f WHERE f.subject_id = entities.id
-                        AND f.retracted_at IS NULL)""",
+    f"""UPDATE entities SET orphan = 1 WHERE kind = 'name' AND NOT ({NAME_REFERRED})""",
     """DELETE FROM entity_fts WHERE rowid IN (SELECT id FROM entities WHERE orphan = 1)""",
 ])
 
-# 8: each scope has its own name entities (``writer.entity_key``): a link resolves only to
+# 8: each scope has its own name entities (``prepare.entity_key``): a link resolves only to
 # a note of its own scope. Until now one entity per name served every scope, so a link in
 # one scope resolved to another's note. The plain keys become the default scope's; every
 # other scope's facts are moved to entities of their own, and all names resolved again.
-# (``kw_quote`` and ``kw_nfc``, Python's URL quoting and Unicode NFC, are registered on the
-# connection that migrates.)
-_NAME_REFS = ("EXISTS (SELECT 1 FROM facts f WHERE f.object_id = entities.id"
-              " AND f.retracted_at IS NULL) OR EXISTS (SELECT 1 FROM facts f"
-              " WHERE f.subject_id = entities.id AND f.retracted_at IS NULL)")
+# ``kw_entity_key``, ``kw_name_iri`` and ``kw_nfc`` are the Python code's own spellings
+# (``prepare.entity_key``, ``prepare.name_iri``, Unicode NFC), registered on the connection
+# that migrates (``connection.connect``).
+# A name entity points at the note that wins its name among the notes of its own scope
+# (Obsidian's rule: an exact path first, then the shortest path; aliases last). The writer
+# runs it for the names a transaction touched.
+RESOLVE_NAMES = ("UPDATE entities SET resolved_id = (SELECT n.entity_id FROM names n"
+                 " JOIN documents d ON d.id = n.document_id"
+                 " WHERE n.key = entities.name_key AND d.scope = entities.scope"
+                 " ORDER BY n.rank, length(n.path), n.path LIMIT 1)")
 # after name entities changed in bulk: resolve them all, find the orphans, index the rest
 _REINDEX_NAMES = [
-    """UPDATE entities SET resolved_id = (SELECT n.entity_id FROM names n
-            JOIN documents d ON d.id = n.document_id
-            WHERE n.key = entities.name_key AND d.scope = entities.scope
-            ORDER BY n.rank, length(n.path), n.path LIMIT 1)
-        WHERE kind = 'name'""",
-    f"""UPDATE entities SET orphan = NOT ({_NAME_REFS}) WHERE kind = 'name'""",
+    f"""{RESOLVE_NAMES} WHERE kind = 'name'""",
+    f"""UPDATE entities SET orphan = NOT ({NAME_REFERRED}) WHERE kind = 'name'""",
     """DELETE FROM entity_fts WHERE rowid IN (SELECT id FROM entities WHERE kind = 'name')""",
     """INSERT INTO entity_fts(rowid, label, aliases, literals)
         SELECT e.id, e.label, '', COALESCE((SELECT group_concat(v, ' ') FROM
@@ -235,17 +237,16 @@ _REINDEX_NAMES = [
 MIGRATIONS.append([
     """UPDATE entities SET scope = 'default' WHERE kind = 'name'""",
     """INSERT OR IGNORE INTO entities(key, kind, scope, iri, label, name_key, created_at)
-        SELECT 'name@' || f.scope || char(31) || e.name_key, 'name', f.scope,
-               'kw:' || f.scope || '/name/' || kw_quote(e.name_key), e.label, e.name_key,
-               min(f.recorded_at)
+        SELECT kw_entity_key(f.scope, e.name_key), 'name', f.scope,
+               kw_name_iri(e.name_key, f.scope), e.label, e.name_key, min(f.recorded_at)
         FROM facts f JOIN entities e ON e.id = f.object_id OR e.id = f.subject_id
         WHERE f.scope != 'default' AND e.kind = 'name'
         GROUP BY f.scope, e.id""",
     *(f"""UPDATE facts SET {col} = (SELECT s.id FROM entities e JOIN entities s
-            ON s.key = 'name@' || facts.scope || char(31) || e.name_key
+            ON s.key = kw_entity_key(facts.scope, e.name_key)
             WHERE e.id = facts.{col})
         WHERE scope != 'default' AND {col} IN (SELECT id FROM entities
-            WHERE kind = 'name' AND key = 'name:' || name_key)"""
+            WHERE kind = 'name' AND key = kw_entity_key('default', name_key))"""
       for col in ("object_id", "subject_id")),
     *_REINDEX_NAMES,
 ])
@@ -253,8 +254,7 @@ MIGRATIONS.append([
 # 9: name keys are Unicode NFC (``types.name_key``): a link typed as "Café" now resolves to
 # a file whose name macOS wrote decomposed. Keys written before are re-keyed; a name whose
 # two spellings had two entities keeps the composed one, with the facts of both.
-_NFC_KEY = ("(CASE WHEN {t}.scope = 'default' THEN 'name:' ELSE 'name@' || {t}.scope"
-            " || char(31) END || kw_nfc({t}.name_key))")
+_NFC_KEY = "kw_entity_key({t}.scope, kw_nfc({t}.name_key))"
 _DECOMPOSED_TWIN = (f"kind = 'name' AND name_key != kw_nfc(name_key) AND EXISTS (SELECT 1"
                     f" FROM entities t WHERE t.key = {_NFC_KEY.format(t='entities')})")
 MIGRATIONS.append([
@@ -265,9 +265,7 @@ MIGRATIONS.append([
       for col in ("object_id", "subject_id")),
     f"""DELETE FROM entities WHERE {_DECOMPOSED_TWIN}""",
     f"""UPDATE OR IGNORE entities SET key = {_NFC_KEY.format(t='entities')},
-            iri = CASE WHEN scope = 'default' THEN 'kw:name/' ELSE 'kw:' || scope || '/name/'
-                  END || kw_quote(kw_nfc(name_key)),
-            name_key = kw_nfc(name_key)
+            iri = kw_name_iri(kw_nfc(name_key), scope), name_key = kw_nfc(name_key)
         WHERE kind = 'name' AND name_key != kw_nfc(name_key)""",
     *_REINDEX_NAMES,
 ])

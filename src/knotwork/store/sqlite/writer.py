@@ -22,10 +22,9 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from itertools import groupby
 from operator import itemgetter
-from urllib.parse import quote
 
 from ...errors import Conflict
-from ...types import DEFAULT_SCOPE, Applied, Deleted, FactDraft, ParsedDocument, Unchanged
+from ...types import Applied, Deleted, FactDraft, ParsedDocument, Unchanged
 from .. import Prepared
 from .connection import Transaction, map_driver_errors, now_iso
 from .prepare import (
@@ -33,11 +32,15 @@ from .prepare import (
     NO_ID,
     FactParts,
     PreparedDocument,
+    entity_key,
     joined_key,
+    name_iri,
     name_refs,
+    note_iri,
     prepare,
     prepare_facts,
 )
+from .schema import NAME_REFERRED, RESOLVE_NAMES
 
 # the NULLIFs are explained in prepare.py
 _FACT_INSERT = (f"INSERT INTO facts({FACT_COLUMNS}) VALUES(?,?,?,NULLIF(?, ''),NULLIF(?, ''),"
@@ -48,35 +51,6 @@ _CHUNK_FTS = ("INSERT INTO chunk_fts(chunk_fts, rowid, context, text) VALUES('de
 
 
 _KIND_NAMES = {"file": "a vault file", "api": "an agent's document"}
-# A name entity points at the note that wins its name among the notes of its own scope
-# (Obsidian's rule: an exact path first, then the shortest path; aliases last).
-_RESOLVE = ("UPDATE entities SET resolved_id = (SELECT n.entity_id FROM names n"
-            " JOIN documents d ON d.id = n.document_id"
-            " WHERE n.key = entities.name_key AND d.scope = entities.scope"
-            " ORDER BY n.rank, length(n.path), n.path LIMIT 1)")
-
-
-def note_iri(scope: str, path: str) -> str:
-    stem = path[:-3] if path.lower().endswith(".md") else path
-    prefix = "kw:note/" if scope == DEFAULT_SCOPE else f"kw:{scope}/note/"
-    return prefix + quote(stem, safe="/")
-
-
-def name_iri(key: str, scope: str = DEFAULT_SCOPE) -> str:
-    prefix = "kw:name/" if scope == DEFAULT_SCOPE else f"kw:{scope}/name/"
-    return prefix + quote(key, safe="/")
-
-
-def entity_key(scope: str, ref: str) -> str:
-    """The entity key of a name reference (``name:<key>``) written in ``scope``.
-
-    Each scope has its own name entities, so a link resolves to a note of its own scope
-    only (with one entity per name, a link in one scope resolved to another's note).
-    The default scope keeps the plain key, as stores written before scopes had their own.
-    """
-    if scope == DEFAULT_SCOPE or not ref.startswith("name:"):
-        return ref
-    return f"name@{scope}\x1f{ref[5:]}"
 
 
 class Writer:
@@ -126,7 +100,7 @@ class Writer:
                 self._name_fts.clear()
             if self._unresolved:
                 self.con.executemany(
-                    _RESOLVE + " WHERE name_key = ?", [(k,) for k in sorted(self._unresolved)])
+                    RESOLVE_NAMES + " WHERE name_key = ?", [(k,) for k in sorted(self._unresolved)])
                 self._unresolved.clear()
             stale, self._stale_fts = sorted(self._stale_fts), set()
             for eid in stale:
@@ -512,9 +486,7 @@ class Writer:
             return  # a deleted note: nothing left to find it by
         if row[1] == "name":
             orphan = self.con.execute(
-                "SELECT NOT EXISTS (SELECT 1 FROM facts WHERE object_id=? AND retracted_at IS NULL)"
-                " AND NOT EXISTS (SELECT 1 FROM facts WHERE subject_id=? AND retracted_at IS NULL)",
-                (eid, eid)).fetchone()[0]
+                f"SELECT NOT ({NAME_REFERRED}) FROM entities WHERE id=?", (eid,)).fetchone()[0]
             self.con.execute("UPDATE entities SET orphan=? WHERE id=?", (orphan, eid))
             if orphan:
                 return  # nothing refers to it any more: a fresh ingest would not have it
