@@ -156,23 +156,24 @@ def plan(store: Store, root: Path, *, scope: str, patterns: tuple[str, ...],
     return p
 
 
-def _refused(changed: Sequence[tuple[SourceFile, bytes | None]], max_bytes: int
-             ) -> dict[str, Issue]:
-    """The changed files a real run would keep out whole, with the reason, by path."""
+def _refused(p: _Plan, max_bytes: int) -> set[str]:
+    """The changed files a real run would keep out whole; their issues join ``p.issues``.
+
+    Oversized files never reach ``p.changed`` (the plan refuses them by size).
+    """
     from .ingest.markdown import decode
 
-    out: dict[str, Issue] = {}
-    for f, data in changed:
-        try:
+    out: set[str] = set()
+    for f, data in p.changed:
+        if data is None:
+            data = _read(f, p)  # an unreadable file's issue joins ``p.issues`` here
             if data is None:
-                with open(f.abspath, "rb") as fh:
-                    data = fh.read(max_bytes + 1)  # past the limit: refused by its size
-        except OSError as exc:
-            out[f.path] = unreadable(f.path, exc)
-            continue
-        got = decode(f.path, data, max_bytes, size=f.size)
+                out.add(f.path)
+                continue
+        got = decode(f.path, data, max_bytes)
         if isinstance(got, Issue):
-            out[f.path] = got
+            p.issues.append(got)
+            out.add(f.path)
     return out
 
 
@@ -250,12 +251,12 @@ def sync(store: Store, root: str | os.PathLike[str], *, scope: str, actor: str,
     if dry_run:
         # the files the real run would refuse whole (binary, invalid UTF-8, too large) are
         # errors here too, not additions
-        refused = _refused(p.changed, max_bytes)
-        gone_new = sum(path in p.new for path in refused)
+        refused = _refused(p, max_bytes)
+        gone_new = len(refused & p.new)
         return SyncReport(added=len(p.new) - len(p.renames) - gone_new,
                           updated=len(p.changed) - len(p.new) - (len(refused) - gone_new),
                           deleted=len(p.deleted), unchanged=p.unchanged, renamed=len(p.renames),
-                          errors=(*p.issues, *refused.values()))
+                          errors=tuple(p.issues))
     jobs = [(f.path, f.abspath, data, f.mtime_ns, max_bytes, chunk_tokens)
             for f, data in p.changed]
     acc = _Tally(unchanged=p.unchanged, errors=list(p.issues))

@@ -456,14 +456,10 @@ def split_lines(text: str) -> list[str]:
     return lines
 
 
-def decode(path: str, data: bytes, max_bytes: int, *, size: int | None = None) -> str | Issue:
-    """Return the text without a BOM, or the fatal issue that keeps the file out.
-
-    ``size``: the file's size when ``data`` holds only its first ``max_bytes + 1`` bytes.
-    """
-    size = len(data) if size is None else max(size, len(data))
-    if size > max_bytes:
-        return Issue(path, f"file too large: {size} bytes > limit {max_bytes}")
+def decode(path: str, data: bytes, max_bytes: int) -> str | Issue:
+    """Return the text without a BOM, or the fatal issue that keeps the file out."""
+    if len(data) > max_bytes:
+        return Issue(path, f"file too large: {len(data)} bytes > limit {max_bytes}")
     if b"\x00" in data[:_BINARY_SNIFF]:
         return Issue(path, "binary file")
     try:
