@@ -106,6 +106,9 @@ class FactDraft:
     valid_from: str | None = None
     valid_to: str | None = None
     qualifiers: tuple[tuple[str, str], ...] = ()
+    # Where in the line ``span.line_start`` the fact was read (0-based characters): a line
+    # cut into several chunks has one piece per stretch of it, and this picks the piece.
+    column: int = 0
 
     def identity(self) -> tuple[object, ...]:
         """What the fact says, not where it sits: the key edits are diffed by."""
@@ -121,6 +124,9 @@ class ChunkDraft:
     heading_path: tuple[str, ...]
     text: str
     span: Span
+    # Where the text starts in its first line: past 0 only for a later piece of a line
+    # cut into several chunks (each piece cites the whole line).
+    column: int = 0
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,13 +14,15 @@ def parse(text: str, **kw: int) -> ParsedDocument:
 
 def assert_exact(doc: ParsedDocument) -> None:
     """Every chunk is exactly the file's lines ``line_start..line_end`` joined by "\\n", or
-    a piece of the one line it cites (a line over the budget is cut at blanks)."""
+    a piece of the one line it cites (a line over the budget is cut at blanks), found in
+    that line at the piece's column."""
     lines = doc.text.replace("\r\n", "\n").split("\n")
     for i, chunk in enumerate(doc.chunks):
         assert chunk.ord == i
         whole = "\n".join(lines[chunk.span.line_start - 1:chunk.span.line_end])
-        assert chunk.text == whole or (chunk.span.line_start == chunk.span.line_end
-                                       and chunk.text in whole)
+        assert (chunk.text, chunk.column) == (whole, 0) or (
+            chunk.span.line_start == chunk.span.line_end
+            and whole.startswith(chunk.text, chunk.column))
         assert chunk.text.strip()
 
 

@@ -37,7 +37,8 @@ def test_plain_link_fact_shape() -> None:
     doc = parse("intro\n\nA line with [[Target]] in it.\n")
     assert doc.facts == (
         FactDraft(SELF, "links_to", NameRef.of("Target"), Span(3, 3),
-                  "A line with [[Target]] in it.", "wikilink", "1", 1.0),
+                  "A line with [[Target]] in it.", "wikilink", "1", 1.0,
+                  column=12),  # where in its line the link starts
     )
 
 

@@ -97,6 +97,8 @@ def check(doc: ParsedDocument) -> None:
         assert 1 <= span.line_start <= span.line_end <= len(lines)
         source = "\n".join(lines[span.line_start - 1:span.line_end])
         assert fact.supporting_text and fact.supporting_text in source
+        if span.line_start == span.line_end:  # the column is a place in the cited line
+            assert 0 <= fact.column < max(1, len(source))
         assert fact.predicate and fact.trust == "stated"
     identities = [f.identity() for f in doc.facts]
     assert len(identities) == len(set(identities))

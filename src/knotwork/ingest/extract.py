@@ -111,6 +111,7 @@ class _Sink:
     def add(
         self, subject: EntityRef, predicate: str, obj: ObjectRef, span: Span, text: str,
         extractor: str, confidence: float = 1.0, qualifiers: tuple[tuple[str, str], ...] = (),
+        column: int = 0,
     ) -> None:
         # One spelling per name within a note: [[Kota]] and [[kota]] are one fact.
         if isinstance(obj, NameRef):
@@ -122,7 +123,8 @@ class _Sink:
         if not predicate or identity in self.facts:
             return
         self.facts[identity] = FactDraft(subject, predicate, obj, span, text, extractor,
-                                         VERSION, confidence, qualifiers=qualifiers)
+                                         VERSION, confidence, qualifiers=qualifiers,
+                                         column=column)
 
 
 def _window(text: str, pos: int) -> str:
@@ -313,6 +315,13 @@ class _BlockReader:
             return self.block.first
         return self.block.first + bisect_right(self.starts, pos) - 1
 
+    def column_of(self, pos: int, line_pos: int) -> int:
+        """``pos`` as a column of the line holding ``line_pos`` (past its end when
+        ``pos`` lies on a later line)."""
+        if len(self.starts) == 1:
+            return pos
+        return pos - self.starts[bisect_right(self.starts, line_pos) - 1]
+
     def add(
         self, pos: int, predicate: str, obj: ObjectRef, extractor: str,
         qualifiers: tuple[tuple[str, str], ...] = (),
@@ -323,13 +332,13 @@ class _BlockReader:
         ``line_text`` would each do it).
         """
         if len(self.starts) == 1:
-            line, text = self.block.first, _window(self.raw, pos)
+            line, column, text = self.block.first, pos, _window(self.raw, pos)
         else:
             index = bisect_right(self.starts, pos) - 1
-            line = self.block.first + index
-            text = _window(self.block.raw[index], pos - self.starts[index])
+            line, column = self.block.first + index, pos - self.starts[index]
+            text = _window(self.block.raw[index], column)
         self.sink.add(SELF, predicate, obj, _span(line), text.strip(), extractor,
-                      qualifiers=qualifiers)
+                      qualifiers=qualifiers, column=column)
 
     # -- inline fields and tags
 
@@ -481,9 +490,10 @@ class _BlockReader:
             return None
         start, end = self.sentence_bounds(start, link, ends)
         span = _span(self.line_of(start), self.line_of(end - 1))
+        # the column is the link's: the sentence may start pieces earlier on a cut line
         self.sink.add(subject, predicate, link.target, span,
                       _window(self.raw[start:end], link.start - start).strip(), link.kind,
-                      INFERRED_CONFIDENCE)
+                      INFERRED_CONFIDENCE, column=self.column_of(link.start, start))
         return predicate, subject
 
     def sentence_bounds(self, start: int, link: Link, ends: list[int]) -> tuple[int, int]:

@@ -424,22 +424,28 @@ class _Chunker:
         # One line over the budget (a paragraph written as one line, a minified blob) is
         # cut at blanks into pieces that all cite that line: one chunk of megabytes was
         # returned whole by every search and embedded by its first words only.
-        for piece in _cut(text, self.budget) if a == b else (text,):
-            self.out.append(ChunkDraft(len(self.out), path, piece, Span(a + 1, b + 1)))
+        # Each piece keeps the column it starts at: a fact cites the piece holding its text.
+        for column, piece in _cut(text, self.budget) if a == b else ((0, text),):
+            self.out.append(ChunkDraft(len(self.out), path, piece, Span(a + 1, b + 1),
+                                       column))
 
 
-def _cut(text: str, budget: int) -> list[str]:
+def _cut(text: str, budget: int) -> list[tuple[int, str]]:
     """``text`` in pieces of at most ``budget`` characters, each ending at a blank when
-    one lies in its second half; the blanks between pieces are dropped."""
-    out: list[str] = []
+    one lies in its second half, with the offset each starts at in ``text``; the blanks
+    between pieces are dropped."""
+    out: list[tuple[int, str]] = []
+    pos = 0  # where the rest, ``text``, starts in the text given
     while len(text) > budget:
         at = text.rfind(" ", budget // 2, budget + 1)
-        head, text = (text[:at], text[at + 1:]) if at > 0 else (text[:budget], text[budget:])
+        head, rest = (text[:at], text[at + 1:]) if at > 0 else (text[:budget], text[budget:])
         if head.strip():
-            out.append(head.rstrip())
-        text = text.lstrip()
+            out.append((pos, head.rstrip()))
+        rest = rest.lstrip()
+        pos += len(text) - len(rest)  # the rest is a suffix of what was left
+        text = rest
     if text.strip() or not out:
-        out.append(text)
+        out.append((pos, text))
     return out
 
 

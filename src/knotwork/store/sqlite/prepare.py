@@ -93,7 +93,8 @@ def prepare(doc: ParsedDocument) -> PreparedDocument:
         names=tuple((n.key, n.kind, n.text, _NAME_RANK[n.kind]) for n in named),
         declared=frozenset((n.text, n.key) for n in named),
         refs=name_refs(doc.facts),
-        facts=prepare_facts(doc.facts, [c[4] for c in chunks]))
+        facts=prepare_facts(doc.facts, [c[4] for c in chunks],
+                            [ch.column for ch in doc.chunks]))
 
 
 def _chunk_parts(title: str, ord_: int, heading_path: tuple[str, ...], text: str,
@@ -117,17 +118,21 @@ def name_refs(drafts: Sequence[FactDraft]) -> dict[str, str]:
     return out
 
 
-def prepare_facts(drafts: Sequence[FactDraft], chunk_starts: Sequence[int]
-                  ) -> tuple[FactParts, ...]:
-    """The columns of each draft; ``chunk_starts`` are the first lines of the chunks cited."""
+def prepare_facts(drafts: Sequence[FactDraft], chunk_starts: Sequence[int],
+                  chunk_columns: Sequence[int] = ()) -> tuple[FactParts, ...]:
+    """The columns of each draft; ``chunk_starts`` are the first lines of the chunks cited,
+    ``chunk_columns`` the character each starts at in that line (none given, as for chunks
+    read back from the store: the last piece of a cut line is cited, as before columns)."""
     out = []
     for d in drafts:
         okey, entity, value, datatype = _object(d.object)
         quals, vf, vt, span = d.qualifiers, d.valid_from, d.valid_to, d.span
+        chunk = bisect.bisect_right(chunk_starts, span.line_start) - 1
+        if chunk > 0 and chunk_starts[chunk - 1] == span.line_start and chunk_columns:
+            chunk = _piece(chunk_starts, chunk_columns, chunk, d.column)
         out.append(FactParts(
             None if isinstance(d.subject, SelfRef) else "name:" + d.subject.key,
-            d.predicate, okey, entity, key_tail(vf, vt, quals),
-            bisect.bisect_right(chunk_starts, span.line_start) - 1,
+            d.predicate, okey, entity, key_tail(vf, vt, quals), chunk,
             (d.predicate, value, NO_TEXT if datatype is None else datatype,
              json.dumps(dict(quals)) if quals else NO_TEXT, NO_TEXT if vf is None else vf,
              NO_TEXT if vt is None else vt, d.confidence, d.trust, _REVIEW_BY_TRUST[d.trust],
@@ -135,6 +140,17 @@ def prepare_facts(drafts: Sequence[FactDraft], chunk_starts: Sequence[int]
              d.extractor_version),
             (span.line_start, span.line_end, d.supporting_text)))
     return tuple(out)
+
+
+def _piece(starts: Sequence[int], columns: Sequence[int], last: int, column: int) -> int:
+    """Of the pieces of one cut line (chunks sharing their first line, ``last`` the last
+    of them), the last starting at or before ``column``.
+
+    Why: a fact is cited by the chunk starting at or before its line, and by line alone
+    every fact on a cut line cited its last piece, wherever the fact's text lay.
+    """
+    first = bisect.bisect_left(starts, starts[last], 0, last)
+    return max(first, bisect.bisect_right(columns, column, first, last + 1) - 1)
 
 
 def _object(obj: ObjectRef) -> tuple[str | None, bool, str, str | None]:
