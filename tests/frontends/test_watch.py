@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import sqlite3
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -143,3 +145,66 @@ def test_a_changed_ignore_file_makes_the_watcher_sync_the_whole_vault(tmp_path: 
     # which notes it now leaves out (or lets in) only a full sync can tell
     assert w._paths({(watchfiles.Change.added, str(tmp_path / ".knotworkignore")),
                      (watchfiles.Change.modified, str(tmp_path / "a.md"))}) is None
+
+
+def _live(db: Path, path: str) -> set[str]:
+    """The values of the live facts a note's document holds."""
+    con = sqlite3.connect(db)
+    try:
+        return {r[0] for r in con.execute(
+            "SELECT f.value FROM facts f JOIN documents d ON d.id = f.document_id"
+            " WHERE d.path = ? AND d.deleted_at IS NULL AND f.retracted_at IS NULL", (path,))}
+    finally:
+        con.close()
+
+
+def test_an_edit_to_a_symlinked_notes_target_resyncs_the_link(vault: Path,
+                                                              tmp_path: Path) -> None:
+    (vault / "shared").mkdir()
+    policy = vault / "shared" / "policy.txt"  # no glob covers it: only the link is a note
+    policy.write_text("# Policy\n\nPatch on Fridays.\n", encoding="utf-8")
+    (vault / "notes").mkdir()
+    os.symlink("../shared/policy.txt", vault / "notes" / "policy.md")
+    os.symlink("kota.md", vault / "hosts" / "kota-link.md")
+    os.symlink("../hosts/kota-link.md", vault / "notes" / "again.md")  # a link to a link
+    db, out = tmp_path / "s.db", tmp_path / "watch.jsonl"
+    cmd = knotwork_cmd("--db", str(db), "watch", "--vault", str(vault), "--json")
+    with open(out, "w", encoding="utf-8") as stdout, \
+            running(cmd, tmp_path / "watch.log", stdout=stdout) as proc:
+        wait_for(lambda: any(e["event"] == "watching" for e in _events(out)), timeout=20)
+        assert _events(out)[0]["added"] == 7  # the four notes and the three links
+        links = ("hosts/kota-link.md", "notes/again.md")
+
+        (vault / "hosts" / "kota.md").write_text("---\nos: alpine\n---\n# kota\n",
+                                                 encoding="utf-8")
+        wait_for(lambda: all("alpine" in _live(db, p) for p in links))
+        policy.write_text("# Policy\n\nPatch on Fridays, see [[Alice]].\n", encoding="utf-8")
+        wait_for(lambda: "Alice" in _live(db, "notes/policy.md"))
+        (vault / "hosts" / "kota.md").unlink()  # the links break: gone, as a full sync has it
+        wait_for(lambda: not any(_live(db, p) for p in ("hosts/kota.md", *links)))
+        proc.send_signal(2)
+        assert proc.wait(timeout=10) == 0
+    events = [e for e in _events(out)[2:] if e["event"] == "applied"]
+    assert sum(e["updated"] for e in events) >= 4  # kota.md and its two links, policy.md
+    reasons = {(i["path"], i["reason"]) for e in events for i in e["errors"]}
+    assert reasons == {(p, "cannot read: broken symlink") for p in links}
+    assert "Traceback" not in (tmp_path / "watch.log").read_text(encoding="utf-8")
+
+
+def test_a_link_to_a_retargeted_link_is_resynced_with_it(vault: Path, tmp_path: Path) -> None:
+    os.symlink("kota.md", vault / "hosts" / "kota-link.md")
+    os.symlink("hosts/kota-link.md", vault / "again.md")
+    db, out = tmp_path / "s.db", tmp_path / "watch.jsonl"
+    cmd = knotwork_cmd("--db", str(db), "watch", "--vault", str(vault), "--json")
+    with open(out, "w", encoding="utf-8") as stdout, \
+            running(cmd, tmp_path / "watch.log", stdout=stdout) as proc:
+        wait_for(lambda: any(e["event"] == "watching" for e in _events(out)), timeout=20)
+        assert "host" in _live(db, "again.md")
+        # no event names again.md: it changes because the link it passes through did
+        (vault / "hosts" / "kota-link.md").unlink()
+        os.symlink("../services/Grafana.md", vault / "hosts" / "kota-link.md")
+        wait_for(lambda: _live(db, "again.md") >= {"service", "kota"}
+                 and "host" not in _live(db, "again.md"))
+        proc.send_signal(2)
+        assert proc.wait(timeout=10) == 0
+    assert "Traceback" not in (tmp_path / "watch.log").read_text(encoding="utf-8")
