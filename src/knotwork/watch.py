@@ -20,15 +20,25 @@ from pathlib import Path
 
 import watchfiles
 
+from .ingest.sources import DEFAULT_IGNORES
+
 log = logging.getLogger("knotwork.watch")
-IGNORED_DIRS = (".git", ".obsidian", ".knotwork", ".trash", "node_modules")
+# the folders a sync never reads, so their events are noise (a tool's cache, a venv)
+IGNORED_DIRS = frozenset(DEFAULT_IGNORES)
 
 Apply = Callable[[list[str] | None], object]  # vault-relative paths, or None = full sync
 
 
-def _relevant(change: watchfiles.Change, path: str) -> bool:
-    parts = Path(path).parts
-    return not any(p in IGNORED_DIRS for p in parts)
+def _relevant_under(root: Path) -> Callable[[watchfiles.Change, str], bool]:
+    """The event filter for a vault at ``root``: an event inside an ignored folder of the
+    vault is dropped. Only the path below ``root`` is judged: a vault kept under a folder
+    of such a name (``~/node_modules/notes``) is still watched."""
+    skip = len(root.parts)
+
+    def relevant(_change: watchfiles.Change, path: str) -> bool:
+        return IGNORED_DIRS.isdisjoint(Path(path).parts[skip:])
+
+    return relevant
 
 
 def _symlinks(root: Path) -> Iterator[Path]:
@@ -156,7 +166,7 @@ class VaultWatcher:
         """Block, applying batches until ``stop()``."""
         self._links.scan()
         self.ready.set()
-        for changes in watchfiles.watch(self.root, watch_filter=_relevant,
+        for changes in watchfiles.watch(self.root, watch_filter=_relevant_under(self.root),
                                         debounce=self.debounce_ms, step=50,
                                         stop_event=self.stop_event, raise_interrupt=False,
                                         yield_on_timeout=False):

@@ -147,6 +147,25 @@ def test_a_changed_ignore_file_makes_the_watcher_sync_the_whole_vault(tmp_path: 
                      (watchfiles.Change.modified, str(tmp_path / "a.md"))}) is None
 
 
+def test_the_watcher_ignores_the_folders_a_sync_ignores_inside_the_vault_only(
+        tmp_path: Path) -> None:
+    import watchfiles
+
+    vault = tmp_path / "node_modules" / "notes"  # a vault under a folder of an ignored name
+    vault.mkdir(parents=True)
+    with Knotwork.open(vault, db=str(tmp_path / "s.db"), embedder="none") as kw:
+        w = kw.watcher()
+    from knotwork.watch import _relevant_under
+
+    relevant = _relevant_under(w.root)
+    modified = watchfiles.Change.modified
+    assert relevant(modified, str(w.root / "a.md"))
+    assert relevant(modified, str(w.root / "deep" / "b.md"))
+    for folder in (".venv", "__pycache__", ".git", "node_modules"):  # what sync skips
+        assert not relevant(modified, str(w.root / folder / "c.md")), folder
+        assert not relevant(modified, str(w.root / "deep" / folder / "c.md")), folder
+
+
 def _live(db: Path, path: str) -> set[str]:
     """The values of the live facts a note's document holds."""
     con = sqlite3.connect(db)
