@@ -181,9 +181,10 @@ Finish = Callable[[KnowledgeContext], KnowledgeContext]
 
 
 class Loader(Protocol):
-    """An entity, read when asked; ``incoming=False``: without the facts pointing at it."""
+    """An entity, read when asked; ``incoming=False``: without the facts pointing at it;
+    ``facts``: with at most its first that many facts (and none pointing at it)."""
 
-    def __call__(self, incoming: bool = True) -> ContextEntity: ...
+    def __call__(self, incoming: bool = True, facts: int | None = None) -> ContextEntity: ...
 
 
 _TRIMMED_FACTS = 5
@@ -242,12 +243,12 @@ def pack(header: KnowledgeContext, *, entities: Sequence[tuple[float, Loader]],
                 used, kept_v[i] = used + c, evidence[i]
                 continue
         else:
-            # The smallest form never holds the facts pointing at the entity, so those are
-            # read only once it fits (most entities past the first few do not).
-            # The best-ranked entity may shrink to its card (no facts) before it is left
-            # out: a tight budget kept lower-ranked evidence and dropped it.
+            # The smallest form holds only the first few facts (none for the best-ranked
+            # entity, which may shrink to its card: a tight budget kept lower-ranked
+            # evidence and dropped it), so only those are read until it fits (most entities
+            # past the first few do not). It is the last of ``_variants``.
             load, first = entities[i][1], not kept_e
-            smallest = cost(build([_variants(load(incoming=False), first)[-1]], []), room)
+            smallest = cost(build([load(facts=0 if first else _TRIMMED_FACTS)], []), room)
             if smallest is not None:
                 # the smallest fits: take the largest that does (a miss costs one render)
                 variants = _variants(load(), first)  # whole first, smallest last

@@ -313,7 +313,13 @@ class _Loader:
         self.own: dict[int, tuple[FactRow, ...]] = {}
 
     def one(self, eid: int) -> Loader:
-        return lambda incoming=True: self.load(eid, incoming=incoming)
+        return lambda incoming=True, facts=None: self.load(eid, incoming=incoming, facts=facts)
+
+    def _first(self, eid: int, facts: list[FactRow]) -> tuple[FactRow, ...]:
+        """The note's own statements first, then what other documents say about it."""
+        doc = self.rows[eid].document_id
+        return tuple(sorted(facts, key=lambda f: (
+            f.source is None or f.source.document_id != doc, f.id)))
 
     def _read(self, eid: int, *, out_limit: int, in_limit: int
               ) -> tuple[list[FactRow], list[FactRow]]:
@@ -323,23 +329,30 @@ class _Loader:
             min_confidence=o.min_confidence, trusts=o.trusts, valid_at=o.valid_at,
             own_document=self.rows[eid].document_id)
 
-    def load(self, eid: int, *, incoming: bool = True) -> ContextEntity:
-        o, c, row = self.opts, self.cands[eid], self.rows[eid]
-        in_limit = max(1, o.max_facts // 2) if incoming else 0
+    def load(self, eid: int, *, incoming: bool = True, facts: int | None = None
+             ) -> ContextEntity:
+        o = self.opts
         own = self.own.get(eid)
+        if own is None and facts is not None and facts < o.max_facts:
+            # the packer's first look (its smallest form): the first ``facts`` only, not
+            # kept, since the whole read follows if that form fits
+            first = self._read(eid, out_limit=facts, in_limit=0)[0] if facts else []
+            return self._entity(eid, self._first(eid, first), [])
+        in_limit = max(1, o.max_facts // 2) if incoming and facts is None else 0
         if own is None:
             out, inc = self._read(eid, out_limit=o.max_facts, in_limit=in_limit)
-            # The note's own statements first, then what other documents say about it.
-            own = self.own[eid] = tuple(sorted(out, key=lambda f: (
-                f.source is None or f.source.document_id != row.document_id, f.id)))
-        elif incoming:
-            inc = self._read(eid, out_limit=0, in_limit=in_limit)[1]
+            own = self.own[eid] = self._first(eid, out)
         else:
-            inc = []
+            inc = self._read(eid, out_limit=0, in_limit=in_limit)[1] if in_limit else []
+        return self._entity(eid, own if facts is None else own[:facts], inc)
+
+    def _entity(self, eid: int, facts: tuple[FactRow, ...], incoming: list[FactRow]
+                ) -> ContextEntity:
+        c, row = self.cands[eid], self.rows[eid]
         return ContextEntity(
             iri=row.iri, label=row.label, types=tuple(self.types.get(eid, [])),
-            relevance=c.relevance, score=c.score, facts=own,
-            incoming=tuple(inc), why=tuple(c.why), entity_id=eid)
+            relevance=c.relevance, score=c.score, facts=facts,
+            incoming=tuple(incoming), why=tuple(c.why), entity_id=eid)
 
 
 def _evidence(reader: StoreReader, ranked: list[tuple[int, _Cand]], opts: ContextOptions
