@@ -491,7 +491,7 @@ class Knotwork:
         if self.vault is None:
             raise InvalidQuery("no vault to watch: open Knotwork with a vault folder")
 
-        from .ingest.sources import IGNORE_FILE, matches
+        from .ingest.sources import DEFAULT_IGNORES, IGNORE_FILE, matches
         from .watch import VaultWatcher
 
         globs = self.patterns(patterns)
@@ -503,7 +503,8 @@ class Knotwork:
 
         return VaultWatcher(self.vault, apply, debounce_ms=self.settings.debounce_ms,
                             on_error=on_error, wanted=lambda rel: matches(rel, globs),
-                            rule_files=frozenset({IGNORE_FILE}))
+                            rule_files=frozenset({IGNORE_FILE}),
+                            ignored_dirs=frozenset(DEFAULT_IGNORES))
 
     # ------------------------------------------------------------ read
 

@@ -20,30 +20,27 @@ from pathlib import Path
 
 import watchfiles
 
-from .ingest.sources import DEFAULT_IGNORES
-
 log = logging.getLogger("knotwork.watch")
-# the folders a sync never reads, so their events are noise (a tool's cache, a venv)
-IGNORED_DIRS = frozenset(DEFAULT_IGNORES)
 
 Apply = Callable[[list[str] | None], object]  # vault-relative paths, or None = full sync
 
 
-def _relevant_under(root: Path) -> Callable[[watchfiles.Change, str], bool]:
-    """The event filter for a vault at ``root``: an event inside an ignored folder of the
-    vault is dropped. Only the path below ``root`` is judged: a vault kept under a folder
-    of such a name (``~/node_modules/notes``) is still watched."""
+def _relevant_under(root: Path, ignored: frozenset[str]
+                    ) -> Callable[[watchfiles.Change, str], bool]:
+    """The event filter for a vault at ``root``: an event inside a folder named in
+    ``ignored`` is dropped. Only the path below ``root`` is judged: a vault kept under a
+    folder of such a name (``~/node_modules/notes``) is still watched."""
     skip = len(root.parts)
 
     def relevant(_change: watchfiles.Change, path: str) -> bool:
-        return IGNORED_DIRS.isdisjoint(Path(path).parts[skip:])
+        return ignored.isdisjoint(Path(path).parts[skip:])
 
     return relevant
 
 
-def _symlinks(root: Path) -> Iterator[Path]:
-    """Every symlink under ``root`` outside the ignored folders; folder links are listed,
-    not followed (the syncs do not follow them either)."""
+def _symlinks(root: Path, ignored: frozenset[str]) -> Iterator[Path]:
+    """Every symlink under ``root`` outside the ``ignored`` folders; folder links are
+    listed, not followed (the syncs do not follow them either)."""
     folders = [str(root)]
     while folders:
         try:
@@ -58,7 +55,7 @@ def _symlinks(root: Path) -> Iterator[Path]:
                 continue  # gone since the listing: the watcher thread must not die of it
             if link:
                 yield Path(entry.path)
-            elif folder and entry.name not in IGNORED_DIRS:
+            elif folder and entry.name not in ignored:
                 folders.append(entry.path)
 
 
@@ -79,14 +76,15 @@ class _Links:
     link's end is read again, since a link to that link now ends elsewhere too.
     """
 
-    def __init__(self, root: Path, wanted: Callable[[str], bool]) -> None:
-        self.root, self.wanted = root, wanted
+    def __init__(self, root: Path, wanted: Callable[[str], bool], ignored: frozenset[str]
+                 ) -> None:
+        self.root, self.wanted, self.ignored = root, wanted, ignored
         self.ends: dict[str, Path] = {}  # link (vault-relative) -> the file it ends at
         self.by_end: dict[Path, set[str]] = {}
 
     def scan(self) -> None:
         self.ends, self.by_end = {}, {}
-        for link in _symlinks(self.root):
+        for link in _symlinks(self.root, self.ignored):
             rel = link.relative_to(self.root).as_posix()
             if self.wanted(rel):
                 self._set(rel, _end(link))
@@ -130,17 +128,19 @@ class VaultWatcher:
     def __init__(self, root: str | os.PathLike[str], apply: Apply, *,
                  wanted: Callable[[str], bool], debounce_ms: int = 500,
                  on_error: Callable[[BaseException], None] | None = None,
-                 rule_files: frozenset[str] = frozenset()) -> None:
+                 rule_files: frozenset[str] = frozenset(),
+                 ignored_dirs: frozenset[str] = frozenset()) -> None:
         self.root = Path(root).expanduser().resolve()
         self.apply = apply
         self.wanted = wanted  # is this vault-relative path one the syncs read as a note?
         self.rule_files = rule_files  # files whose change changes which files are notes
+        self.ignored_dirs = ignored_dirs  # folders the syncs never read: their events are noise
         self.debounce_ms = debounce_ms
         self.on_error = on_error or (lambda exc: log.warning("watch: %s", exc))
         self.stop_event = threading.Event()
         self.ready = threading.Event()
         self._thread: threading.Thread | None = None
-        self._links = _Links(self.root, wanted)
+        self._links = _Links(self.root, wanted, ignored_dirs)
 
     def _paths(self, changes: set[tuple[watchfiles.Change, str]]) -> list[str] | None:
         rels: list[str] = []
@@ -166,7 +166,8 @@ class VaultWatcher:
         """Block, applying batches until ``stop()``."""
         self._links.scan()
         self.ready.set()
-        for changes in watchfiles.watch(self.root, watch_filter=_relevant_under(self.root),
+        relevant = _relevant_under(self.root, self.ignored_dirs)
+        for changes in watchfiles.watch(self.root, watch_filter=relevant,
                                         debounce=self.debounce_ms, step=50,
                                         stop_event=self.stop_event, raise_interrupt=False,
                                         yield_on_timeout=False):

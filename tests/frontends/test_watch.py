@@ -157,7 +157,7 @@ def test_the_watcher_ignores_the_folders_a_sync_ignores_inside_the_vault_only(
         w = kw.watcher()
     from knotwork.watch import _relevant_under
 
-    relevant = _relevant_under(w.root)
+    relevant = _relevant_under(w.root, w.ignored_dirs)
     modified = watchfiles.Change.modified
     assert relevant(modified, str(w.root / "a.md"))
     assert relevant(modified, str(w.root / "deep" / "b.md"))
