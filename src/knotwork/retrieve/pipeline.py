@@ -213,18 +213,24 @@ def _expand(reader: StoreReader, cands: dict[int, _Cand], opts: ContextOptions) 
         edges = reader.edges(frontier, as_of=opts.as_of, min_confidence=opts.min_confidence,
                              trusts=opts.trusts, scopes=opts.scopes, valid_at=opts.valid_at)
         reached: dict[int, tuple[float, int, str, str, float]] = {}
+        weight, best = frontier.get, reached.get
         for src, dst, pred, conf, _fid in edges:
-            if hop == 1 and src != dst and src in cands and dst in cands:
+            if src == dst:
+                continue
+            if hop == 1 and src in cands and dst in cands:
                 # hits that name each other: the ordering step credits the link when one
                 # of them is placed above the other (``rank.cover_order``)
                 for a, b in ((src, dst), (dst, src)):
                     if conf > cands[a].links.get(b, (0.0, ""))[0]:
                         cands[a].links[b] = (conf, pred)
-            for parent, child, direction in ((src, dst, "out"), (dst, src, "in")):
-                if parent in frontier and child != parent:
-                    base = frontier[parent] * conf
-                    if child not in reached or base > reached[child][0]:
-                        reached[child] = (base, parent, pred, direction, conf)
+            # each end reached from the other, if that one is in the frontier; a tie keeps
+            # the edge met first
+            w = weight(src)
+            if w is not None and ((r := best(dst)) is None or w * conf > r[0]):
+                reached[dst] = (w * conf, src, pred, "out", conf)
+            w = weight(dst)
+            if w is not None and ((r := best(src)) is None or w * conf > r[0]):
+                reached[src] = (w * conf, dst, pred, "in", conf)
         # Why only the best few get a degree: the hub penalty only lowers scores, so the
         # children that can still rank are the ones already ahead before it.
         keep = max(3 * opts.max_entities, 30)
