@@ -103,3 +103,27 @@ def test_a_decomposed_name_is_mentioned_by_composed_prose(tmp_path: Path) -> Non
     with Knotwork.open(vault, db=str(tmp_path / "s.db"), embedder="none") as kw:
         kw.ingest()
         assert [f.predicate for f in kw.facts("diary")] == ["mentions"]
+
+
+def test_headings_code_and_comments_mention_nothing() -> None:
+    # modelled on rust_rfcs/text/0001-private-fields.md:10 ("## Motivation" mentioned the
+    # note 3392-leadership-council/motivation.md) and foam's user/features/commands.md:44
+    # (a JSON block mentioned "templates"): a heading names a section of this note, code
+    # and comments are not prose.
+    finder = MentionFinder([("motivation", "motivation"), ("templates", "templates"),
+                            ("Kestrel Queue", "kestrel queue")])
+    text = ("## Motivation\n\nSee `templates/daily.md` here.\n<!-- Kestrel Queue\n"
+            "still a comment -->\n```json\n{\"motivation\": \"templates\"}\n```\n"
+            "    indented templates code\n\nPlain prose on motivation.")
+    got = {(d.object.key, d.span.line_start)  # type: ignore[union-attr]
+           for d in finder.find([ChunkText(10, text)])}
+    assert got == {("motivation", 20)}
+
+
+def test_a_fence_cut_across_chunks_still_mentions_nothing() -> None:
+    # a long code block is cut into chunks by lines: the second piece starts inside it
+    finder = MentionFinder([("templates", "templates")])
+    chunks = [ChunkText(1, "Intro.\n\n```\nfirst half"), ChunkText(5, "templates inside\n```"),
+              ChunkText(8, "After the templates block.")]
+    got = [(d.object.key, d.span.line_start) for d in finder.find(chunks)]  # type: ignore[union-attr]
+    assert got == [("templates", 8)]

@@ -8,17 +8,19 @@ and n-gram length — O(text), never a loop over labels. Matches are word-bounde
 construction; overlapping matches keep the longest ("Kestrel Queue Admin" beats
 "Kestrel Queue"); labels must be at least ``MIN_LABEL_CHARS`` long and not stop words.
 Mentions become ``mentions`` facts with trust ``extracted`` and a confidence below a
-written link's.
+written link's. Only prose is read, as the note's own facts are: code (fenced or
+indented), inline code, comments and headings mention nothing.
 """
 
 from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 from ..types import SELF, FactDraft, NameRef, Span
+from .markdown import CODE, HEADING, TEXT, mask_inline, scan_body
 
 MIN_LABEL_CHARS = 4
 MAX_LABEL_WORDS = 8
@@ -125,16 +127,13 @@ class MentionFinder:
         if not self._labels:
             return []
         out: dict[str, FactDraft] = {}
-        for chunk in chunks:
-            lines = chunk.text.split("\n")
-            for offset, line in enumerate(lines):
-                for key, label in self._scan(line):
-                    if key in skip_keys or key in out:
-                        continue
-                    n = chunk.line_start + offset
-                    out[key] = FactDraft(SELF, "mentions", NameRef(key, label), Span(n, n),
-                                         line.strip(), EXTRACTOR,
-                                         confidence=MENTION_CONFIDENCE, trust="extracted")
+        for n, text, line in _prose(chunks):
+            for key, label in self._scan(text):
+                if key in skip_keys or key in out:
+                    continue
+                out[key] = FactDraft(SELF, "mentions", NameRef(key, label), Span(n, n),
+                                     line.strip(), EXTRACTOR,
+                                     confidence=MENTION_CONFIDENCE, trust="extracted")
         return list(out.values())
 
     def _scan(self, line: str) -> list[tuple[str, str]]:
@@ -155,3 +154,38 @@ class MentionFinder:
                     after = i + n
                     break
         return found
+
+
+def _prose(chunks: Sequence[ChunkText]) -> Iterator[tuple[int, str, str]]:
+    """``(file line, text to scan, text to cite)`` for each prose line of a note's chunks.
+
+    The text to scan has inline code and comments masked; code lines and headings are
+    left out. Why: "## Motivation" in 600 Rust RFCs mentioned one RFC's "motivation.md",
+    and JSON in a fence mentioned notes by its keys. A heading names a section of this
+    note; what the section says about another note is in its prose.
+
+    The chunks are put back in their lines and classified by the parser's own scanner
+    (chunk by chunk would be wrong: a long fenced block is cut into chunks by lines, so
+    a chunk may start inside it). A line cut into pieces (one over the chunk budget) is
+    classified whole and each piece scanned on its own.
+    """
+    pieces: dict[int, list[str]] = {}
+    for chunk in chunks:
+        for offset, line in enumerate(chunk.text.split("\n")):
+            pieces.setdefault(chunk.line_start + offset, []).append(line)
+    if not pieces:
+        return
+    first = min(pieces)
+    body = [" ".join(pieces.get(n, ())) for n in range(first, max(pieces) + 1)]
+    scanned, _ = scan_body(body, 0)
+    for n, line in enumerate(scanned, first):
+        if line.kind in (CODE, HEADING) or n not in pieces:
+            continue
+        texts = pieces[n]
+        if len(texts) == 1:
+            # a prose line comes masked; a reference definition ("[x]: url") or a rule
+            # comes unmasked: the definition names its link's target
+            yield n, line.masked if line.kind == TEXT else texts[0], texts[0]
+        else:
+            for piece in texts:
+                yield n, mask_inline(piece, 0)[0], piece
