@@ -181,3 +181,13 @@ def test_a_long_lines_facts_keep_the_part_around_their_link() -> None:
         assert f"[[{f.object.text}]]" in f.supporting_text[:160], key  # what answers quote
     assert links["short"].supporting_text == "Owns [[Short]] here."  # short lines whole
     assert all(len(f.supporting_text) <= 602 for f in doc.facts if f.predicate == "tag")
+
+
+def test_a_bracketed_citation_linking_a_url_is_no_wikilink() -> None:
+    # rust_rfcs/text/2169-euclidean-modulo.md:16 and k8s KEP 2718's README:185 cite
+    # sources as "[[3]](https://…)": a Markdown link whose text is "[3]", not a note "3".
+    # "[[X]](y.md)" still reads as the wikilink, and a plain "[[3]]" is a link to "3".
+    doc = parse("often requested[[3]](https://mail.example.org/a.html)[[4]](https://x.org/b).\n"
+                "The [[전문]](https://example.org/t.md#motivation) text.\n"
+                "[[Note]](other.md) and [[3]] alone.\n")
+    assert targets(doc) == ["Note", "3"]

@@ -518,9 +518,13 @@ class _BlockReader:
 def _merge(wiki: list[Link], md: list[Link]) -> list[Link]:
     """Join both kinds in text order; a Markdown link overlapping a wikilink is dropped.
 
-    ``[[X]](y.md)`` matches both patterns; the wikilink is what Obsidian renders.
+    ``[[X]](y.md)`` matches both patterns; the wikilink is what Obsidian renders. But
+    ``[[3]](https://…)``, a link to no note whose text is the wikilink, is a citation
+    written "[3]" (rust_rfcs 2169, KEP 2718): the Markdown link wins, so no note "3".
     """
     if wiki:
+        cites = {m.start for m in md if m.target is None and not m.embed}
+        wiki = [w for w in wiki if w.embed or w.start not in cites]
         md = [m for m in md if not any(w.start < m.end and m.start < w.end for w in wiki)]
     return sorted(wiki + md, key=lambda link: link.start)
 
