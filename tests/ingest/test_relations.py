@@ -287,3 +287,17 @@ def test_listed_links_share_the_subject_too() -> None:
         ("Grafana", "depends_on", "Prometheus"),
         ("Grafana", "depends_on", "Loki"),
     ]
+
+
+def test_template_slots_and_wide_task_boxes_are_no_observations() -> None:
+    # keps/sig-apps/1591-daemonset-surge/README.md:289 (the KEP template) and
+    # keps/sig-storage/3756-volume-reconstruction/README.md:111: "- [Optional] Label:" is
+    # a slot awaiting its value, "- [  ] item" a task box typed with two blanks.
+    doc = parse(
+        "- [Optional] Aggregation method:\n"
+        "- [Optional] Aggregation method: (see below)\n"
+        "- [  ] e2e Tests for all Beta API Operations (endpoints)\n"
+        "- [decision] Use Traefik: it is simple\n"
+    )
+    obs = [(f.object, f.qualifiers) for f in doc.facts if f.predicate == "observation"]
+    assert obs == [(LiteralValue("Use Traefik: it is simple"), (("category", "decision"),))]

@@ -216,10 +216,15 @@ def observation(content: str) -> tuple[str, int, int] | None:
     m = _OBSERVATION.match(content)
     if m is None or "\x00" in m.group("cat"):  # "- [`code`] text" is no category
         return None
+    category = m.group("cat").strip()
+    if not category:
+        return None  # "- [  ] item": a task box typed with two blanks (KEP checklists)
     start = m.start("text")
     ctx = _TRAILING_CONTEXT.search(content, start)
     end = ctx.start() if ctx and ctx.start() > start else len(content.rstrip())
-    return m.group("cat").strip(), start, end
+    if content[start:end].rstrip().endswith(":"):
+        return None  # "- [Optional] Aggregation method:": a template's slot, no statement
+    return category, start, end
 
 
 def typed_literal(value: str) -> LiteralValue:
