@@ -191,3 +191,12 @@ def test_a_bracketed_citation_linking_a_url_is_no_wikilink() -> None:
                 "The [[전문]](https://example.org/t.md#motivation) text.\n"
                 "[[Note]](other.md) and [[3]] alone.\n")
     assert targets(doc) == ["Note", "3"]
+
+
+def test_heading_attributes_are_no_tags() -> None:
+    # rust_rfcs/text/0048-traits.md:29 "#### Poor interaction … { #overload }": a
+    # Pandoc/kramdown heading id, not a tag ("{#id}" without blanks was already none)
+    doc = parse("#### Poor interaction with deref { #overload }\n"
+                "## Alternatives {  #alternatives .unnumbered }\n"
+                "Text {#glued} and a real #tag.\n")
+    assert tags(doc) == ["tag"]

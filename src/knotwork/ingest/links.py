@@ -173,10 +173,20 @@ def find_tags(text: str) -> list[tuple[int, str]]:
         before = text[start - 1] if start else " "
         if not (before.isspace() or before == "(") or text[start - 2:start] == "](":
             continue  # "a#b", "/#frag", and "](#anchor)" of a link whose text wrapped
+        if before != "(" and _opens_attributes(text, start):
+            continue  # "## Title { #id }": a heading's id attribute (Pandoc, kramdown)
         tag = m.group(1).rstrip("/")
         if any(c.isalpha() or c == "_" for c in tag):
             out.append((start, tag))
     return out
+
+
+def _opens_attributes(text: str, pos: int) -> bool:
+    """True when only blanks lie between a "{" and ``pos`` (walked back, not copied)."""
+    i = pos - 1
+    while i >= 0 and text[i] in " \t":
+        i -= 1
+    return i >= 0 and text[i] == "{"
 
 
 def find_fields(text: str) -> list[Field]:
