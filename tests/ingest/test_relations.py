@@ -301,3 +301,22 @@ def test_template_slots_and_wide_task_boxes_are_no_observations() -> None:
     )
     obs = [(f.object, f.qualifiers) for f in doc.facts if f.predicate == "observation"]
     assert obs == [(LiteralValue("Use Traefik: it is simple"), (("category", "decision"),))]
+
+
+def test_an_instruction_to_use_a_note_is_no_uses_relation() -> None:
+    # foam user/tools/cli/links.md:57 "Use [[note|foam note id]] to check …" and
+    # adrs madr/decisions/index.md:10 "please use [adr-template.md](…) as basis": the
+    # reader is told to use it, the note does not. "We use [[X]]" still says it does,
+    # and a list item "- use [[X]]" is still the relation type.
+    doc = parse("Use [[note|foam note id]] to check how a note is identified.\n\n"
+                "For new ADRs, please use [[adr-template]] as basis.\n\n"
+                "You can use [[cli-grep]] instead.\n\n"
+                "We use [[kota]]. They also use [[vega]]. It uses [[lyra]].\n\n"
+                "We will use [[Traefik]] as the edge proxy.\n\n"
+                "- use [[Child]]\n")
+    assert triples(doc) == [
+        ("SELF", "links_to", "note"), ("SELF", "links_to", "adr-template"),
+        ("SELF", "links_to", "cli-grep"), ("SELF", "uses", "kota"),
+        ("SELF", "uses", "vega"), ("SELF", "uses", "lyra"), ("SELF", "uses", "Traefik"),
+        ("SELF", "uses", "Child"),
+    ]

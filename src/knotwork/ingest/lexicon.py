@@ -44,6 +44,8 @@ KEY_SYNONYMS: dict[str, tuple[str, ...]] = {
                    "dépendances", "dependencias"),
     "part_of": ("part_of", "parte_di", "teil_von", "fait_partie_de", "parte_de",
                 "forma_parte_de", "gehört_zu", "belongs_to"),
+    # a list item's "- use [[X]]" names the relation type, as "- uses [[X]]" does
+    "uses": ("uses", "use"),
     "runs_on": ("runs_on", "gira_su", "läuft_auf", "tourne_sur", "se_ejecuta_en", "hosted_on"),
     "located_at": ("located_at", "location", "ort", "standort", "luogo", "sede", "lieu",
                    "ubicación", "ubicacion", "located_in"),
@@ -66,7 +68,11 @@ RELATION_PATTERNS: dict[str, list[tuple[str, str]]] = {
         ("{reports,report} to", "reports_to"),
         ("{is,are} part of", "part_of"), ("part of", "part_of"), ("belongs to", "part_of"),
         ("owns", "owns"), ("{replaces,supersedes}", "replaces"),
-        ("{uses,use}", "uses"), ("is built on", "uses"),
+        # A bare "use" is most often an instruction ("Use [[X]] to …", "please use",
+        # "you can use"): the reader uses X, not the note. "We use", "we will use" (an
+        # ADR's decision) and the like say the note's authors do.
+        ("uses", "uses"), ("{we,they,i} {use,also use,will use,shall use}", "uses"),
+        ("{we'll,they'll,i'll} use", "uses"), ("is built on", "uses"),
         ("{is,are} located {in,at}", "located_at"), ("located {in,at}", "located_at"),
         ("see also", "links_to"), ("see", "links_to"),
     ],
