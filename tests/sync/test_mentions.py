@@ -127,3 +127,14 @@ def test_a_fence_cut_across_chunks_still_mentions_nothing() -> None:
               ChunkText(8, "After the templates block.")]
     got = [(d.object.key, d.span.line_start) for d in finder.find(chunks)]  # type: ignore[union-attr]
     assert got == [("templates", 8)]
+
+
+def test_a_reference_definition_mentions_only_through_its_destination() -> None:
+    # rust_rfcs: "[motivation]: #motivation" (an anchor into the note itself) mentioned
+    # the note 3392-leadership-council/motivation.md in 400 RFCs; "[UFCS]: 0132-ufcs.md"
+    # (0255-object-safety.md:215) does name RFC 132, through its destination.
+    finder = MentionFinder([("motivation", "motivation"), ("0132-ufcs", "0132-ufcs"),
+                            ("UFCS syntax", "ufcs syntax")])
+    text = "Prose.\n\n[motivation]: #motivation\n[UFCS syntax]: 0132-ufcs.md"
+    got = [(d.object.key, d.span.line_start) for d in finder.find([ChunkText(1, text)])]  # type: ignore[union-attr]
+    assert got == [("0132-ufcs", 4)]

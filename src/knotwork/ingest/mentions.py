@@ -156,6 +156,22 @@ class MentionFinder:
         return found
 
 
+# A link reference definition "[label]: destination" (what the parser classifies RULE
+# besides "---" and "===" rules, which hold no words).
+_REF_DEF = re.compile(r" {0,3}\[[^\]]*\]:[ \t]*(\S+)")
+
+
+def _destination(line: str) -> str:
+    """What a reference definition mentions: its destination, unless that is "#anchor".
+
+    The label is the link's text, as "[text](dest)" in prose is; the destination names
+    the note ("[UFCS]: 0132-ufcs.md"). "[motivation]: #motivation" points into the note
+    itself: in 400 Rust RFCs it mentioned another RFC's "motivation.md".
+    """
+    m = _REF_DEF.match(line)
+    return "" if m is None or m.group(1).startswith("#") else m.group(1)
+
+
 def _prose(chunks: Sequence[ChunkText]) -> Iterator[tuple[int, str, str]]:
     """``(file line, text to scan, text to cite)`` for each prose line of a note's chunks.
 
@@ -183,9 +199,7 @@ def _prose(chunks: Sequence[ChunkText]) -> Iterator[tuple[int, str, str]]:
             continue
         texts = pieces[n]
         if len(texts) == 1:
-            # a prose line comes masked; a reference definition ("[x]: url") or a rule
-            # comes unmasked: the definition names its link's target
-            yield n, line.masked if line.kind == TEXT else texts[0], texts[0]
+            yield n, line.masked if line.kind == TEXT else _destination(texts[0]), texts[0]
         else:
             for piece in texts:
                 yield n, mask_inline(piece, 0)[0], piece
