@@ -110,14 +110,14 @@ def test_headings_code_and_comments_mention_nothing() -> None:
     # note 3392-leadership-council/motivation.md) and foam's user/features/commands.md:44
     # (a JSON block mentioned "templates"): a heading names a section of this note, code
     # and comments are not prose.
-    finder = MentionFinder([("motivation", "motivation"), ("templates", "templates"),
+    finder = MentionFinder([("roadmap", "roadmap"), ("templates", "templates"),
                             ("Kestrel Queue", "kestrel queue")])
-    text = ("## Motivation\n\nSee `templates/daily.md` here.\n<!-- Kestrel Queue\n"
-            "still a comment -->\n```json\n{\"motivation\": \"templates\"}\n```\n"
-            "    indented templates code\n\nPlain prose on motivation.")
+    text = ("## Roadmap\n\nSee `templates/daily.md` here.\n<!-- Kestrel Queue\n"
+            "still a comment -->\n```json\n{\"roadmap\": \"templates\"}\n```\n"
+            "    indented templates code\n\nPlain prose on the roadmap.")
     got = {(d.object.key, d.span.line_start)  # type: ignore[union-attr]
            for d in finder.find([ChunkText(10, text)])}
-    assert got == {("motivation", 20)}
+    assert got == {("roadmap", 20)}
 
 
 def test_a_fence_cut_across_chunks_still_mentions_nothing() -> None:
@@ -138,3 +138,16 @@ def test_a_reference_definition_mentions_only_through_its_destination() -> None:
     text = "Prose.\n\n[motivation]: #motivation\n[UFCS syntax]: 0132-ufcs.md"
     got = [(d.object.key, d.span.line_start) for d in finder.find([ChunkText(1, text)])]  # type: ignore[union-attr]
     assert got == [("0132-ufcs", 4)]
+
+
+def test_a_document_section_name_is_no_name_to_mention() -> None:
+    # rust_rfcs: RFC 3392 keeps its sections as notes ("motivation.md", "alternatives.md");
+    # "doesn't solve motivation #2" (0003-attribute-usage.md:90) and "these alternatives
+    # have downsides" (0198-slice-notation.md:36) do not mean them. A multi-word title
+    # ("Rationale and alternatives") is still a name.
+    finder = MentionFinder([("motivation", "motivation"), ("alternatives", "alternatives"),
+                            ("Rationale and alternatives", "rationale and alternatives")])
+    text = ("It doesn't solve motivation #2; these alternatives have downsides.\n"
+            "The Rationale and alternatives section of RFC 3392.")
+    got = [(d.object.key, d.span.line_start) for d in finder.find([ChunkText(1, text)])]  # type: ignore[union-attr]
+    assert got == [("rationale and alternatives", 2)]

@@ -30,7 +30,11 @@ _WORD = re.compile(r"\w+", re.UNICODE)
 _STOP = frozenset("""about after again also because before being between could does doing
 during each from have having here into just more most other over same should some such than
 that their them then there these they this those through under until very what when where
-which while with would your note notes home index readme todo draft summary overview""".split())
+which while with would your note notes home index readme todo draft summary overview
+motivation alternatives rationale drawbacks background introduction conclusion conclusions
+references appendix abstract context consequences goals""".split())
+# The last two lines: the sections of a design document (RFC, ADR, KEP). A note named
+# after one ("3392-leadership-council/motivation.md") is no name prose means by the word.
 
 
 @dataclass(frozen=True, slots=True)
