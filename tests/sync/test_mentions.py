@@ -145,9 +145,13 @@ def test_a_document_section_name_is_no_name_to_mention() -> None:
     # "doesn't solve motivation #2" (0003-attribute-usage.md:90) and "these alternatives
     # have downsides" (0198-slice-notation.md:36) do not mean them. A multi-word title
     # ("Rationale and alternatives") is still a name.
+    # The same for an ADR index titled "Decisions" (adrs/madr/decisions/index.md) and
+    # "We need to record the architectural decisions" (govuk-aws ADR 0001, line 11).
     finder = MentionFinder([("motivation", "motivation"), ("alternatives", "alternatives"),
-                            ("Rationale and alternatives", "rationale and alternatives")])
+                            ("Rationale and alternatives", "rationale and alternatives"),
+                            ("Decisions", "decisions")])
     text = ("It doesn't solve motivation #2; these alternatives have downsides.\n"
+            "We need to record the architectural decisions.\n"
             "The Rationale and alternatives section of RFC 3392.")
     got = [(d.object.key, d.span.line_start) for d in finder.find([ChunkText(1, text)])]  # type: ignore[union-attr]
-    assert got == [("rationale and alternatives", 2)]
+    assert got == [("rationale and alternatives", 3)]

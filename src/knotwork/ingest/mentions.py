@@ -32,7 +32,7 @@ during each from have having here into just more most other over same should som
 that their them then there these they this those through under until very what when where
 which while with would your note notes home index readme todo draft summary overview
 motivation alternatives rationale drawbacks background introduction conclusion conclusions
-references appendix abstract context consequences goals""".split())
+references appendix abstract context consequences goals decision decisions""".split())
 # The last two lines: the sections of a design document (RFC, ADR, KEP). A note named
 # after one ("3392-leadership-council/motivation.md") is no name prose means by the word.
 
