@@ -303,6 +303,9 @@ def _cover(reader: StoreReader, cands: dict[int, _Cand], freqs: list[tuple[str, 
     return out, rows
 
 
+_TYPES_AHEAD = 4  # entities whose types are read together (see ``_Loader._types``)
+
+
 class _Loader:
     """Load one ranked entity with its facts on demand (the packer decides which).
 
@@ -315,11 +318,27 @@ class _Loader:
         self.reader, self.opts = reader, opts
         self.cands = dict(ranked)
         self.rows = rows
-        self.types = reader.types([e for e, _ in ranked])
+        self.order = [e for e, _ in ranked]
+        self.rank = {e: i for i, e in enumerate(self.order)}
+        self.types: dict[int, list[str]] = {}
+        self.typed: set[int] = set()
         self.own: dict[int, tuple[FactRow, ...]] = {}
 
     def one(self, eid: int) -> Loader:
         return lambda incoming=True, facts=None: self.load(eid, incoming=incoming, facts=facts)
+
+    def _types(self, eid: int) -> list[str]:
+        """``eid``'s types, read with those of the next few ranked entities not read yet.
+
+        Why not all at once: the packer asks in rank order and, under a budget, stops after
+        the first few; reading the types of every candidate cost more than the rest.
+        """
+        if eid not in self.typed:
+            i = self.rank[eid]
+            batch = [e for e in self.order[i:i + _TYPES_AHEAD] if e not in self.typed]
+            self.types.update(self.reader.types(batch))
+            self.typed.update(batch)
+        return self.types.get(eid, [])
 
     def _first(self, eid: int, facts: list[FactRow]) -> tuple[FactRow, ...]:
         """The note's own statements first, then what other documents say about it."""
@@ -356,7 +375,7 @@ class _Loader:
                 ) -> ContextEntity:
         c, row = self.cands[eid], self.rows[eid]
         return ContextEntity(
-            iri=row.iri, label=row.label, types=tuple(self.types.get(eid, [])),
+            iri=row.iri, label=row.label, types=tuple(self._types(eid)),
             relevance=c.relevance, score=c.score, facts=facts,
             incoming=tuple(incoming), why=tuple(c.why), entity_id=eid)
 
