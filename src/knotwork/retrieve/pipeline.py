@@ -214,7 +214,7 @@ def _expand(reader: StoreReader, cands: dict[int, _Cand], opts: ContextOptions) 
                              trusts=opts.trusts, scopes=opts.scopes, valid_at=opts.valid_at)
         reached: dict[int, tuple[float, int, str, str, float]] = {}
         weight, best = frontier.get, reached.get
-        for src, dst, pred, conf, _fid in edges:
+        for src, dst, pred, conf in edges:
             if src == dst:
                 continue
             if hop == 1 and src in cands and dst in cands:

@@ -279,8 +279,8 @@ class Reader:
     def edges(self, entity_ids: Iterable[int], *, as_of: str | None = None,
               min_confidence: float = 0.0, trusts: Sequence[str] | None = None,
               scopes: Sequence[str] | None = None, valid_at: str | None = None,
-              limit: int = 2000) -> list[tuple[int, int, str, float, int]]:
-        """Live entity-to-entity facts touching the entities: (from, to, predicate, conf, id).
+              limit: int = 2000) -> list[tuple[int, int, str, float]]:
+        """Live entity-to-entity facts touching the entities: (from, to, predicate, conf).
 
         Unfiltered, each direction reads only its covering index (``facts_subject`` /
         ``facts_object``) and the far end's entity row; the near end is canonical already.
@@ -289,20 +289,20 @@ class Reader:
         if not members:
             return []
         ids = list(members)
-        out: list[tuple[int, int, str, float, int]] = []
+        out: list[tuple[int, int, str, float]] = []
         for col, far in (("subject_id", "object_id"), ("object_id", "subject_id")):
             where, args = [f"f.{col} IN ({_marks(ids)})", "f.object_id IS NOT NULL"], list(ids)
             self._time_filter(where, args, as_of=as_of, history=False)
             self._filters(where, args, scopes=scopes, min_confidence=min_confidence,
                           trusts=trusts, valid_at=valid_at)
             rows = self.con.execute(
-                f"SELECT f.{col}, COALESCE(e.resolved_id, e.id), f.predicate, f.confidence, f.id"
+                f"SELECT f.{col}, COALESCE(e.resolved_id, e.id), f.predicate, f.confidence"
                 f" FROM facts f JOIN entities e ON e.id = f.{far}"
                 f" WHERE {' AND '.join(where)} LIMIT {int(limit)}", args).fetchall()
             if col == "subject_id":
-                out.extend((members[near], other, p, c, i) for near, other, p, c, i in rows)
+                out.extend((members[near], other, p, c) for near, other, p, c in rows)
             else:
-                out.extend((other, members[near], p, c, i) for near, other, p, c, i in rows)
+                out.extend((other, members[near], p, c) for near, other, p, c in rows)
         return out
 
     # ------------------------------------------------------------ full text
