@@ -31,7 +31,7 @@ from typing import Annotated, Any, Literal, NotRequired
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import CallToolResult, TextContent, ToolAnnotations
-from pydantic import Field
+from pydantic import ConfigDict, Field
 from typing_extensions import TypedDict  # pydantic needs it below Python 3.12
 
 from ..core import Knotwork
@@ -274,7 +274,25 @@ def build_server(kw: Knotwork, *, scopes: Sequence[str] | None = None) -> MCPSer
         with _tool_errors():
             return _result(kw.stats())
 
+    _refuse_unknown_arguments(app)
     return app
+
+
+def _refuse_unknown_arguments(app: MCPServer[Any]) -> None:
+    """Make every tool refuse an argument it does not take, and say so in its schema.
+
+    Why: the SDK's argument models ignore unknown keys, so ``max_token: 500`` (a typo) was
+    silently dropped and the answer came back at the default budget. Now the call fails
+    with pydantic's "Extra inputs are not permitted" naming the key. The SDK offers no
+    option for it; its tool list and argument models are reached as it builds them (a test
+    checks the refusal, so an SDK that changes this shape is noticed, not silently lax).
+    """
+    manager = getattr(app, "_tool_manager", None)
+    for tool in manager.list_tools() if manager is not None else []:
+        model = tool.fn_metadata.arg_model
+        tool.fn_metadata.arg_model = type(model.__name__, (model,), {
+            "model_config": ConfigDict(**model.model_config, extra="forbid")})
+        tool.parameters = {**tool.parameters, "additionalProperties": False}
 
 
 def _capped(data: dict[str, Any], keys: Sequence[str], limit: int) -> dict[str, Any]:
