@@ -291,7 +291,7 @@ def _refuse_unknown_arguments(app: MCPServer[Any]) -> None:
     for tool in manager.list_tools() if manager is not None else []:
         model = tool.fn_metadata.arg_model
         tool.fn_metadata.arg_model = type(model.__name__, (model,), {
-            "model_config": ConfigDict(**model.model_config, extra="forbid")})
+            "model_config": ConfigDict({**model.model_config, "extra": "forbid"})})
         tool.parameters = {**tool.parameters, "additionalProperties": False}
 
 
