@@ -619,10 +619,8 @@ class Knotwork:
         eid = self.resolve(ref)
         row = reader.entities([eid])[eid]
         if as_of is not None and row.created_at > as_of:  # as ``context`` leaves it out
-            missing = NotFound("entity", ref)
-            missing.message = (f"no entity named {ref!r} as of {as_of}: first recorded"
-                               f" {row.created_at}")
-            raise missing
+            raise NotFound("entity", ref, message=f"no entity named {ref!r} as of {as_of}:"
+                           f" first recorded {row.created_at}")
         return EntityView(
             entity=row, names=tuple(reader.names_of(eid)),
             types=tuple(reader.types([eid]).get(eid, [])),

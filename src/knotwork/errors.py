@@ -63,10 +63,10 @@ class StoreError(KnotworkError):
 
 
 class NotFound(StoreError):
-    """No row of ``kind`` answers to ``key``."""
+    """No row of ``kind`` answers to ``key``; ``message`` says more when there is more."""
 
-    def __init__(self, kind: str, key: str) -> None:
-        super().__init__(f"no {kind} named {key!r}")
+    def __init__(self, kind: str, key: str, *, message: str | None = None) -> None:
+        super().__init__(message or f"no {kind} named {key!r}")
         self.kind = kind
         self.key = key
 
