@@ -462,11 +462,12 @@ class Writer:
         for i in range(0, len(fact_ids), 500):
             part = list(fact_ids[i:i + 500])
             marks = ",".join("?" * len(part))
-            subjects.update(r[0] for r in self.con.execute(
-                f"SELECT DISTINCT subject_id FROM facts WHERE id IN ({marks})", part))
-            subjects.update(r[0] for r in self.con.execute(
-                "SELECT DISTINCT f.object_id FROM facts f JOIN entities e ON e.id = f.object_id"
-                f" WHERE f.id IN ({marks}) AND e.kind = 'name'", part))
+            for subject, name in self.con.execute(
+                    "SELECT f.subject_id, CASE e.kind WHEN 'name' THEN e.id END FROM facts f"
+                    f" LEFT JOIN entities e ON e.id = f.object_id WHERE f.id IN ({marks})", part):
+                subjects.add(subject)
+                if name is not None:
+                    subjects.add(name)
             self.con.execute(f"UPDATE facts SET retracted_at=?, retract_reason=? WHERE id IN"
                              f" ({marks}) AND retracted_at IS NULL", [ts, reason, *part])
         return subjects
