@@ -167,10 +167,8 @@ class VaultRules:
         parts = path.split("/")
         if path.startswith("/") or ".." in parts:
             return Issue(path, f"path escapes the vault: {path}")
-        if any(p in self.ignore for p in parts[:-1]):
-            return None
         extra = self.extra
-        if extra and any(matches("/".join(parts[:i]), extra) for i in range(1, len(parts))):
+        if _under_ignored(parts, self.ignore, extra):
             return None
         full = self.base.joinpath(*parts)
         real = self._real.get(full.parent)
@@ -186,6 +184,14 @@ def source_file(root: str | os.PathLike[str], path: str, *,
                 ignore: tuple[str, ...] = DEFAULT_IGNORES) -> SourceFile | Issue | None:
     """``VaultRules(root, …).file(path)``: one path, the rules read for it alone."""
     return VaultRules(root, patterns=patterns, ignore=ignore).file(path)
+
+
+def _under_ignored(parts: list[str], ignore: tuple[str, ...], extra: tuple[str, ...]
+                   ) -> bool:
+    """Whether a folder on the way to the path ``parts`` is one the walk never enters:
+    named in ``ignore``, or matched by a ``.knotworkignore`` glob (``extra``)."""
+    return any(p in ignore for p in parts[:-1]) or bool(extra) and any(
+        matches("/".join(parts[:i]), extra) for i in range(1, len(parts)))
 
 
 def _admit(base: Path, rel: str, full: Path, patterns: tuple[str, ...],
@@ -205,10 +211,8 @@ def _admit(base: Path, rel: str, full: Path, patterns: tuple[str, ...],
             if not target.is_relative_to(base):
                 return Issue(rel, f"path escapes the vault (symlink to {os.readlink(full)})")
             inside = target.relative_to(base).as_posix()
-            folders = inside.split("/")[:-1]
-            if any(p in ignore for p in folders) or (extra and any(
-                    matches("/".join(folders[:i]), extra) for i in range(1, len(folders) + 1))
-                    or matches(inside, extra)):
+            if _under_ignored(inside.split("/"), ignore, extra) or (
+                    extra and matches(inside, extra)):
                 return Issue(rel, f"symlink to an ignored path: {inside}")
         st = full.stat()
     except RuntimeError:  # Path.resolve on a loop (Python 3.11)
