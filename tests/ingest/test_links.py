@@ -200,3 +200,61 @@ def test_heading_attributes_are_no_tags() -> None:
                 "## Alternatives {  #alternatives .unnumbered }\n"
                 "Text {#glued} and a real #tag.\n")
     assert tags(doc) == ["tag"]
+
+
+def test_reference_links_in_all_three_forms() -> None:
+    doc = parse(
+        "Builds on [the UFCS work][ufcs], [Other][] and [Plain].\n"
+        "Labels match [ THE   ufcs WORK ][UFCS] and [plain] whatever their case.\n"
+        "\n"
+        "[ufcs]: 0132-ufcs.md 'UFCS'\n"
+        "[other]: <sub dir/Other Note.md>\n"
+        "[Plain]: ./x/../Plain.md\n",
+        path="text/0255-object-safety.md",
+    )
+    assert targets(doc) == ["text/0132-ufcs", "text/sub dir/Other Note", "text/Plain"]
+    assert {f.extractor for f in doc.facts} == {"mdlink"}
+    # cited where the link is used, not where its label is defined
+    assert {f.span for f in doc.facts} == {Span(1, 1)}
+
+
+def test_reference_links_only_for_defined_labels() -> None:
+    doc = parse(
+        "[undefined] and [text][nowhere] are brackets; \\[ref] is escaped.\n"
+        "[[ref]] is a wikilink, [ref](Inline.md) an inline link, ![pic][ref] an image.\n"
+        "[web] is a page, [anchor] a heading of this note.\n"
+        "\n"
+        "[ref]: Target.md\n"
+        "[ref]: Second.md\n"
+        "[web]: https://example.com/a.md\n"
+        "[anchor]: #section\n"
+        "```\n"
+        "[undefined]: Fenced.md\n"
+        "```\n",
+        path="Note.md",
+    )
+    assert targets(doc) == ["ref", "Inline"]
+    # the first definition of a label counts, as CommonMark has it
+    doc = parse("See [ref].\n\n[ref]: Target.md\n[REF]: Second.md\n")
+    assert targets(doc) == ["notes/Target"]
+
+
+def test_reference_links_infer_relations_and_report_escapes() -> None:
+    doc = parse(
+        "This RFC replaces [RFC 593].\n"
+        "- depends on [RFC 593]\n"
+        "- [RFC 593] is prior art\n"
+        "It leaves through [out].\n"
+        "\n"
+        "[RFC 593]: 0593-forbid-Self.md\n"
+        "[out]: ../../Secret.md\n",
+        path="text/9999-plan.md",
+    )
+    facts = [(f.predicate, f.object.text, f.extractor) for f in doc.facts]  # type: ignore[union-attr]
+    assert facts == [("replaces", "text/0593-forbid-Self", "mdlink"),
+                     ("depends_on", "text/0593-forbid-Self", "list_relation"),
+                     ("links_to", "text/0593-forbid-Self", "mdlink")]
+    # a "- [label] text" item whose label is defined is a link, not an observation
+    assert not [f for f in doc.facts if f.predicate == "observation"]
+    assert doc.issues == (Issue("text/9999-plan.md", "link escapes the vault: ../../Secret.md",
+                                4, fatal=False),)

@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left, bisect_right
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from functools import lru_cache
+from types import MappingProxyType
 
 from ..types import (
     SELF,
@@ -40,15 +41,18 @@ from .links import (
     Link,
     find_fields,
     find_mdlinks,
+    find_reflinks,
     find_tags,
     find_wikilinks,
     name_ref,
     observation,
+    reference_label,
     typed_literal,
     wikilink_target,
 )
 
 VERSION = "1"
+_NO_REFERENCES: Mapping[str, str] = MappingProxyType({})
 INFERRED_CONFIDENCE = 0.8
 MAX_VALUES_PER_KEY = 1000  # a YAML alias bomb must not turn into millions of facts
 MAX_DEPTH = 16  # nesting deeper than this in frontmatter is data, not note metadata
@@ -106,7 +110,8 @@ class _Sink:
     facts: dict[tuple[object, ...], FactDraft] = field(default_factory=dict)
     issues: list[Issue] = field(default_factory=list)
     spellings: dict[str, NameRef] = field(default_factory=dict)  # name key → first NameRef
-    references: frozenset[str] = frozenset()
+    # label -> destination
+    references: Mapping[str, str] = field(default_factory=lambda: _NO_REFERENCES)
 
     def add(
         self, subject: EntityRef, predicate: str, obj: ObjectRef, span: Span, text: str,
@@ -158,11 +163,12 @@ def _token(ref: ObjectRef) -> object:
 
 def extract_facts(
     path: str, entries: Iterable[Entry], blocks: Iterable[Block],
-    references: frozenset[str] = frozenset(),
+    references: Mapping[str, str] = _NO_REFERENCES,
 ) -> tuple[tuple[FactDraft, ...], tuple[Issue, ...]]:
     """Return the deduplicated facts of a note and the non-fatal issues met on the way.
 
-    ``references`` are the note's link reference labels (``[label]: url``), case-folded.
+    ``references`` are the note's link reference definitions (``[label]: destination``),
+    labels folded by ``reference_label``: "[text][label]" and "[label]" are links to them.
     """
     sink = _Sink(references=references)
     for entry in entries:
@@ -290,6 +296,9 @@ class _BlockReader:
         links = find_wikilinks(self.text) if "[[" in self.text else []
         if "](" in self.text:
             links = _merge(links, find_mdlinks(self.text, note_dir))
+        if sink.references and "]" in self.text:
+            links = _with_references(links, find_reflinks(self.text, note_dir,
+                                                          sink.references))
         self.links = links
         self.consumed: set[int] = set()  # indexes of links another extractor claimed
         self._ends: list[int] | None = None
@@ -407,7 +416,7 @@ class _BlockReader:
         if found is None:
             return
         category, start, end = found
-        if category.casefold() in self.sink.references:
+        if reference_label(category) in self.sink.references:
             return  # "- [RFC 42] text" with a "[rfc 42]: url" definition is a link
         raw = self.raw[content + start:content + end]
         value = " ".join(_strip_tags(raw).split())
@@ -527,6 +536,13 @@ def _merge(wiki: list[Link], md: list[Link]) -> list[Link]:
         wiki = [w for w in wiki if w.embed or w.start not in cites]
         md = [m for m in md if not any(w.start < m.end and m.start < w.end for w in wiki)]
     return sorted(wiki + md, key=lambda link: link.start)
+
+
+def _with_references(links: list[Link], refs: list[Link]) -> list[Link]:
+    """Join reference links to the others in text order, but none inside another link:
+    "[[X]]" and "[t](u)" hold bracket pairs that are not references."""
+    refs = [r for r in refs if not any(o.start < r.end and r.start < o.end for o in links)]
+    return sorted(links + refs, key=lambda link: link.start) if refs else links
 
 
 @lru_cache(maxsize=4096)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import posixpath
 import re
+from collections.abc import Mapping
 from datetime import date, datetime
 from functools import lru_cache
 from typing import NamedTuple
@@ -28,6 +29,10 @@ _MD_LINK = re.compile(
     r"\(\s*(<[^<>\n]*>|(?:[^\s()]|\([^\s()]*\))+)"
     r"""(?:\s+(?:"[^"\n]*"|'[^'\n]*'|\([^()\n]*\)))?\s*\)"""
 )
+
+# A reference link "[text][label]", "[label][]" or "[label]" alone (a shortcut): a link
+# only when the note defines the label ("[label]: destination", anywhere in it).
+_REF_LINK = re.compile(r"(!?)\[((?:[^\[\]\n]|\[[^\[\]\n]*\])*)\](?:\[([^\[\]\n]*)\])?")
 
 # A scheme ("https:", "mailto:", "obsidian:") or protocol-relative "//host": not a note.
 _SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*:|//")
@@ -162,6 +167,37 @@ def find_mdlinks(text: str, note_dir: str) -> list[Link]:
         path, escaped = resolve_relative(m.group(2), note_dir)
         ref = name_ref(path) if path else None
         out.append(Link(start, m.end(), "mdlink", ref, False, m.group(2) if escaped else None))
+    return out
+
+
+def reference_label(label: str) -> str:
+    """A link reference label as labels are matched: case-folded, blanks collapsed."""
+    return " ".join(label.split()).casefold()
+
+
+def find_reflinks(text: str, note_dir: str, references: Mapping[str, str]) -> list[Link]:
+    """Return every reference link whose label ``references`` (label -> destination)
+    defines, resolved as an inline link to the same destination would be.
+
+    "[text][label]" names its label, "[label][]" and a lone "[label]" name themselves;
+    an undefined label is no link, just brackets (CommonMark). Matches inside wikilinks
+    or inline links are left to the caller, which knows those spans.
+    """
+    out: list[Link] = []
+    for m in _REF_LINK.finditer(text):
+        start = m.start()
+        if start > 0 and text[start - 1] == "\\":
+            continue  # "\\[not a link]"
+        label = m.group(3) or m.group(2)
+        dest = references.get(reference_label(label))
+        if dest is None:
+            continue
+        if m.group(1):  # an image ![alt][ref] is not a relation
+            out.append(Link(start, m.end(), "mdlink", None, True))
+            continue
+        path, escaped = resolve_relative(dest, note_dir)
+        ref = name_ref(path) if path else None
+        out.append(Link(start, m.end(), "mdlink", ref, False, dest if escaped else None))
     return out
 
 

@@ -16,15 +16,17 @@ from __future__ import annotations
 
 import posixpath
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from itertools import accumulate
+from types import MappingProxyType
 
 from ..types import ChunkDraft, Issue, NameDecl, NameKind, ParsedDocument, Span, name_key
 from .extract import Block, extract_facts
 from .frontmatter import Entry, read_frontmatter
 from .lexicon import normalize_key
+from .links import reference_label
 from .sources import content_hash
 
 BLANK, TEXT, HEADING, CODE, RULE = range(5)
@@ -43,8 +45,8 @@ _LIST = re.compile(r"[ \t]*(?:[-*+]|\d{1,9}[.)])(?:[ \t]+|$)")
 _TASK = re.compile(r"\[[^\[\]]\](?:[ \t]+|$)")
 _SPECIAL = re.compile(r"`+|<!--|%%")
 # A link reference definition "[label]: destination" (not a footnote "[^1]: text"): no
-# prose, and its label tells "- [label] text" (a shortcut link) from an observation.
-_REF_DEF = re.compile(r" {0,3}\[([^\]^][^\]]*)\]:[ \t]*\S")
+# prose; it makes "[label]" in prose a link (so "- [label] text" is no observation).
+_REF_DEF = re.compile(r" {0,3}\[([^\]^][^\]]*)\]:[ \t]*(<[^<>\n]*>|\S+)")
 
 
 @lru_cache(maxsize=16)
@@ -134,7 +136,7 @@ class _Scanner:
     list_ctx: bool = False
     after_break: bool = True  # previous line blank, a heading, a fence or the start
     prev_raw: str = ""  # the last prose line, for a Setext heading's text
-    references: set[str] = field(default_factory=set)  # link reference labels, folded
+    references: dict[str, str] = field(default_factory=dict)  # label -> destination
     out: list[ScannedLine] = field(default_factory=list)
 
     def scan(self, lines: Sequence[str], start: int) -> list[ScannedLine]:
@@ -218,7 +220,8 @@ class _Scanner:
         if first in "=-" and self.setext(raw):
             return ScannedLine(RULE)
         if first == "[" and (ref := _REF_DEF.match(raw)):
-            self.references.add(ref.group(1).casefold())
+            # the first definition of a label counts (CommonMark)
+            self.references.setdefault(reference_label(ref.group(1)), ref.group(2))
             self.after_break = False
             return ScannedLine(RULE)
         line = self.structure(raw, masked, first, indent)
@@ -264,10 +267,12 @@ class _Scanner:
         return True
 
 
-def scan_body(lines: Sequence[str], start: int) -> tuple[list[ScannedLine], frozenset[str]]:
-    """Classify ``lines[start:]`` (aligned with them); also the link reference labels."""
+def scan_body(lines: Sequence[str], start: int
+              ) -> tuple[list[ScannedLine], Mapping[str, str]]:
+    """Classify ``lines[start:]`` (aligned with them); also the link reference definitions
+    (label, as ``reference_label`` folds it -> destination)."""
     scanner = _Scanner()
-    return scanner.scan(lines, start), frozenset(scanner.references)
+    return scanner.scan(lines, start), MappingProxyType(scanner.references)
 
 
 def blocks_of(lines: Sequence[str], start: int, scanned: list[ScannedLine]) -> list[Block]:
