@@ -23,6 +23,7 @@ import multiprocessing
 import os
 import threading
 import time
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from contextlib import nullcontext
@@ -147,13 +148,70 @@ def plan(store: Store, root: Path, *, scope: str, patterns: tuple[str, ...],
         p.changed.append((f, data))
         if data is not None:
             new_by_hash.setdefault(content_hash(data), []).append(f)
+    left: list[str] = []
     for old in gone:
         candidates = new_by_hash.get(index[old].content_hash)
         if candidates:
             p.renames[candidates.pop(0).path] = old
         else:
-            p.deleted.append(old)
+            left.append(old)
+    if left and new_by_hash:
+        fresh = [(f, data) for f, data in p.changed if f.path in p.new]
+        p.renames.update(_moved(store, scope, left, fresh, set(p.renames)))
+    p.deleted = [old for old in left if old not in p.renames.values()]
     return p
+
+
+# How much of a note may change while it moves and still be the same note: at least half
+# its lines kept (as git counts a rename with an edit, at its default 50%).
+MOVE_SIMILARITY = 0.5
+
+
+def _moved(store: Store, scope: str, gone: list[str],
+           new: list[tuple[SourceFile, bytes | None]], taken: set[str]) -> dict[str, str]:
+    """New path -> vanished path, for notes moved to another folder and edited on the way.
+
+    Why: an exact hash pairs a move alone; a move and an edit between two syncs (no watcher
+    running, or a tool that does both) was a delete and an add, so the note's facts were
+    retracted and recorded again and its history ended. A pair must share its file name
+    (case-insensitively), be the only vanished and the only new file of that name, and
+    keep ``MOVE_SIMILARITY`` of its lines; the store holds the old text.
+    """
+    def by_name(paths: Iterable[str]) -> dict[str, list[str]]:
+        out: dict[str, list[str]] = {}
+        for path in paths:
+            out.setdefault(path.rpartition("/")[2].casefold(), []).append(path)
+        return out
+
+    data = {f.path: d for f, d in new if d is not None and f.path not in taken}
+    olds, news = by_name(gone), by_name(data)
+    pairs = {olds[n][0]: news[n][0] for n in olds.keys() & news.keys()
+             if len(olds[n]) == 1 and len(news[n]) == 1}
+    if not pairs:
+        return {}
+    texts = store.reader.document_texts(scope, sorted(pairs))
+    out: dict[str, str] = {}
+    for old, new in pairs.items():
+        before = texts.get(old)
+        try:
+            after = data[new].decode("utf-8")
+        except UnicodeDecodeError:
+            continue  # refused by the parser anyway: no note to carry the history to
+        if before is not None and _line_similarity(before, after) >= MOVE_SIMILARITY:
+            out[new] = old
+    return out
+
+
+def _line_similarity(a: str, b: str) -> float:
+    """Lines the two texts share (blank lines aside, counted with repeats) over the
+    larger text's lines."""
+    la, lb = Counter(_lines(a)), Counter(_lines(b))
+    size = max(sum(la.values()), sum(lb.values()))
+    return sum((la & lb).values()) / size if size else 1.0
+
+
+def _lines(text: str) -> Iterator[str]:
+    return (s for line in text.splitlines() if (s := line.strip()))
 
 
 def _refused(p: _Plan, max_bytes: int) -> set[str]:

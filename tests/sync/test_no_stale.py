@@ -1,5 +1,6 @@
 """The invariant that defines knotwork: after any sequence of creates, edits, renames,
-deletes and atomic saves, the live facts equal those of a fresh ingest of the files."""
+moves with an edit, deletes and atomic saves, the live facts equal those of a fresh ingest
+of the files."""
 
 from __future__ import annotations
 
@@ -60,6 +61,8 @@ op = st.one_of(
     st.tuples(st.just("rename"), st.sampled_from(NAMES), st.sampled_from(NAMES)),
     st.tuples(st.just("atomic"), st.sampled_from(NAMES), note()),
     st.tuples(st.just("prepend"), st.sampled_from(NAMES), st.just("")),
+    # to another folder, keeping the file name, with a line added: a rename and an edit
+    st.tuples(st.just("move"), st.sampled_from(NAMES), st.sampled_from(["", "ops", "x/y"])),
 )
 
 
@@ -88,6 +91,13 @@ def apply_op(vault: Path, kind: str, name: str, arg: str) -> None:
         if not dest.exists():
             dest.parent.mkdir(parents=True, exist_ok=True)
             path.rename(dest)
+    elif kind == "move" and path.exists():
+        dest = vault / arg / path.name
+        if not dest.exists():
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            text = path.read_text(encoding="utf-8")
+            path.unlink()
+            dest.write_text(text + "\nSee [[Alpha]] after the move.\n", encoding="utf-8")
     elif kind == "prepend" and path.exists():
         path.write_text("Inserted first line.\n" + path.read_text(encoding="utf-8"),
                         encoding="utf-8")

@@ -467,6 +467,17 @@ class Reader:
                 "created_at", "updated_at", "deleted_at", "source_kind")
         return dict(zip(keys, row, strict=True))
 
+    def document_texts(self, scope: str, paths: Sequence[str]) -> dict[str, str]:
+        """The current text of each live file document at ``paths`` (path -> text)."""
+        out: dict[str, str] = {}
+        for i in range(0, len(paths), 500):
+            part = list(paths[i:i + 500])
+            out.update(self.con.execute(
+                "SELECT d.path, v.text FROM documents d JOIN versions v ON v.id = d.version_id"
+                f" WHERE d.scope=? AND d.deleted_at IS NULL AND d.source_kind='file'"
+                f" AND d.path IN ({_marks(part)})", [scope, *part]).fetchall())
+        return out
+
     def events(self, *, document_id: int | None = None, fact_ids: Sequence[int] = (),
                limit: int | None = 100) -> list[dict[str, object]]:
         where, args = [], []
