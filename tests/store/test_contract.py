@@ -131,6 +131,16 @@ def test_rename_keeps_document_and_facts(store: Store) -> None:
     assert f1.id == f0.id and f1.source is not None and f1.source.path == "new.md"
 
 
+def test_document_texts_are_the_current_versions_of_live_files(store: Store) -> None:
+    apply(store, doc("a.md", [], body="first"), doc("b.md", [], body="bee"))
+    apply(store, doc("a.md", [], body="second"))
+    with store.write(actor="test") as w:
+        w.delete("default", "b.md")
+    assert store.reader.document_texts("default", ["a.md", "b.md", "none.md"]) == {
+        "a.md": "second"}
+    assert store.reader.document_texts("other", ["a.md"]) == {}
+
+
 def test_as_of_sees_the_past(store: Store) -> None:
     apply(store, doc("a.md", [fact("status", lit("draft"), 2)]))
     eid = store.reader.find_entity("a", "a")
