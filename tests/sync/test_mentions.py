@@ -155,3 +155,41 @@ def test_a_document_section_name_is_no_name_to_mention() -> None:
             "The Rationale and alternatives section of RFC 3392.")
     got = [(d.object.key, d.span.line_start) for d in finder.find([ChunkText(1, text)])]  # type: ignore[union-attr]
     assert got == [("rationale and alternatives", 3)]
+
+
+def test_a_one_word_file_name_is_no_mention_once_the_note_is_titled_otherwise(
+        tmp_path: Path) -> None:
+    vault = tmp_path / "v"
+    (vault / "cli").mkdir(parents=True)
+    (vault / "cli" / "list.md").write_text("# foam list\n\nLists notes.\n", encoding="utf-8")
+    (vault / "kota.md").write_text("A host.\n", encoding="utf-8")
+    (vault / "a.md").write_text("# A\n\nMake a list with foam list.\nkota is down.\n",
+                                encoding="utf-8")
+    (vault / "b.md").write_text("# B\n\nSee [[list]].\n", encoding="utf-8")
+
+    def mentioned(kw: Knotwork) -> list[str]:
+        return sorted(str(f.value_label) for f in kw.facts("a") if f.predicate == "mentions")
+
+    def fresh(step: int) -> list[str]:
+        with Knotwork.open(vault, db=str(tmp_path / f"fresh{step}.db"), embedder="none") as kw:
+            kw.ingest()
+            return mentioned(kw)
+
+    with Knotwork.open(vault, db=str(tmp_path / "s.db"), embedder="none") as kw:
+        kw.ingest()
+        # "list" is the file name of the note titled "foam list": the word is no mention of
+        # it, while the link [[list]] still reaches it; an untitled "kota" is its own name
+        assert mentioned(kw) == ["foam list", "kota"] == fresh(0)
+        assert [f.value_label for f in kw.facts("b") if f.predicate == "links_to"] == [
+            "foam list"]
+        # titled otherwise, "kota" is no longer a name prose means by the word
+        (vault / "kota.md").write_text("# Kota Host\n\nA host.\n", encoding="utf-8")
+        kw.ingest()
+        assert mentioned(kw) == ["foam list"] == fresh(1)
+        # and is again once the title goes
+        (vault / "kota.md").write_text("A host, untitled again.\n", encoding="utf-8")
+        kw.ingest()
+        assert mentioned(kw) == ["foam list", "kota"] == fresh(2)
+        (vault / "kota.md").unlink()
+        kw.ingest()
+        assert mentioned(kw) == ["foam list"] == fresh(3)

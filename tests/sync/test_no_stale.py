@@ -20,7 +20,10 @@ TARGETS = ["Alpha", "Beta", "Gamma", "Delta", "Kestrel Queue", "kota", "KQ", "Mi
            "ops/Gamma"]
 
 line = st.one_of(
+    # "# Kota Host" as a first line titles the note: "kota", its file name, is then no
+    # name prose mentions it by (``mention_labels``), and is again when the title goes
     st.sampled_from(["", "Plain prose without links.", "## Section", "### Deeper", "#infra note",
+                     "# Kota Host",
                      "- [decision] Pin the version #ops (after review)", "status:: active",
                      "```", "port:: 443"]),
     st.builds(lambda t: f"See [[{t}]] for details.", st.sampled_from(TARGETS)),

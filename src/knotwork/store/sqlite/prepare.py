@@ -30,6 +30,7 @@ from ...types import (
     ObjectRef,
     ParsedDocument,
     SelfRef,
+    mention_labels,
 )
 
 _NAME_RANK = {"path": 0, "stem": 1, "title": 1, "alias": 2}
@@ -78,7 +79,8 @@ class PreparedDocument:
     doc: ParsedDocument
     chunks: tuple[ChunkParts, ...]
     names: tuple[NameParts, ...]
-    declared: frozenset[tuple[str, str]]  # (text, key) of every name the document declares
+    # (text, key) of every name the document declares that prose may mention it by
+    declared: frozenset[tuple[str, str]]
     refs: dict[str, str]  # entity key -> label, for every name its facts refer to
     facts: tuple[FactParts, ...]
 
@@ -91,7 +93,7 @@ def prepare(doc: ParsedDocument) -> PreparedDocument:
     return PreparedDocument(
         doc=doc, chunks=chunks,
         names=tuple((n.key, n.kind, n.text, _NAME_RANK[n.kind]) for n in named),
-        declared=frozenset((n.text, n.key) for n in named),
+        declared=mention_labels((n.key, n.kind, n.text) for n in named),
         refs=name_refs(doc.facts),
         facts=prepare_facts(doc.facts, [c[4] for c in chunks],
                             [ch.column for ch in doc.chunks]))

@@ -12,7 +12,7 @@ import sqlite3
 from collections.abc import Iterable, Sequence
 from datetime import datetime
 
-from ...types import ChunkRow, EntityRow, FactRow, FileState, Hit, Source
+from ...types import ChunkRow, EntityRow, FactRow, FileState, Hit, Source, mention_labels
 
 _STEMS: dict[str, str] = {}  # word -> index term, see Reader._stems
 _STEMS_MAX = 100_000
@@ -504,8 +504,13 @@ class Reader:
     # ------------------------------------------------------------ mentions
 
     def labels(self) -> list[tuple[str, str]]:
-        """Every name a live note declares, once per declaration: (text as written, key)."""
-        return [(r[0], r[1]) for r in self.con.execute("SELECT text, key FROM names")]
+        """Every name a live note may be mentioned by (``mention_labels``), once per
+        declaration: (text as written, key)."""
+        by_doc: dict[int, list[tuple[str, str, str]]] = {}
+        for doc, key, kind, text in self.con.execute(
+                "SELECT document_id, key, kind, text FROM names"):
+            by_doc.setdefault(doc, []).append((key, kind, text))
+        return [label for rows in by_doc.values() for label in mention_labels(rows)]
 
     def documents_mentioning(self, phrases: Sequence[str], *, limit: int = 100_000
                              ) -> set[int]:

@@ -24,7 +24,7 @@ from itertools import groupby
 from operator import itemgetter
 
 from ...errors import Conflict
-from ...types import Applied, Deleted, FactDraft, ParsedDocument, Unchanged
+from ...types import Applied, Deleted, FactDraft, ParsedDocument, Unchanged, mention_labels
 from .. import Prepared
 from .connection import Transaction, map_driver_errors, now_iso
 from .prepare import (
@@ -334,19 +334,20 @@ class Writer:
     def _replace_names(self, doc_id: int, note_id: int, p: PreparedDocument, *,
                        fresh: bool = False
                        ) -> tuple[tuple[tuple[str, str], ...], tuple[tuple[str, str], ...]]:
-        """Replace the names a document declares; return those added and removed."""
-        old: set[tuple[str, str]] = set()
+        """Replace the names a document declares; return the mention labels (``declared``)
+        added and removed. Links resolve by every name, so every changed key is resolved."""
+        rows: list[tuple[str, str, str]] = []
         if not fresh:
-            old = {(r[1], r[0]) for r in self.con.execute(
-                "SELECT key, text FROM names WHERE document_id=?", (doc_id,))}
+            rows = self.con.execute("SELECT key, kind, text FROM names WHERE document_id=?",
+                                    (doc_id,)).fetchall()
             self.con.execute("DELETE FROM names WHERE document_id=?", (doc_id,))
         self.con.executemany(
             "INSERT OR IGNORE INTO names(key, document_id, entity_id, kind, text, rank, path)"
             " VALUES(?,?,?,?,?,?,?)",
             [(key, doc_id, note_id, kind, text, rank, p.doc.path)
              for key, kind, text, rank in p.names])
-        new = p.declared
-        self._resolve_names({k for _, k in old | new})
+        old, new = mention_labels(rows), p.declared
+        self._resolve_names({k for k, _, _ in rows} | {n[0] for n in p.names})
         added, removed = tuple(sorted(new - old)), tuple(sorted(old - new))
         if added or removed:
             self._bump_names_generation()
@@ -529,13 +530,14 @@ class Writer:
         self.con.execute("UPDATE documents SET deleted_at=?, updated_at=? WHERE id=?",
                          (ts, ts, doc_id))
         self._drop_orphan_vectors(self._retire_chunks(doc_id))
-        names = self.con.execute("SELECT key, text FROM names WHERE document_id=?",
+        names = self.con.execute("SELECT key, kind, text FROM names WHERE document_id=?",
                                  (doc_id,)).fetchall()
         self.con.execute("DELETE FROM names WHERE document_id=?", (doc_id,))
-        self._resolve_names([k for k, _ in names])
-        if names:
+        self._resolve_names([k for k, _, _ in names])
+        labels = tuple(sorted(mention_labels(names)))
+        if labels:
             self._bump_names_generation()
-        self._queue_mentions(None, (), tuple((t, k) for k, t in names))
+        self._queue_mentions(None, (), labels)
         live = [r[0] for r in self.con.execute(
             "SELECT id FROM facts WHERE document_id=? AND retracted_at IS NULL", (doc_id,))]
         touched = self._retract_ids(live, ts, reason)
@@ -544,7 +546,7 @@ class Writer:
         self._refresh_entity_fts(touched | ({note[0]} if note else set()))
         self._event("delete", scope=scope, document_id=doc_id, reason=reason,
                     detail={"path": path, "retracted": len(live)})
-        return Deleted(path, len(live), names_removed=tuple(sorted((t, k) for k, t in names)))
+        return Deleted(path, len(live), names_removed=labels)
 
     # ------------------------------------------------------------ single facts
 
