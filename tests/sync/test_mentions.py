@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 from knotwork import Knotwork
 from knotwork.ingest.mentions import _WORD, ChunkText, MentionFinder, _tokens
+from knotwork.types import SELF, FactDraft, NameRef, Span
 
 
 @given(st.text(alphabet=st.characters(max_codepoint=127)) | st.text())
@@ -193,3 +194,28 @@ def test_a_one_word_file_name_is_no_mention_once_the_note_is_titled_otherwise(
         (vault / "kota.md").unlink()
         kw.ingest()
         assert mentioned(kw) == ["foam list"] == fresh(3)
+
+
+def test_a_store_upgraded_past_the_file_name_rule_drops_its_mentions_at_the_next_sync(
+        tmp_path: Path) -> None:
+    vault = tmp_path / "v"
+    (vault / "cli").mkdir(parents=True)
+    (vault / "cli" / "list.md").write_text("# foam list\n\nLists notes.\n", encoding="utf-8")
+    (vault / "a.md").write_text("# A\n\nMake a list.\n", encoding="utf-8")
+    db = str(tmp_path / "s.db")
+    with Knotwork.open(vault, db=db, embedder="none") as kw:
+        kw.ingest()
+        assert [f for f in kw.facts("a") if f.predicate == "mentions"] == []
+        # as a store written by the old rule holds it: "list" mentioned, schema 10
+        con = kw.store._con()  # type: ignore[attr-defined]
+        con.execute("UPDATE meta SET value = '10' WHERE key = 'schema_version'")
+        con.commit()
+        with kw.store.write(actor="test") as w:
+            w.apply_mentions(kw.store.reader.document("default", "a.md")["id"], [  # type: ignore[index]
+                FactDraft(SELF, "mentions", NameRef("list", "list"), Span(3, 3),
+                          "Make a list.", "mention", confidence=0.7, trust="extracted")])
+        assert [f.value_label for f in kw.facts("a") if f.predicate == "mentions"] == [
+            "foam list"]
+    with Knotwork.open(vault, db=db, embedder="none") as kw:  # migrates
+        assert kw.ingest().unchanged == 2  # no file changed, yet the mention is found stale
+        assert [f for f in kw.facts("a") if f.predicate == "mentions"] == []

@@ -277,4 +277,15 @@ MIGRATIONS.append([
     """ALTER TABLE documents ADD COLUMN warnings TEXT""",
 ])
 
+# 11: a file name of one lower-case word is no name prose mentions a note by when the note
+# is titled otherwise (``types.mention_labels``). Mentions made by the old rule go where a
+# sync would take them: every live document waits for its mentions to be found again
+# (the next sync does it), and every process reloads its table of labels.
+MIGRATIONS.append([
+    """INSERT OR IGNORE INTO mention_queue(document_id)
+        SELECT id FROM documents WHERE deleted_at IS NULL""",
+    """INSERT INTO meta(key, value) VALUES('names_gen', '1') ON CONFLICT(key)
+        DO UPDATE SET value = CAST(CAST(value AS INTEGER) + 1 AS TEXT)""",
+])
+
 SCHEMA_VERSION = len(MIGRATIONS)
