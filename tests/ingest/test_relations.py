@@ -96,7 +96,7 @@ def test_sentence_boundaries_and_supporting_text() -> None:
     doc = parse("It was slow. Now it runs on [[kota]]; [[Other]] is unrelated! ok\n")
     assert triples(doc) == [("SELF", "runs_on", "kota"), ("SELF", "links_to", "Other")]
     assert doc.facts[0].supporting_text == "Now it runs on [[kota]];"
-    assert doc.facts[1].supporting_text == doc.text.strip()
+    assert doc.facts[1].supporting_text == "[[Other]] is unrelated!"
 
 
 def test_previous_link_becomes_the_subject() -> None:

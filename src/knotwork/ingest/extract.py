@@ -71,6 +71,12 @@ _RELATION_REST = re.compile(
 # Sentence ends: ". ", "! ", "? ", "; " (or the end of the text); in tables also a cell bar.
 _BOUNDARY = re.compile(r"[.!?;](?=\s|\Z)")
 _TABLE_BOUNDARY = re.compile(r"[.!?;](?=\s|\Z)|(?<!\\)\|")
+# The period of "e.g.", "i.e.", "z.B.", "cf.", "vs.": it ends no sentence a fact cites, or
+# "Proxies, e.g. [[Traefik]], sit in front" cited "[[Traefik]], sit in front". Only the
+# supporting text heeds it: where a link's relation is read from stays as it was.
+_ABBREVIATION = re.compile(r"(?:\b[^\W\d_]\.[^\W\d_]|\b(?:cf|vs|viz|vgl|bzw|approx|incl))\.\Z",
+                           re.IGNORECASE)
+_LETTER = re.compile(r"[^\W_]")  # a letter or digit: a sentence that says something
 _TAG_SPLIT = re.compile(r"[,\s]+")
 # Text between two links that only lists them: ", ", " and ", " und ", " e ", " y ", "&".
 _COORDINATION = re.compile(
@@ -146,6 +152,59 @@ def _window(text: str, pos: int) -> str:
         blank = text.rfind(" ", max(pos, start) + 1, end)
         end = blank if blank > 0 else end
     return ("…" if start > 0 else "") + text[start:end].strip() + ("…" if end < len(text) else "")
+
+
+def sentence_ends(masked: str, table: bool = False) -> list[int]:
+    """Offsets just past each sentence end of ``masked`` (". ", "! ", "? ", "; ", and in a
+    table row each cell bar); links, code and comments must already be blanked in it, so
+    "[[A. B]]" is never cut."""
+    pattern = _TABLE_BOUNDARY if table else _BOUNDARY
+    return [m.end() for m in pattern.finditer(masked)]
+
+
+def _support_ends(masked: str, ends: list[int]) -> list[int]:
+    """``ends`` without the periods of abbreviations: where a supporting text may stop."""
+    return [e for e in ends
+            if masked[e - 1] != "." or not _ABBREVIATION.search(masked, max(0, e - 8), e)]
+
+
+def _sentence(ends: list[int], start: int, end: int, lo: int, hi: int) -> tuple[int, int]:
+    """The bounds of the sentence(s) holding ``[start, end)``, kept within the line
+    ``[lo, hi)``; ``ends`` are where sentences may stop, ascending."""
+    first = bisect_right(ends, start)  # the ends at or before ``start``
+    last = bisect_left(ends, max(end, start + 1))  # the first end at or past ``end``
+    return (max(lo, ends[first - 1]) if first else lo,
+            min(hi, ends[last]) if last < len(ends) else hi)
+
+
+def _support_bounds(
+    masked: str, ends: list[int], start: int, end: int, lo: int, hi: int,
+) -> tuple[int, int]:
+    """The bounds a fact read from ``[start, end)`` of the line ``[lo, hi)`` cites: the
+    sentence(s) holding it, or the line when they say nothing else.
+
+    Why the line then: a sentence holding nothing but links and tags besides what the fact
+    was read from (a trailing "#tag", a table cell "[[X]]") is no evidence of it.
+    ``masked`` has links blanked, ``ends`` are where sentences may stop.
+    """
+    first, last = _sentence(ends, start, end, lo, hi)
+    if (first, last) == (lo, hi):
+        return lo, hi
+    rest = masked[first:start] + masked[max(start, end):last]
+    if "#" in rest:
+        rest = _strip_tags(rest)
+    return (first, last) if _LETTER.search(rest) else (lo, hi)
+
+
+def _blank_links(text: str, links: list[Link], fill: str) -> str:
+    """``text`` with each link's characters replaced by ``fill``."""
+    parts, last = [], 0
+    for link in links:
+        parts.append(text[last:link.start])
+        parts.append(fill * (link.end - link.start))
+        last = link.end
+    parts.append(text[last:])
+    return "".join(parts)
 
 
 def _token(ref: ObjectRef) -> object:
@@ -281,7 +340,7 @@ class _BlockReader:
     """Read one prose block; offsets are into the block's lines joined by "\\n"."""
 
     __slots__ = ("block", "path", "sink", "text", "raw", "starts", "links", "consumed",
-                 "_ends", "_masked")
+                 "_ends", "_support", "_masked")
 
     def __init__(self, block: Block, path: str, note_dir: str, sink: _Sink) -> None:
         self.block, self.path, self.sink = block, path, sink
@@ -302,6 +361,7 @@ class _BlockReader:
         self.links = links
         self.consumed: set[int] = set()  # indexes of links another extractor claimed
         self._ends: list[int] | None = None
+        self._support: list[int] | None = None
         self._masked: dict[str, str] = {}
 
     def read(self) -> None:
@@ -333,21 +393,28 @@ class _BlockReader:
 
     def add(
         self, pos: int, predicate: str, obj: ObjectRef, extractor: str,
-        qualifiers: tuple[tuple[str, str], ...] = (),
+        qualifiers: tuple[tuple[str, str], ...] = (), end: int = 0, whole_line: bool = False,
     ) -> None:
-        """Add a fact about the note whose source is the line holding ``pos``.
+        """Add a fact about the note read from ``[pos, end)`` (``end`` 0: from ``pos``).
 
-        One position lookup serves both the span and the text (``line_span`` and
-        ``line_text`` would each do it).
+        Its source is the line holding ``pos``, its text the sentence(s) of that line
+        holding what it was read from (``_support_bounds``): a paragraph written as one
+        long line gave each of its facts the whole paragraph. ``whole_line``: the fact was
+        read from the whole line (an observation, a list relation). The column stays
+        ``pos``'s: on a line cut into chunks it picks the piece holding the fact.
         """
         if len(self.starts) == 1:
-            line, column, text = self.block.first, pos, _window(self.raw, pos)
+            index, lo, hi = 0, 0, len(self.text)
         else:
             index = bisect_right(self.starts, pos) - 1
-            line, column = self.block.first + index, pos - self.starts[index]
-            text = _window(self.block.raw[index], column)
-        self.sink.add(SELF, predicate, obj, _span(line), text.strip(), extractor,
-                      qualifiers=qualifiers, column=column)
+            lo = self.starts[index]
+            hi = lo + len(self.block.raw[index])
+        if not whole_line:
+            lo, hi = _support_bounds(self.masked_links("\x01"), self.support_ends(), pos, end,
+                                     lo, hi)
+        text = _window(self.raw[lo:hi], pos - lo)
+        self.sink.add(SELF, predicate, obj, _span(self.block.first + index), text.strip(),
+                      extractor, qualifiers=qualifiers, column=pos - self.starts[index])
 
     # -- inline fields and tags
 
@@ -369,17 +436,19 @@ class _BlockReader:
             for i in inside:
                 target = self.links[i].target
                 if target is not None and not self.links[i].embed:
-                    self.add(f.start, predicate, target, "inline_field")
+                    self.add(f.start, predicate, target, "inline_field", end=f.value_end)
             return
         raw_value = self.raw[f.value_start:f.value_end]
         if predicate == "tag":
             for tag in _TAG_SPLIT.split(raw_value):
                 if tag.lstrip("#"):
-                    self.add(f.start, "tag", LiteralValue(tag.lstrip("#")), "inline_field")
+                    self.add(f.start, "tag", LiteralValue(tag.lstrip("#")), "inline_field",
+                             end=f.value_end)
         elif predicate == "alias":
-            self.add(f.start, "alias", LiteralValue(raw_value), "inline_field")
+            self.add(f.start, "alias", LiteralValue(raw_value), "inline_field", end=f.value_end)
         else:
-            self.add(f.start, predicate, typed_literal(raw_value), "inline_field")
+            self.add(f.start, predicate, typed_literal(raw_value), "inline_field",
+                     end=f.value_end)
 
     def tags(self) -> None:
         if "#" not in self.text:
@@ -393,13 +462,7 @@ class _BlockReader:
             return self.text
         done = self._masked.get(fill)
         if done is None:
-            parts, last = [], 0
-            for link in self.links:
-                parts.append(self.text[last:link.start])
-                parts.append(fill * (link.end - link.start))
-                last = link.end
-            parts.append(self.text[last:])
-            done = self._masked[fill] = "".join(parts)
+            done = self._masked[fill] = _blank_links(self.text, self.links, fill)
         return done
 
     # -- list items
@@ -422,7 +485,7 @@ class _BlockReader:
         value = " ".join(_strip_tags(raw).split())
         if value:
             self.add(content, "observation", LiteralValue(value), "observation",
-                     qualifiers=(("category", category.casefold()),))
+                     qualifiers=(("category", category.casefold()),), whole_line=True)
 
     def list_relation(self) -> None:
         """``- relation_type [[Target]] (context)`` → SELF relation_type Target.
@@ -447,7 +510,7 @@ class _BlockReader:
             target = self.links[i].target
             assert target is not None
             self.consumed.add(i)
-            self.add(self.links[i].start, predicate, target, "list_relation")
+            self.add(self.links[i].start, predicate, target, "list_relation", whole_line=True)
 
     # -- links in sentences
 
@@ -497,7 +560,10 @@ class _BlockReader:
         else:
             self.add(link.start, "links_to", link.target, link.kind)
             return None
-        start, end = self.sentence_bounds(start, link, ends)
+        # the sentence cited runs on past an abbreviation's period ("e.g. [[X]]")
+        support = self.support_ends()
+        first = bisect_right(support, link.start)
+        start, end = self.sentence_bounds(support[first - 1] if first else 0, link, support)
         span = _span(self.line_of(start), self.line_of(end - 1))
         # the column is the link's: the sentence may start pieces earlier on a cut line
         self.sink.add(subject, predicate, link.target, span,
@@ -519,9 +585,14 @@ class _BlockReader:
     def sentence_ends(self) -> list[int]:
         """Offsets just past each sentence end (". ", "! ", "? ", "; ", table bars)."""
         if self._ends is None:
-            pattern = _TABLE_BOUNDARY if self.block.table else _BOUNDARY
-            self._ends = [m.end() for m in pattern.finditer(self.masked_links("\x01"))]
+            self._ends = sentence_ends(self.masked_links("\x01"), self.block.table)
         return self._ends
+
+    def support_ends(self) -> list[int]:
+        """Where a supporting text may stop: the sentence ends but an abbreviation's."""
+        if self._support is None:
+            self._support = _support_ends(self.text, self.sentence_ends())
+        return self._support
 
 
 def _merge(wiki: list[Link], md: list[Link]) -> list[Link]:
