@@ -6,9 +6,13 @@ whole paragraph, where one sentence is the evidence.
 
 from __future__ import annotations
 
+from hypothesis import given
+from hypothesis import strategies as st
+
 from knotwork.ingest import parse_markdown
 from knotwork.ingest.extract import _window
-from knotwork.types import NameRef, ParsedDocument
+from knotwork.ingest.mentions import ChunkText, MentionFinder, _place, _tokens
+from knotwork.types import FactDraft, NameRef, ParsedDocument
 
 PARAGRAPH = ("We moved the queue last spring. Background is in [[Migration Plan]] for now! "
              "The old host is tagged #legacy; it still runs Kestrel Queue jobs. Ask Vega why.")
@@ -26,11 +30,24 @@ def cited(doc: ParsedDocument) -> dict[str, str]:
             f.supporting_text for f in doc.facts}
 
 
-def test_a_paragraph_lines_link_and_tag_each_cite_their_sentence() -> None:
+def mentions(text: str, *labels: str, line_start: int = 1) -> dict[str, FactDraft]:
+    finder = MentionFinder([(label, label.casefold()) for label in labels])
+    drafts = finder.find([ChunkText(line_start, text)])
+    return {d.object.text: d for d in drafts}  # type: ignore[union-attr]
+
+
+def test_a_paragraph_lines_link_tag_and_mention_each_cite_their_sentence() -> None:
     doc = parse(f"# Note\n\n{PARAGRAPH}\n")
     assert cited(doc) == {"Migration Plan": "Background is in [[Migration Plan]] for now!",
                           "legacy": "The old host is tagged #legacy;"}
     assert {f.span.line_start for f in doc.facts} == {3}
+    found = mentions(f"# Note\n\n{PARAGRAPH}\n[Site. Docs]: docs-site.md", "Kestrel Queue",
+                     "Vega", "Docs Site")
+    assert found["Kestrel Queue"].supporting_text == "it still runs Kestrel Queue jobs."
+    assert found["Vega"].supporting_text == "Ask Vega why."
+    assert found["Vega"].span.line_start == 3
+    # a reference definition is scanned by its destination only: no place in the line
+    assert found["Docs Site"].supporting_text == "[Site. Docs]: docs-site.md"
 
 
 def test_an_abbreviation_ends_no_sentence() -> None:
@@ -40,6 +57,8 @@ def test_an_abbreviation_ends_no_sentence() -> None:
     # a relation inferred after one cites the sentence from its start too
     doc = parse("We host a few, e.g. [[Traefik]] runs on [[kota]]. Done.\n")
     assert cited(doc)["kota"] == "We host a few, e.g. [[Traefik]] runs on [[kota]]."
+    found = mentions("It ran. Brokers, e.g. Kestrel Queue, were slow.", "Kestrel Queue")
+    assert found["Kestrel Queue"].supporting_text == "Brokers, e.g. Kestrel Queue, were slow."
 
 
 def test_a_sentence_end_inside_a_link_cuts_nothing() -> None:
@@ -48,6 +67,8 @@ def test_a_sentence_end_inside_a_link_cuts_nothing() -> None:
         "Dr. No. 2": "See [[Dr. No. 2]] and [the spec. v2](Spec.md) here.",
         "notes/Spec": "See [[Dr. No. 2]] and [the spec. v2](Spec.md) here.",
     }
+    found = mentions("It ran. See [[Dr. No. 2]] about Vega. Done.", "Vega")
+    assert found["Vega"].supporting_text == "See [[Dr. No. 2]] about Vega."
 
 
 def test_an_inline_fields_value_is_cited_whole() -> None:
@@ -80,6 +101,10 @@ def test_a_table_row_cites_the_cell_that_says_something() -> None:
         "Retention": "Kept for [[Retention]] days |",
         "done": "We moved it. It works now. #done",  # a trailing tag tags the line
     }
+    found = mentions("| x | Vega |\n| y | runs on Kestrel Queue. Fast |", "Vega",
+                     "Kestrel Queue")
+    assert found["Vega"].supporting_text == "| x | Vega |"
+    assert found["Kestrel Queue"].supporting_text == "runs on Kestrel Queue."
 
 
 def test_a_long_sentence_is_windowed_around_its_fact() -> None:
@@ -95,6 +120,11 @@ def test_a_long_sentence_is_windowed_around_its_fact() -> None:
     doc = parse(f"{filler} [[Deep]] {filler}\n")
     (fact,) = doc.facts
     assert fact.supporting_text == _window(f"{filler} [[Deep]] {filler}", fact.column)
+    found = mentions(f"{filler} Vega {filler}. Then Kestrel Queue here.", "Vega",
+                     "Kestrel Queue")
+    assert found["Vega"].supporting_text.startswith("…") and len(
+        found["Vega"].supporting_text) <= 602
+    assert found["Kestrel Queue"].supporting_text == "Then Kestrel Queue here."
 
 
 def test_a_wrapped_paragraph_cites_the_sentence_within_each_line() -> None:
@@ -106,3 +136,23 @@ def test_a_wrapped_paragraph_cites_the_sentence_within_each_line() -> None:
                           "Vega": "Later [[Vega]] took"}
     assert [f.span.line_start for f in doc.facts] == [1, 2, 2]
     assert [f.column for f in doc.facts] == [39, 9, 32]
+    found = mentions("It was slow. The proxy then\nmoved to Kestrel Queue in May. Later Vega\n"
+                     "took over.", "Kestrel Queue", "Vega")
+    assert found["Kestrel Queue"].supporting_text == "moved to Kestrel Queue in May."
+    assert found["Vega"].supporting_text == "Later Vega"
+    assert found["Vega"].span.line_start == 2
+
+
+@given(st.text(alphabet=st.characters(max_codepoint=127)) | st.text(), st.integers(1, 3))
+def test_a_mentions_words_are_placed_where_they_are(text: str, count: int) -> None:
+    # each run of words the scanner sees is found where it is (off ASCII, or not at all)
+    words = _tokens(text)
+    for index in range(max(0, len(words) - count + 1)):
+        label = tuple(words[index:index + count])
+        place = _place(text, index, label)
+        if place is None:
+            assert not text.isascii()
+            continue
+        start, end = place
+        assert tuple(_tokens(text[start:end])) == label
+        assert len(_tokens(text[:start])) == index

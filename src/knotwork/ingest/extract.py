@@ -207,6 +207,24 @@ def _blank_links(text: str, links: list[Link], fill: str) -> str:
     return "".join(parts)
 
 
+def sentence_text(raw: str, masked: str, start: int, end: int, table: bool = False) -> str:
+    """The supporting text of what lies at ``raw[start:end]``, read from the one line
+    ``raw``: the sentence holding it, capped as every supporting text is.
+
+    ``masked`` is ``raw`` with code and comments blanked, character for character; links
+    are blanked here. What cites a line without a ``_BlockReader`` (a mention) uses this,
+    so its sentence ends where a link's or a tag's does.
+    """
+    if "[" in masked:
+        links = find_wikilinks(masked) if "[[" in masked else []
+        if "](" in masked:
+            links = _merge(links, find_mdlinks(masked, ""))
+        masked = _blank_links(masked, links, "\x01") if links else masked
+    ends = _support_ends(masked, sentence_ends(masked, table))
+    lo, hi = _support_bounds(masked, ends, start, end, 0, len(raw))
+    return _window(raw[lo:hi], start - lo).strip()
+
+
 def _token(ref: ObjectRef) -> object:
     """A key equal for equal refs, hashed in C: a frozen dataclass hashes in Python.
 
