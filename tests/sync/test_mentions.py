@@ -130,15 +130,19 @@ def test_a_fence_cut_across_chunks_still_mentions_nothing() -> None:
     assert got == [("templates", 8)]
 
 
-def test_a_reference_definition_mentions_only_through_its_destination() -> None:
+def test_a_reference_definition_mentions_only_a_page_its_destination_names() -> None:
     # rust_rfcs: "[motivation]: #motivation" (an anchor into the note itself) mentioned
     # the note 3392-leadership-council/motivation.md in 400 RFCs; "[UFCS]: 0132-ufcs.md"
-    # (0255-object-safety.md:215) does name RFC 132, through its destination.
+    # is a link to RFC 132 where "[UFCS]" is used (extract), and Foam writes such a
+    # definition beside each wikilink; a URL to the GitHub copy of RFC 1068 names it
     finder = MentionFinder([("motivation", "motivation"), ("0132-ufcs", "0132-ufcs"),
-                            ("UFCS syntax", "ufcs syntax")])
-    text = "Prose.\n\n[motivation]: #motivation\n[UFCS syntax]: 0132-ufcs.md"
+                            ("UFCS syntax", "ufcs syntax"),
+                            ("1068-rust-governance", "1068-rust-governance")])
+    text = ("Prose.\n\n[motivation]: #motivation\n[UFCS syntax]: 0132-ufcs.md\n"
+            "[RFC 1068]: https://github.com/rust-lang/rfcs/blob/master/text/"
+            "1068-rust-governance.md")
     got = [(d.object.key, d.span.line_start) for d in finder.find([ChunkText(1, text)])]  # type: ignore[union-attr]
-    assert got == [("0132-ufcs", 4)]
+    assert got == [("1068-rust-governance", 5)]
 
 
 def test_a_document_section_name_is_no_name_to_mention() -> None:
@@ -219,3 +223,28 @@ def test_a_store_upgraded_past_the_file_name_rule_drops_its_mentions_at_the_next
     with Knotwork.open(vault, db=db, embedder="none") as kw:  # migrates
         assert kw.ingest().unchanged == 2  # no file changed, yet the mention is found stale
         assert [f for f in kw.facts("a") if f.predicate == "mentions"] == []
+
+
+def test_a_name_inside_a_link_to_a_note_is_the_links_not_a_mention() -> None:
+    finder = MentionFinder([("47. Use Karpenter For Scaling", "47. use karpenter for scaling"),
+                            ("Kota Host", "kota host"), ("kota", "kota"),
+                            ("Vega Box", "vega box"), ("Orion", "orion")])
+    drafts = finder.find([ChunkText(1, (
+        "- [47. Use Karpenter For Scaling](047-use-karpenter-for-scaling.md) beside"
+        " [[Kota Host]] and ![[Orion]]\n"
+        "A page: [the Vega Box docs](https://example.com/vega); [kota](../../up.md).\n"
+        "[about kota][r] and [[x|kota]]\n"
+        "Plain kota, again.\n"
+        "\n"
+        "[r]: hosts/kota.md"))])
+    # the link's own fact names the note (an ADR index linking "[47. Use Karpenter…](047-…)"
+    # made one mention per entry); a page's link text is still prose
+    got = {(d.object.key, d.span.line_start) for d in drafts}  # type: ignore[union-attr]
+    assert got == {("vega box", 2), ("kota", 4)}
+
+    # nor does a name span what was blanked between its words: code, a comment, a link
+    finder = MentionFinder([("Using Foam", "using foam"), ("Kota Host", "kota host")])
+    drafts = finder.find([ChunkText(1, (
+        "Created daily (e.g. by using `Foam: Open Daily Note`). Foam will look.\n"
+        "Kota <!-- old --> Host, and Kota [[Other]] Host.\n"))])
+    assert drafts == []

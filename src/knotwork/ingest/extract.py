@@ -207,6 +207,22 @@ def _blank_links(text: str, links: list[Link], fill: str) -> str:
     return "".join(parts)
 
 
+def blank_note_links(text: str, references: Mapping[str, str] = _NO_REFERENCES) -> str:
+    """``text`` (one line, code and comments masked) with every link to a note blanked,
+    character for character: what lies inside such a link is the link's, not prose.
+
+    A relative ``.md`` link counts whatever folder its note is in (resolved from the top,
+    one that would leave the vault is still a link to a note).
+    """
+    links = find_wikilinks(text) if "[[" in text else []
+    if "](" in text:
+        links = _merge(links, find_mdlinks(text, ""))
+    if references and "]" in text:
+        links = _with_references(links, find_reflinks(text, "", references))
+    notes = [link for link in links if link.target is not None or link.escaped is not None]
+    return _blank_links(text, notes, " ") if notes else text
+
+
 def sentence_text(raw: str, masked: str, start: int, end: int, table: bool = False) -> str:
     """The supporting text of what lies at ``raw[start:end]``, read from the one line
     ``raw``: the sentence holding it, capped as every supporting text is.

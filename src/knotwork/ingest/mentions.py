@@ -9,19 +9,22 @@ construction; overlapping matches keep the longest ("Kestrel Queue Admin" beats
 "Kestrel Queue"); labels must be at least ``MIN_LABEL_CHARS`` long and not stop words.
 Mentions become ``mentions`` facts with trust ``extracted`` and a confidence below a
 written link's. Only prose is read, as the note's own facts are: code (fenced or
-indented), inline code, comments and headings mention nothing.
+indented), inline code, comments and headings mention nothing, a reference definition
+only through a page it points at, and a name inside a link to a note is the link's (its
+fact names the note already).
 """
 
 from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import islice
 
 from ..types import SELF, FactDraft, NameRef, Span
-from .extract import sentence_text
+from .extract import blank_note_links, sentence_text
+from .links import resolve_relative
 from .markdown import CODE, HEADING, TEXT, mask_inline, scan_body
 
 MIN_LABEL_CHARS = 4
@@ -133,9 +136,18 @@ class MentionFinder:
         if not self._labels:
             return []
         out: dict[str, FactDraft] = {}
-        for n, text, line, table in _prose(chunks):
-            for key, label, index in self._scan(text):
-                if key in skip_keys or key in out:
+        lines, references = _prose(chunks)
+        for n, text, line, table in lines:
+            found = [hit for hit in self._scan(text) if hit[0] not in skip_keys
+                     and hit[0] not in out]
+            if found and len(text) == len(line) and ("[" in text or text != line):
+                # a name inside a link to a note is the link's: its fact says so already,
+                # often by another of the note's names ("[47. Use Karpenter](047-….md)");
+                # and no name spans what was blanked
+                text = _unjoined(blank_note_links(text, references), line)
+                found = [hit for hit in self._scan(text) if hit[0] not in skip_keys]
+            for key, label, index in found:
+                if key in out:
                     continue
                 out[key] = FactDraft(SELF, "mentions", NameRef(key, label), Span(n, n),
                                      _support(text, line, index, label, table), EXTRACTOR,
@@ -163,13 +175,25 @@ class MentionFinder:
         return found
 
 
+def _unjoined(text: str, line: str) -> str:
+    """``text`` with each run ``line`` has blanked in it (code, a comment, a link) made a
+    word of "_", which no name holds: the words on its two sides are not adjacent.
+
+    "by using `Foam: Open Daily Note`). Foam will" read "using Foam", a note's title.
+    """
+    if text == line:
+        return text
+    return "".join("_" if t != c else t for t, c in zip(text, line, strict=True))
+
+
 def _support(text: str, line: str, index: int, label: str, table: bool) -> str:
     """A mention's supporting text: the sentence of ``line`` where ``label`` was found,
     its ``index``-th word of the scanned ``text``; the whole line where it cannot be told.
 
     Why here and not in ``_scan``: positions cost on every line scanned, and only a
     note's first mention of each name is cited. The scanned text is the line masked
-    character for character, except a reference definition's (its destination only).
+    character for character (code, comments and links to notes blanked), but for a
+    reference definition's destination.
     """
     if len(text) != len(line):
         return line.strip()
@@ -207,19 +231,24 @@ _REF_DEF = re.compile(r" {0,3}\[[^\]]*\]:[ \t]*(\S+)")
 
 
 def _destination(line: str) -> str:
-    """What a reference definition mentions: its destination, unless that is "#anchor".
+    """What a reference definition mentions: a page its destination names, never a note.
 
-    The label is the link's text, as "[text](dest)" in prose is; the destination names
-    the note ("[UFCS]: 0132-ufcs.md"). "[motivation]: #motivation" points into the note
-    itself: in 400 Rust RFCs it mentioned another RFC's "motivation.md".
+    "[RFC 1068]: https://github.com/…/1068-rust-governance.md" names RFC 1068 (200 Rust
+    RFCs cite each other so). "[UFCS]: 0132-ufcs.md" is a link to a note, made where
+    "[UFCS]" is used (Foam writes one beside each wikilink); "[motivation]: #motivation"
+    points into the note itself (in 400 RFCs it mentioned another RFC's "motivation.md").
     """
     m = _REF_DEF.match(line)
-    return "" if m is None or m.group(1).startswith("#") else m.group(1)
+    if m is None or m.group(1).startswith("#"):
+        return ""
+    path, escaped = resolve_relative(m.group(1), "")
+    return "" if path is not None or escaped else m.group(1)
 
 
-def _prose(chunks: Sequence[ChunkText]) -> Iterator[tuple[int, str, str, bool]]:
+def _prose(chunks: Sequence[ChunkText]
+           ) -> tuple[list[tuple[int, str, str, bool]], Mapping[str, str]]:
     """``(file line, text to scan, text to cite, whether a table row)`` for each prose line
-    of a note's chunks.
+    of a note's chunks; and the note's link reference definitions.
 
     The text to scan has inline code and comments masked; code lines and headings are
     left out. Why: "## Motivation" in 600 Rust RFCs mentioned one RFC's "motivation.md",
@@ -236,17 +265,20 @@ def _prose(chunks: Sequence[ChunkText]) -> Iterator[tuple[int, str, str, bool]]:
         for offset, line in enumerate(chunk.text.split("\n")):
             pieces.setdefault(chunk.line_start + offset, []).append(line)
     if not pieces:
-        return
+        return [], {}
     first = min(pieces)
     body = [" ".join(pieces.get(n, ())) for n in range(first, max(pieces) + 1)]
-    scanned, _ = scan_body(body, 0)
+    scanned, references = scan_body(body, 0)
+    out: list[tuple[int, str, str, bool]] = []
     for n, line in enumerate(scanned, first):
         if line.kind in (CODE, HEADING) or n not in pieces:
             continue
         texts = pieces[n]
-        if len(texts) == 1:
-            yield (n, line.masked if line.kind == TEXT else _destination(texts[0]), texts[0],
-                   line.table)
+        if line.kind != TEXT:  # a rule, or a reference definition: its destination only
+            if dest := _destination(texts[0]):
+                out.append((n, dest, texts[0], line.table))
+        elif len(texts) == 1:
+            out.append((n, line.masked, texts[0], line.table))
         else:
-            for piece in texts:
-                yield n, mask_inline(piece, 0)[0], piece, line.table
+            out.extend((n, mask_inline(piece, 0)[0], piece, line.table) for piece in texts)
+    return out, references
