@@ -277,10 +277,12 @@ MIGRATIONS.append([
     """ALTER TABLE documents ADD COLUMN warnings TEXT""",
 ])
 
-# 11: a file name of one lower-case word is no name prose mentions a note by when the note
-# is titled otherwise (``types.mention_labels``). Mentions made by the old rule go where a
-# sync would take them: every live document waits for its mentions to be found again
-# (the next sync does it), and every process reloads its table of labels.
+# 11: mentions are found by new rules: a file name of one lower-case word is no name prose
+# mentions a note by when the note is titled otherwise (``types.mention_labels``), a name
+# inside a link to a note is the link's, and a mention cites its sentence. Mentions made
+# by the old rules go where a sync would take them: every live document waits for its
+# mentions to be found again (the next sync does it), and every process reloads its table
+# of labels.
 MIGRATIONS.append([
     """INSERT OR IGNORE INTO mention_queue(document_id)
         SELECT id FROM documents WHERE deleted_at IS NULL""",
