@@ -56,3 +56,25 @@ def test_a_fact_on_a_cut_line_cites_the_piece_holding_its_text(tmp_path: Path) -
         note.write_text("intro\n" + _long_note(), encoding="utf-8")
         assert kw.ingest().updated == 1
         _assert_each_fact_cites_its_piece(db, 4)
+
+
+def test_a_mention_on_a_cut_line_cites_the_piece_holding_it(tmp_path: Path) -> None:
+    vault, db = tmp_path / "vault", tmp_path / "s.db"
+    vault.mkdir()
+    third = len(FILLER) // 3
+    line = (f"Kestrel Queue first {FILLER[:third]} then Vega Host {FILLER[third:2 * third]}"
+            f" and Orion Relay {FILLER[2 * third:]} end")
+    (vault / "Long.md").write_text(f"# Long\n\n{line}\n", encoding="utf-8")
+    for name in ("Kestrel Queue", "Vega Host", "Orion Relay"):
+        (vault / f"{name}.md").write_text(f"# {name}\n", encoding="utf-8")
+    with Knotwork.open(vault, db=str(db), embedder="none") as kw:
+        kw.ingest()
+        cited = {f.value_label: f for f in kw.facts("Long") if f.predicate == "mentions"}
+        assert set(cited) == {"Kestrel Queue", "Vega Host", "Orion Relay"}
+        chunks = {cid: c.text for cid, c in kw.store.reader.chunks(
+            [f.source.chunk_id for f in cited.values() if f.source and f.source.chunk_id]
+        ).items()}
+        for name, f in cited.items():
+            assert f.source is not None and f.source.line_start == 3
+            assert name in chunks[f.source.chunk_id], f"{name} cites a piece without it"
+            assert name in f.source.supporting_text

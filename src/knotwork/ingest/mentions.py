@@ -137,7 +137,7 @@ class MentionFinder:
             return []
         out: dict[str, FactDraft] = {}
         lines, references = _prose(chunks)
-        for n, text, line, table in lines:
+        for n, text, line, table, piece in lines:
             found = [hit for hit in self._scan(text) if hit[0] not in skip_keys
                      and hit[0] not in out]
             if found and len(text) == len(line) and ("[" in text or text != line):
@@ -149,9 +149,12 @@ class MentionFinder:
             for key, label, index in found:
                 if key in out:
                     continue
+                # on a cut line the "column" numbers the piece, as the writer numbers the
+                # chunks sharing a line (``Writer.apply_mentions``)
                 out[key] = FactDraft(SELF, "mentions", NameRef(key, label), Span(n, n),
                                      _support(text, line, index, label, table), EXTRACTOR,
-                                     confidence=MENTION_CONFIDENCE, trust="extracted")
+                                     confidence=MENTION_CONFIDENCE, trust="extracted",
+                                     column=piece)
         return list(out.values())
 
     def _scan(self, line: str) -> list[tuple[str, str, int]]:
@@ -245,10 +248,14 @@ def _destination(line: str) -> str:
     return "" if path is not None or escaped else m.group(1)
 
 
-def _prose(chunks: Sequence[ChunkText]
-           ) -> tuple[list[tuple[int, str, str, bool]], Mapping[str, str]]:
-    """``(file line, text to scan, text to cite, whether a table row)`` for each prose line
-    of a note's chunks; and the note's link reference definitions.
+# file line, text to scan, text to cite, whether a table row, and which piece of its line
+# (0 but on a line cut into several chunks: the chunks' order within the line)
+_Line = tuple[int, str, str, bool, int]
+
+
+def _prose(chunks: Sequence[ChunkText]) -> tuple[list[_Line], Mapping[str, str]]:
+    """A ``_Line`` for each prose line (or piece of one) of a note's chunks, given in
+    their order; and the note's link reference definitions.
 
     The text to scan has inline code and comments masked; code lines and headings are
     left out. Why: "## Motivation" in 600 Rust RFCs mentioned one RFC's "motivation.md",
@@ -269,16 +276,17 @@ def _prose(chunks: Sequence[ChunkText]
     first = min(pieces)
     body = [" ".join(pieces.get(n, ())) for n in range(first, max(pieces) + 1)]
     scanned, references = scan_body(body, 0)
-    out: list[tuple[int, str, str, bool]] = []
+    out: list[_Line] = []
     for n, line in enumerate(scanned, first):
         if line.kind in (CODE, HEADING) or n not in pieces:
             continue
         texts = pieces[n]
         if line.kind != TEXT:  # a rule, or a reference definition: its destination only
             if dest := _destination(texts[0]):
-                out.append((n, dest, texts[0], line.table))
+                out.append((n, dest, texts[0], line.table, 0))
         elif len(texts) == 1:
-            out.append((n, line.masked, texts[0], line.table))
+            out.append((n, line.masked, texts[0], line.table, 0))
         else:
-            out.extend((n, mask_inline(piece, 0)[0], piece, line.table) for piece in texts)
+            out.extend((n, mask_inline(piece, 0)[0], piece, line.table, k)
+                       for k, piece in enumerate(texts))
     return out, references

@@ -551,7 +551,7 @@ class Reader:
         its own structural facts already point to (a written link beats a mention)."""
         chunks = [(r[0], r[1]) for r in self.con.execute(
             "SELECT line_start, text FROM chunks WHERE document_id = ? AND live = 1"
-            " ORDER BY line_start", (doc_id,))]
+            " ORDER BY ord", (doc_id,))]
         own = {r[0] for r in self.con.execute("SELECT key FROM names WHERE document_id = ?",
                                               (doc_id,))}
         linked = {r[0] for r in self.con.execute(

@@ -508,9 +508,16 @@ class Writer:
             return 0, 0
         scope, version_id, note_id = row
         chunks = self.con.execute("SELECT id, line_start FROM chunks WHERE document_id = ?"
-                                  " AND live = 1 ORDER BY line_start", (doc_id,)).fetchall()
+                                  " AND live = 1 ORDER BY ord", (doc_id,)).fetchall()
+        starts = [c[1] for c in chunks]
+        # The store keeps no chunk's column: the pieces of a cut line are numbered in their
+        # order instead, as the mention pass numbers the piece a mention was found in.
+        pieces = [0] * len(starts)
+        for i in range(1, len(starts)):
+            if starts[i] == starts[i - 1]:
+                pieces[i] = pieces[i - 1] + 1
         added, retracted, _, touched = self._diff_facts(
-            scope, doc_id, version_id, note_id, prepare_facts(drafts, [c[1] for c in chunks]),
+            scope, doc_id, version_id, note_id, prepare_facts(drafts, starts, pieces),
             name_refs(drafts), [c[0] for c in chunks], now_iso(), mentions=True)
         if added or retracted:
             self._event("mentions", scope=scope, document_id=doc_id,
