@@ -158,7 +158,8 @@ def plan(store: Store, root: Path, *, scope: str, patterns: tuple[str, ...],
     if left and new_by_hash:
         fresh = [(f, data) for f, data in p.changed if f.path in p.new]
         p.renames.update(_moved(store, scope, left, fresh, set(p.renames)))
-    p.deleted = [old for old in left if old not in p.renames.values()]
+    moved = set(p.renames.values())
+    p.deleted = [old for old in left if old not in moved]
     return p
 
 
