@@ -162,11 +162,17 @@ def test_a_document_section_name_is_no_name_to_mention() -> None:
     assert got == [("rationale and alternatives", 3)]
 
 
-def test_a_one_word_file_name_is_no_mention_once_the_note_is_titled_otherwise(
-        tmp_path: Path) -> None:
+def _foam_vault(tmp_path: Path) -> Path:
+    """A vault holding Foam's command note: file name "list.md", title "foam list"."""
     vault = tmp_path / "v"
     (vault / "cli").mkdir(parents=True)
     (vault / "cli" / "list.md").write_text("# foam list\n\nLists notes.\n", encoding="utf-8")
+    return vault
+
+
+def test_a_one_word_file_name_is_no_mention_once_the_note_is_titled_otherwise(
+        tmp_path: Path) -> None:
+    vault = _foam_vault(tmp_path)
     (vault / "kota.md").write_text("A host.\n", encoding="utf-8")
     (vault / "a.md").write_text("# A\n\nMake a list with foam list.\nkota is down.\n",
                                 encoding="utf-8")
@@ -202,9 +208,7 @@ def test_a_one_word_file_name_is_no_mention_once_the_note_is_titled_otherwise(
 
 def test_a_store_upgraded_past_the_file_name_rule_drops_its_mentions_at_the_next_sync(
         tmp_path: Path) -> None:
-    vault = tmp_path / "v"
-    (vault / "cli").mkdir(parents=True)
-    (vault / "cli" / "list.md").write_text("# foam list\n\nLists notes.\n", encoding="utf-8")
+    vault = _foam_vault(tmp_path)
     (vault / "a.md").write_text("# A\n\nMake a list.\n", encoding="utf-8")
     db = str(tmp_path / "s.db")
     with Knotwork.open(vault, db=db, embedder="none") as kw:
