@@ -176,7 +176,9 @@ def _moved(store: Store, scope: str, gone: list[str],
     running, or a tool that does both) was a delete and an add, so the note's facts were
     retracted and recorded again and its history ended. A pair must share its file name
     (case-insensitively), be the only vanished and the only new file of that name, and
-    keep ``MOVE_SIMILARITY`` of its lines; the store holds the old text.
+    keep ``MOVE_SIMILARITY`` of its lines; the store holds the old text. Not by lines
+    alone: notes made from one template (a deleted daily note, a new one) share most of
+    their lines, and the new note would inherit the old one's facts and their times.
     """
     def by_name(paths: Iterable[str]) -> dict[str, list[str]]:
         out: dict[str, list[str]] = {}
