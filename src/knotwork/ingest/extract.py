@@ -214,13 +214,20 @@ def blank_note_links(text: str, references: Mapping[str, str] = _NO_REFERENCES) 
     A relative ``.md`` link counts whatever folder its note is in (resolved from the top,
     one that would leave the vault is still a link to a note).
     """
+    notes = [link for link in _line_links(text, references)
+             if link.target is not None or link.escaped is not None]
+    return _blank_links(text, notes, " ") if notes else text
+
+
+def _line_links(text: str, references: Mapping[str, str] = _NO_REFERENCES) -> list[Link]:
+    """The links of one line of masked text, found as a block's are (resolved from the
+    vault's top: what is read from them here is where they lie, not where they point)."""
     links = find_wikilinks(text) if "[[" in text else []
     if "](" in text:
         links = _merge(links, find_mdlinks(text, ""))
     if references and "]" in text:
         links = _with_references(links, find_reflinks(text, "", references))
-    notes = [link for link in links if link.target is not None or link.escaped is not None]
-    return _blank_links(text, notes, " ") if notes else text
+    return links
 
 
 def sentence_text(raw: str, masked: str, start: int, end: int, table: bool = False) -> str:
@@ -231,11 +238,8 @@ def sentence_text(raw: str, masked: str, start: int, end: int, table: bool = Fal
     are blanked here. What cites a line without a ``_BlockReader`` (a mention) uses this,
     so its sentence ends where a link's or a tag's does.
     """
-    if "[" in masked:
-        links = find_wikilinks(masked) if "[[" in masked else []
-        if "](" in masked:
-            links = _merge(links, find_mdlinks(masked, ""))
-        masked = _blank_links(masked, links, "\x01") if links else masked
+    if "[" in masked and (links := _line_links(masked)):
+        masked = _blank_links(masked, links, "\x01")
     ends = _support_ends(masked, sentence_ends(masked, table))
     lo, hi = _support_bounds(masked, ends, start, end, 0, len(raw))
     return _window(raw[lo:hi], start - lo).strip()
