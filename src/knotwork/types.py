@@ -58,20 +58,25 @@ class NameDecl:
 
 def mention_labels(names: Iterable[tuple[str, str, str]]) -> frozenset[tuple[str, str]]:
     """The ``(text, key)`` of a note's names ``(key, kind, text)`` that prose may mention
-    it by: all but a file name of one lower-case word when the note is titled otherwise.
+    it by (``mentionable``)."""
+    rows = list(names)
+    titled = any(kind == "title" for _, kind, _ in rows)  # a title whose key is not the stem's
+    return frozenset((text, key) for key, kind, text in rows
+                     if mentionable(kind, text, titled))
+
+
+def mentionable(kind: str, text: str, titled: bool) -> bool:
+    """Whether prose may mention a note by its name ``text`` of ``kind``: any name but a
+    file name of one lower-case word when the note is ``titled`` otherwise.
 
     Why: Foam names its command notes ``list.md``, ``search.md``, ``update.md`` and titles
     them "foam list", "foam search"…; "list" in prose is the word, not the note (``[[list]]``
     still links to it: this is about mentions only). A note whose only name is its file
-    name (``kota.md``, untitled or titled "kota") keeps it. A function of one note's own
-    names, so it stays exact as notes change one at a time.
+    name (``kota.md``, untitled or titled "kota") keeps it. The file name is a "stem", or
+    the "path" of a note at the vault's root. A function of one note's own names, so it
+    stays exact as notes change one at a time.
     """
-    rows = list(names)
-    titled = any(kind == "title" for _, kind, _ in rows)  # a title whose key is not the stem's
-    # the file name is a "stem", or the "path" of a note at the vault's root
-    return frozenset((text, key) for key, kind, text in rows
-                     if not (titled and kind in ("stem", "path") and text.isalpha()
-                             and text.islower()))
+    return not (titled and kind in ("stem", "path") and text.isalpha() and text.islower())
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,7 +12,7 @@ import sqlite3
 from collections.abc import Iterable, Sequence
 from datetime import datetime
 
-from ...types import ChunkRow, EntityRow, FactRow, FileState, Hit, Source, mention_labels
+from ...types import ChunkRow, EntityRow, FactRow, FileState, Hit, Source, mentionable
 
 _STEMS: dict[str, str] = {}  # word -> index term, see Reader._stems
 _STEMS_MAX = 100_000
@@ -506,11 +506,10 @@ class Reader:
     def labels(self) -> list[tuple[str, str]]:
         """Every name a live note may be mentioned by (``mention_labels``), once per
         declaration: (text as written, key)."""
-        by_doc: dict[int, list[tuple[str, str, str]]] = {}
-        for doc, key, kind, text in self.con.execute(
-                "SELECT document_id, key, kind, text FROM names"):
-            by_doc.setdefault(doc, []).append((key, kind, text))
-        return [label for rows in by_doc.values() for label in mention_labels(rows)]
+        rows = self.con.execute("SELECT document_id, key, kind, text FROM names").fetchall()
+        titled = {doc for doc, _, kind, _ in rows if kind == "title"}
+        return [(text, key) for doc, key, kind, text in rows
+                if doc not in titled or mentionable(kind, text, True)]
 
     def documents_mentioning(self, phrases: Sequence[str], *, limit: int = 100_000
                              ) -> set[int]:
