@@ -138,20 +138,23 @@ class _Sink:
                                          column=column)
 
 
-def _window(text: str, pos: int) -> str:
-    """``text``, or when it is longer than ``_SUPPORT_MAX`` the part of it around ``pos``,
-    cut at blanks where it can be, with "…" where it was cut."""
-    if len(text) <= _SUPPORT_MAX:
-        return text
-    start = max(0, pos - _SUPPORT_BEFORE)
-    if start > 0:
+def _window(text: str, pos: int, lo: int = 0, hi: int | None = None) -> str:
+    """``text[lo:hi]``, or when it is longer than ``_SUPPORT_MAX`` the part of it around
+    ``pos`` (an offset in ``text``), cut at blanks where it can be, with "…" where it was
+    cut. The bounds are given, not a slice: a megabyte line holding a thousand links
+    would be copied once per fact."""
+    hi = len(text) if hi is None else hi
+    if hi - lo <= _SUPPORT_MAX:
+        return text[lo:hi]
+    start = max(lo, pos - _SUPPORT_BEFORE)
+    if start > lo:
         blank = text.find(" ", start, max(start, pos))
         start = blank + 1 if blank >= 0 else start
-    end = min(len(text), start + _SUPPORT_MAX)
-    if end < len(text):
+    end = min(hi, start + _SUPPORT_MAX)
+    if end < hi:
         blank = text.rfind(" ", max(pos, start) + 1, end)
-        end = blank if blank > 0 else end
-    return ("…" if start > 0 else "") + text[start:end].strip() + ("…" if end < len(text) else "")
+        end = blank if blank > start else end
+    return ("…" if start > lo else "") + text[start:end].strip() + ("…" if end < hi else "")
 
 
 def sentence_ends(masked: str, table: bool = False) -> list[int]:
@@ -242,7 +245,7 @@ def sentence_text(raw: str, masked: str, start: int, end: int, table: bool = Fal
         masked = _blank_links(masked, links, "\x01")
     ends = _support_ends(masked, sentence_ends(masked, table))
     lo, hi = _support_bounds(masked, ends, start, end, 0, len(raw))
-    return _window(raw[lo:hi], start - lo).strip()
+    return _window(raw, start, lo, hi).strip()
 
 
 def _token(ref: ObjectRef) -> object:
@@ -450,7 +453,7 @@ class _BlockReader:
         if not whole_line:
             lo, hi = _support_bounds(self.masked_links("\x01"), self.support_ends(), pos, end,
                                      lo, hi)
-        text = _window(self.raw[lo:hi], pos - lo)
+        text = _window(self.raw, pos, lo, hi)
         self.sink.add(SELF, predicate, obj, _span(self.block.first + index), text.strip(),
                       extractor, qualifiers=qualifiers, column=pos - self.starts[index])
 
@@ -605,7 +608,7 @@ class _BlockReader:
         span = _span(self.line_of(start), self.line_of(end - 1))
         # the column is the link's: the sentence may start pieces earlier on a cut line
         self.sink.add(subject, predicate, link.target, span,
-                      _window(self.raw[start:end], link.start - start).strip(), link.kind,
+                      _window(self.raw, link.start, start, end).strip(), link.kind,
                       INFERRED_CONFIDENCE, column=self.column_of(link.start, start))
         return predicate, subject
 
@@ -643,15 +646,27 @@ def _merge(wiki: list[Link], md: list[Link]) -> list[Link]:
     if wiki:
         cites = {m.start for m in md if m.target is None and not m.embed}
         wiki = [w for w in wiki if w.embed or w.start not in cites]
-        md = [m for m in md if not any(w.start < m.end and m.start < w.end for w in wiki)]
-    return sorted(wiki + md, key=lambda link: link.start)
+        md = [m for m in md if not _overlaps(wiki, m)]
+    return sorted(wiki + md, key=_start)
+
+
+def _overlaps(links: list[Link], other: Link) -> bool:
+    """Whether ``other`` overlaps one of ``links``, which come in order and do not overlap
+    one another (so their ends ascend too): only the last one starting before ``other``
+    ends may. A bisection, not a scan: a megabyte line holds many thousands of links."""
+    i = bisect_left(links, other.end, key=_start) - 1
+    return i >= 0 and links[i].end > other.start
+
+
+def _start(link: Link) -> int:
+    return link.start
 
 
 def _with_references(links: list[Link], refs: list[Link]) -> list[Link]:
     """Join reference links to the others in text order, but none inside another link:
     "[[X]]" and "[t](u)" hold bracket pairs that are not references."""
-    refs = [r for r in refs if not any(o.start < r.end and r.start < o.end for o in links)]
-    return sorted(links + refs, key=lambda link: link.start) if refs else links
+    refs = [r for r in refs if not _overlaps(links, r)] if links else refs
+    return sorted(links + refs, key=_start) if refs else links
 
 
 @lru_cache(maxsize=4096)
