@@ -470,8 +470,9 @@ class _BlockReader:
         predicate = _SPECIAL_PREDICATES.get(canon, canon)
         if not f.value:
             return
-        inside = [i for i, link in enumerate(self.links)
-                  if f.value_start <= link.start < f.value_end]
+        # the links starting inside the value (links come in order: a bisection)
+        inside = range(bisect_left(self.links, f.value_start, key=_start),
+                       bisect_left(self.links, f.value_end, key=_start))
         if inside:
             self.consumed.update(inside)
             for i in inside:
