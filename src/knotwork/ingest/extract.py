@@ -181,22 +181,31 @@ def _sentence(ends: list[int], start: int, end: int, lo: int, hi: int) -> tuple[
 
 
 def _support_bounds(
-    masked: str, ends: list[int], start: int, end: int, lo: int, hi: int,
+    letters: list[int], ends: list[int], start: int, end: int, lo: int, hi: int,
 ) -> tuple[int, int]:
     """The bounds a fact read from ``[start, end)`` of the line ``[lo, hi)`` cites: the
     sentence(s) holding it, or the line when they say nothing else.
 
     Why the line then: a sentence holding nothing but links and tags besides what the fact
     was read from (a trailing "#tag", a table cell "[[X]]") is no evidence of it.
-    ``masked`` has links blanked, ``ends`` are where sentences may stop.
+    ``letters`` are where the text has a letter or digit outside its links and tags
+    (``_plain_letters``), ``ends`` where sentences may stop. Both are bisected, never
+    scanned: a sentence of a megabyte line may hold thousands of facts.
     """
     first, last = _sentence(ends, start, end, lo, hi)
     if (first, last) == (lo, hi):
         return lo, hi
-    rest = masked[first:start] + masked[max(start, end):last]
-    if "#" in rest:
-        rest = _strip_tags(rest)
-    return (first, last) if _LETTER.search(rest) else (lo, hi)
+    after = max(start, end)
+    says = (bisect_left(letters, start) > bisect_left(letters, first)
+            or bisect_left(letters, last) > bisect_left(letters, after))
+    return (first, last) if says else (lo, hi)
+
+
+def _plain_letters(masked: str) -> list[int]:
+    """Where ``masked`` (links blanked) has a letter or digit outside its tags, in order."""
+    if "#" in masked:
+        masked = _TAG_IN_TEXT.sub(lambda m: "\x01" * (m.end() - m.start()), masked)
+    return [m.start() for m in _LETTER.finditer(masked)]
 
 
 def _blank_links(text: str, links: list[Link], fill: str) -> str:
@@ -244,7 +253,7 @@ def sentence_text(raw: str, masked: str, start: int, end: int, table: bool = Fal
     if "[" in masked and (links := _line_links(masked)):
         masked = _blank_links(masked, links, "\x01")
     ends = _support_ends(masked, sentence_ends(masked, table))
-    lo, hi = _support_bounds(masked, ends, start, end, 0, len(raw))
+    lo, hi = _support_bounds(_plain_letters(masked), ends, start, end, 0, len(raw))
     return _window(raw, start, lo, hi).strip()
 
 
@@ -381,7 +390,7 @@ class _BlockReader:
     """Read one prose block; offsets are into the block's lines joined by "\\n"."""
 
     __slots__ = ("block", "path", "sink", "text", "raw", "starts", "links", "consumed",
-                 "_ends", "_support", "_masked")
+                 "_ends", "_support", "_letters", "_masked")
 
     def __init__(self, block: Block, path: str, note_dir: str, sink: _Sink) -> None:
         self.block, self.path, self.sink = block, path, sink
@@ -403,6 +412,7 @@ class _BlockReader:
         self.consumed: set[int] = set()  # indexes of links another extractor claimed
         self._ends: list[int] | None = None
         self._support: list[int] | None = None
+        self._letters: list[int] | None = None
         self._masked: dict[str, str] = {}
 
     def read(self) -> None:
@@ -451,7 +461,7 @@ class _BlockReader:
             lo = self.starts[index]
             hi = lo + len(self.block.raw[index])
         if not whole_line:
-            lo, hi = _support_bounds(self.masked_links("\x01"), self.support_ends(), pos, end,
+            lo, hi = _support_bounds(self.plain_letters(), self.support_ends(), pos, end,
                                      lo, hi)
         text = _window(self.raw, pos, lo, hi)
         self.sink.add(SELF, predicate, obj, _span(self.block.first + index), text.strip(),
@@ -629,6 +639,12 @@ class _BlockReader:
         if self._ends is None:
             self._ends = sentence_ends(self.masked_links("\x01"), self.block.table)
         return self._ends
+
+    def plain_letters(self) -> list[int]:
+        """``_plain_letters`` of the block, found once."""
+        if self._letters is None:
+            self._letters = _plain_letters(self.masked_links("\x01"))
+        return self._letters
 
     def support_ends(self) -> list[int]:
         """Where a supporting text may stop: the sentence ends but an abbreviation's."""
