@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left, bisect_right
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from functools import lru_cache
@@ -181,21 +181,23 @@ def _sentence(ends: list[int], start: int, end: int, lo: int, hi: int) -> tuple[
 
 
 def _support_bounds(
-    letters: list[int], ends: list[int], start: int, end: int, lo: int, hi: int,
+    letters_of: Callable[[], list[int]], ends: list[int], start: int, end: int, lo: int,
+    hi: int,
 ) -> tuple[int, int]:
     """The bounds a fact read from ``[start, end)`` of the line ``[lo, hi)`` cites: the
     sentence(s) holding it, or the line when they say nothing else.
 
     Why the line then: a sentence holding nothing but links and tags besides what the fact
     was read from (a trailing "#tag", a table cell "[[X]]") is no evidence of it.
-    ``letters`` are where the text has a letter or digit outside its links and tags
-    (``_plain_letters``), ``ends`` where sentences may stop. Both are bisected, never
-    scanned: a sentence of a megabyte line may hold thousands of facts.
+    ``letters_of()`` gives where the text has a letter or digit outside its links and tags
+    (``_plain_letters``; asked only when the sentence is not the line), ``ends`` where
+    sentences may stop. Both are bisected, never scanned: a sentence of a megabyte line
+    may hold thousands of facts.
     """
     first, last = _sentence(ends, start, end, lo, hi)
     if (first, last) == (lo, hi):
         return lo, hi
-    after = max(start, end)
+    letters, after = letters_of(), max(start, end)
     says = (bisect_left(letters, start) > bisect_left(letters, first)
             or bisect_left(letters, last) > bisect_left(letters, after))
     return (first, last) if says else (lo, hi)
@@ -253,7 +255,7 @@ def sentence_text(raw: str, masked: str, start: int, end: int, table: bool = Fal
     if "[" in masked and (links := _line_links(masked)):
         masked = _blank_links(masked, links, "\x01")
     ends = _support_ends(masked, sentence_ends(masked, table))
-    lo, hi = _support_bounds(_plain_letters(masked), ends, start, end, 0, len(raw))
+    lo, hi = _support_bounds(lambda: _plain_letters(masked), ends, start, end, 0, len(raw))
     return _window(raw, start, lo, hi).strip()
 
 
@@ -461,7 +463,7 @@ class _BlockReader:
             lo = self.starts[index]
             hi = lo + len(self.block.raw[index])
         if not whole_line:
-            lo, hi = _support_bounds(self.plain_letters(), self.support_ends(), pos, end,
+            lo, hi = _support_bounds(self.plain_letters, self.support_ends(), pos, end,
                                      lo, hi)
         text = _window(self.raw, pos, lo, hi)
         self.sink.add(SELF, predicate, obj, _span(self.block.first + index), text.strip(),
