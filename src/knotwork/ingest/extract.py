@@ -233,14 +233,17 @@ def blank_note_links(text: str, references: Mapping[str, str] = _NO_REFERENCES) 
     return _blank_links(text, notes, " ") if notes else text
 
 
-def _line_links(text: str, references: Mapping[str, str] = _NO_REFERENCES) -> list[Link]:
-    """The links of one line of masked text, found as a block's are (resolved from the
-    vault's top: what is read from them here is where they lie, not where they point)."""
+def _line_links(text: str, references: Mapping[str, str] = _NO_REFERENCES,
+                note_dir: str = "") -> list[Link]:
+    """The links of masked ``text`` in order: wikilinks, Markdown links and reference links
+    to the ``references`` defined, none inside another. Relative links resolve from
+    ``note_dir`` (the vault's top by default: enough where only where a link lies counts,
+    not where it points)."""
     links = find_wikilinks(text) if "[[" in text else []
     if "](" in text:
-        links = _merge(links, find_mdlinks(text, ""))
+        links = _merge(links, find_mdlinks(text, note_dir))
     if references and "]" in text:
-        links = _with_references(links, find_reflinks(text, "", references))
+        links = _with_references(links, find_reflinks(text, note_dir, references))
     return links
 
 
@@ -404,13 +407,7 @@ class _BlockReader:
             self.starts = [0]
             for line in block.masked[:-1]:
                 self.starts.append(self.starts[-1] + len(line) + 1)
-        links = find_wikilinks(self.text) if "[[" in self.text else []
-        if "](" in self.text:
-            links = _merge(links, find_mdlinks(self.text, note_dir))
-        if sink.references and "]" in self.text:
-            links = _with_references(links, find_reflinks(self.text, note_dir,
-                                                          sink.references))
-        self.links = links
+        self.links = _line_links(self.text, sink.references, note_dir)
         self.consumed: set[int] = set()  # indexes of links another extractor claimed
         self._ends: list[int] | None = None
         self._support: list[int] | None = None
