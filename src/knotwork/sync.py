@@ -63,6 +63,8 @@ class _Plan:
     issues: list[Issue] = field(default_factory=list)
     # unchanged files read because their time moved: (path, hash, size, mtime_ns, checked)
     refresh: list[tuple[str, str, int, int, int]] = field(default_factory=list)
+    # files whose text the store holds, to be read again: extracted under other rules
+    reread: set[str] = field(default_factory=set)
 
 
 # path, absolute path, content (None: read it here), mtime_ns, max_bytes, chunk_tokens
@@ -95,11 +97,14 @@ def _prepared(store: Store, job: _Job) -> Prepared | Issue:
 
 
 def plan(store: Store, root: Path, *, scope: str, patterns: tuple[str, ...],
-         force: bool, max_bytes: int, only: Iterable[str] | None = None) -> _Plan:
+         force: bool, max_bytes: int, only: Iterable[str] | None = None,
+         extraction: str | None = None) -> _Plan:
     """Compare the folder (or just the paths in ``only``) with the store.
 
     ``only`` is the watcher's path: the cost is the number of paths named, not the size of
-    the vault.
+    the vault. ``extraction``: the rules the files are read under now
+    (``knotwork.ingest.extraction_key``); a file whose document was extracted under others
+    is read again though unchanged. None: the rules are not compared.
     """
     # The store is read before the folder: a path another process synced after our scan
     # would otherwise look deleted. Read first, such a path is at worst "new" here, and
@@ -117,9 +122,15 @@ def plan(store: Store, root: Path, *, scope: str, patterns: tuple[str, ...],
     for f in files:
         on_disk.add(f.path)
         known = index.get(f.path)
+        stale = known is not None and extraction is not None and known.extraction != extraction
         if known and not force and _untouched(f, known):
-            p.unchanged += 1
-            continue
+            if not stale:
+                p.unchanged += 1
+                continue
+            if f.size <= max_bytes:  # (else refused below, as it would be if it changed)
+                p.reread.add(f.path)  # the job that parses it reads it
+                p.changed.append((f, None))
+                continue
         if f.size > max_bytes:
             p.issues.append(Issue(f.path, f"file too large: {f.size} bytes > limit {max_bytes}"))
             continue
@@ -130,11 +141,13 @@ def plan(store: Store, root: Path, *, scope: str, patterns: tuple[str, ...],
         data = _read(f, p)
         if data is None:
             continue
-        if known.content_hash == content_hash(data) and not force:
-            p.unchanged += 1
-            if _settled(f.mtime_ns, checked):  # next time, its time will do
-                p.refresh.append((f.path, known.content_hash, f.size, f.mtime_ns, checked))
-            continue
+        if known.content_hash == content_hash(data):
+            if not (force or stale):
+                p.unchanged += 1
+                if _settled(f.mtime_ns, checked):  # next time, its time will do
+                    p.refresh.append((f.path, known.content_hash, f.size, f.mtime_ns, checked))
+                continue
+            p.reread.add(f.path)
         p.changed.append((f, data))
     gone = [path for path in index if path not in on_disk]
     # A new file is read here only when it may be a vanished one renamed (its hash tells);
@@ -303,8 +316,10 @@ def sync(store: Store, root: str | os.PathLike[str], *, scope: str, actor: str,
     if not base.is_dir():
         raise KnotworkError(f"not a folder: {root}")
     folder = _Folder(base, time.time_ns())
+    from .ingest import extraction_key
+
     p = plan(store, base, scope=scope, patterns=patterns, force=force, max_bytes=max_bytes,
-             only=only)
+             only=only, extraction=extraction_key(chunk_tokens))
     if only is None and p.deleted and not (replace or dry_run):
         _keep_vault(store, scope, base, len(p.deleted))
     finder = finder if finder is not None else MentionFinder()
@@ -314,10 +329,12 @@ def sync(store: Store, root: str | os.PathLike[str], *, scope: str, actor: str,
         # errors here too, not additions
         refused = _refused(p, max_bytes)
         gone_new = len(refused & p.new)
+        reread = len(p.reread - refused)
         return SyncReport(added=len(p.new) - len(p.renames) - gone_new,
-                          updated=len(p.changed) - len(p.new) - (len(refused) - gone_new),
+                          updated=len(p.changed) - len(p.new) - (len(refused) - gone_new)
+                          - reread,
                           deleted=len(p.deleted), unchanged=p.unchanged, renamed=len(p.renames),
-                          errors=tuple(p.issues))
+                          reread=reread, errors=tuple(p.issues))
     jobs = [(f.path, f.abspath, data, f.mtime_ns, max_bytes, chunk_tokens)
             for f, data in p.changed]
     acc = _Tally(unchanged=p.unchanged, errors=list(p.issues))
@@ -374,8 +391,8 @@ def sync(store: Store, root: str | os.PathLike[str], *, scope: str, actor: str,
             if new_root:
                 w.set_meta(root_key(scope), str(base))
     return SyncReport(added=counts["added"], updated=counts["updated"], deleted=counts["deleted"],
-                      unchanged=counts["unchanged"],
-                      renamed=counts["renamed"], errors=tuple(acc.errors),
+                      unchanged=counts["unchanged"], renamed=counts["renamed"],
+                      reread=counts["reread"], errors=tuple(acc.errors),
                       facts_added=counts["fa"], facts_retracted=counts["fr"])
 
 
@@ -476,7 +493,7 @@ class _Tally:
     done: int = 0
 
     def __post_init__(self) -> None:
-        self.counts = {"added": 0, "updated": 0, "deleted": 0, "renamed": 0,
+        self.counts = {"added": 0, "updated": 0, "deleted": 0, "renamed": 0, "reread": 0,
                        "unchanged": self.unchanged, "fa": 0, "fr": 0}
 
     def merge(self, other: _Tally) -> None:
@@ -698,7 +715,8 @@ def _write_in_workers(opener: Callable[[], Store], jobs: list[_Job], acc: _Tally
 
 def _count(out: Applied | Unchanged, counts: dict[str, int]) -> None:
     if isinstance(out, Applied):
-        key = "renamed" if out.renamed_from else ("added" if out.created else "updated")
+        key = ("renamed" if out.renamed_from else "added" if out.created
+               else "reread" if out.reread else "updated")
         counts[key] += 1
         counts["fa"] += out.added
         counts["fr"] += out.retracted

@@ -182,6 +182,9 @@ class ParsedDocument:
     size: int = 0
     mtime_ns: int = 0
     source_kind: Literal["file", "api"] = "file"
+    # the rules it was read under (``knotwork.ingest.extraction_key``); "" for a document
+    # no parser made (facts an agent asserted)
+    extraction: str = ""
 
 
 # ---------------------------------------------------------------- outcomes of a write
@@ -202,6 +205,8 @@ class Applied:
     # of them must be looked at again
     names_added: tuple[tuple[str, str], ...] = ()
     names_removed: tuple[tuple[str, str], ...] = ()
+    # the text was the store's already: read again under other rules, or by ``force``
+    reread: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -236,6 +241,9 @@ class SyncReport:
     errors: tuple[Issue, ...] = ()
     facts_added: int = 0
     facts_retracted: int = 0
+    # files whose text the store had already, read again: extracted under other rules
+    # than the current ones (an upgrade, another chunk size), or ``force``
+    reread: int = 0
 
     def as_dict(self) -> dict[str, object]:
         return {
@@ -244,6 +252,7 @@ class SyncReport:
             "deleted": self.deleted,
             "unchanged": self.unchanged,
             "renamed": self.renamed,
+            "reread": self.reread,
             "errors": [i.as_dict() for i in self.errors],
             "facts_added": self.facts_added,
             "facts_retracted": self.facts_retracted,
@@ -265,6 +274,7 @@ class FileState(NamedTuple):
     size: int
     mtime_ns: int
     checked_ns: int
+    extraction: str | None = None  # the rules its facts were read under (None: unknown)
 
 
 @dataclass(frozen=True, slots=True)

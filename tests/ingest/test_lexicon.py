@@ -90,17 +90,16 @@ def test_expand() -> None:
     assert expand("a {b,c} d {e,f}") == ["a b d e", "a b d f", "a c d e", "a c d f"]
 
 
-def test_register_relation() -> None:
-    saved = {lang: list(pairs) for lang, pairs in lexicon.RELATION_PATTERNS.items()}
-    try:
-        assert infer_relation("it is mentored by ") is None
-        register_relation("en", "is {mentored,coached} by", "mentored_by")
-        assert infer_relation("it is coached by ") == "mentored_by"
-        assert normalize_relation("is mentored by") == "mentored_by"
-        with pytest.raises(ValueError):
-            register_relation("en", "x", "Not Snake")
-    finally:
-        lexicon.RELATION_PATTERNS.clear()
-        lexicon.RELATION_PATTERNS.update(saved)
-        lexicon._phrase_table.cache_clear()
+def test_register_relation(taught_relation: None) -> None:
     assert infer_relation("it is mentored by ") is None
+    register_relation("en", "is {mentored,coached} by", "mentored_by")
+    assert infer_relation("it is coached by ") == "mentored_by"
+    assert normalize_relation("is mentored by") == "mentored_by"
+    with pytest.raises(ValueError):
+        register_relation("en", "x", "Not Snake")
+
+
+def test_what_a_test_teaches_is_forgotten_after_it() -> None:
+    # the fixture above restored the lexicon: nothing taught stays for other tests
+    assert infer_relation("it is mentored by ") is None
+    assert not lexicon.registered()

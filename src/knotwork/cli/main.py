@@ -146,10 +146,15 @@ def ingest(path: Annotated[str, typer.Argument(
         _print_json(report.as_dict())
         return
     if not quiet:
+        reread = f" · reread {report.reread}" if report.reread else ""
         out.print(f"added {report.added} · updated {report.updated} · renamed {report.renamed}"
-                  f" · deleted {report.deleted} · unchanged {report.unchanged}"
+                  f" · deleted {report.deleted} · unchanged {report.unchanged}{reread}"
                   f" · facts +{report.facts_added} -{report.facts_retracted}"
                   f"{' (dry run)' if dry_run else ''}", markup=False)
+        if report.reread and not force:
+            out.print(f"({report.reread} unchanged notes were read again: they were extracted"
+                      " under other rules or another chunk size than this knotwork's)",
+                      markup=False)
     for issue in report.errors if (verbose or not quiet) else ():
         _print_issue(issue)
 
@@ -365,7 +370,7 @@ class _WatchStatus:
         r = report
         with self.lock:
             self.batches += 1
-            self.files += r.added + r.updated + r.deleted + r.renamed
+            self.files += r.added + r.updated + r.deleted + r.renamed + r.reread
             self.facts_added += r.facts_added
             self.facts_retracted += r.facts_retracted
             self.errors += len(r.errors)

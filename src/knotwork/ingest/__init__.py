@@ -4,12 +4,35 @@ Only ``knotwork.types`` and ``knotwork.errors`` are imported from the package, s
 parsing can run in worker processes without a store.
 """
 
+import hashlib
+import sys
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from .markdown import parse_markdown
 
-__all__ = ["parse_markdown"]
+__all__ = ["EXTRACTION_RULES", "extraction_key", "parse_markdown"]
+
+# The version of what parsing makes of a file: raise it with every change that makes the
+# same bytes give other names, chunks or facts (``tests/ingest/test_rules.py`` fails until
+# it is raised). A sync reads again every note extracted under other rules, so a store
+# never keeps facts the current code would not find, and no one has to rebuild it.
+EXTRACTION_RULES = 1
+
+
+def extraction_key(chunk_tokens: int) -> str:
+    """What a document's facts and chunks were extracted under: the rules, the chunk size
+    and, in a process that taught the lexicon more phrases, those phrases.
+
+    Why the lexicon is looked for in ``sys.modules``: a process that registered phrases
+    has imported it, and a query process must not pay the parser's import to ask.
+    """
+    key = f"{EXTRACTION_RULES}/{chunk_tokens}"
+    lexicon = sys.modules.get(f"{__name__}.lexicon")
+    taught = lexicon.registered() if lexicon is not None else ()
+    if taught:
+        key += "/" + hashlib.sha256(repr(taught).encode()).hexdigest()[:12]
+    return key
 
 
 def __getattr__(name: str) -> Any:

@@ -172,10 +172,21 @@ def normalize_key(key: str) -> str:
     return canon if canon is not None else snake_case(key)
 
 
+# What this process taught the lexicon, in order: part of the key a document's facts were
+# extracted under (``knotwork.ingest.extraction_key``), so notes read before are read again.
+_REGISTERED: list[tuple[str, ...]] = []
+
+
+def registered() -> tuple[tuple[str, ...], ...]:
+    """The keys and relation phrases registered in this process, in order."""
+    return tuple(_REGISTERED)
+
+
 def register_key(canonical: str, *synonyms: str) -> None:
     """Teach ``normalize_key`` more synonyms for ``canonical``."""
     for syn in (canonical, *synonyms):
         _KEY_TABLE[_fold(syn)] = canonical
+    _REGISTERED.append(("key", canonical, *synonyms))
     normalize_key.cache_clear()
     _phrase_table.cache_clear()  # its memo of normalize_relation read the old keys
 
@@ -185,6 +196,7 @@ def register_relation(lang: str, pattern: str, predicate: str) -> None:
     if not re.fullmatch(r"[a-z_][a-z0-9_]*", predicate):
         raise ValueError(f"predicate must be lower snake case: {predicate!r}")
     RELATION_PATTERNS.setdefault(lang, []).append((pattern, predicate))
+    _REGISTERED.append(("relation", lang, pattern, predicate))
     _phrase_table.cache_clear()
 
 

@@ -23,6 +23,7 @@ from itertools import accumulate
 from types import MappingProxyType
 
 from ..types import ChunkDraft, Issue, NameDecl, NameKind, ParsedDocument, Span, name_key
+from . import extraction_key
 from .extract import Block, extract_facts
 from .frontmatter import Entry, read_frontmatter
 from .lexicon import normalize_key
@@ -572,4 +573,5 @@ def parse_markdown(
         facts=facts,
         issues=front.issues + issues,
         size=len(data),
+        extraction=extraction_key(chunk_tokens),
     )

@@ -55,12 +55,12 @@ def _fact_row(r: sqlite3.Row | tuple[object, ...]) -> FactRow:
         qualifiers=tuple(sorted(json.loads(r[20]).items())) if r[20] else (), source=source)
 
 
-def _file_state(r: tuple[str, str, int, int, str, int | None]) -> FileState:
+def _file_state(r: tuple[str, str, int, int, str, int | None, str | None]) -> FileState:
     if r[5] is not None:
-        return FileState(r[1], r[2], r[3], r[5])
+        return FileState(r[1], r[2], r[3], r[5], r[6])
     written = datetime.fromisoformat(r[4])
     return FileState(r[1], r[2], r[3], int(written.timestamp()) * 1_000_000_000
-                     + written.microsecond * 1000)
+                     + written.microsecond * 1000, r[6])
 
 
 class Reader:
@@ -445,8 +445,8 @@ class Reader:
     def document_index(self, scope: str, *, paths: Sequence[str] | None = None
                        ) -> dict[str, FileState]:
         """Live file documents of a scope (or just ``paths``), each as last checked."""
-        sql = ("SELECT path, content_hash, size, mtime_ns, updated_at, checked_ns FROM documents"
-               " WHERE scope=? AND deleted_at IS NULL AND source_kind='file'")
+        sql = ("SELECT path, content_hash, size, mtime_ns, updated_at, checked_ns, extraction"
+               " FROM documents WHERE scope=? AND deleted_at IS NULL AND source_kind='file'")
         if paths is None:
             return {r[0]: _file_state(r) for r in self.con.execute(sql, (scope,))}
         out: dict[str, FileState] = {}

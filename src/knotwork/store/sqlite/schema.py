@@ -290,4 +290,12 @@ MIGRATIONS.append([
         DO UPDATE SET value = CAST(CAST(value AS INTEGER) + 1 AS TEXT)""",
 ])
 
+# 12: the rules each file document was extracted under (``knotwork.ingest.extraction_key``).
+# A sync reads again every file whose document was extracted under other rules, so an
+# upgrade's new extraction reaches every note without a rebuild; NULL (every document
+# written before) is such a key.
+MIGRATIONS.append([
+    """ALTER TABLE documents ADD COLUMN extraction TEXT""",
+])
+
 SCHEMA_VERSION = len(MIGRATIONS)

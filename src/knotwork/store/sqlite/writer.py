@@ -126,15 +126,18 @@ class Writer:
     def _apply(self, scope: str, p: PreparedDocument, *, force: bool,
                rename_from: str | None) -> Applied | Unchanged:
         con, ts, doc = self.con, now_iso(), p.doc
-        find = ("SELECT id, content_hash, source_kind FROM documents WHERE scope=? AND path=?"
-                " AND deleted_at IS NULL")
+        find = ("SELECT id, content_hash, source_kind, extraction FROM documents"
+                " WHERE scope=? AND path=? AND deleted_at IS NULL")
         row = con.execute(find, (scope, rename_from or doc.path)).fetchone()
         if row is None and rename_from is not None:
             # another writer applied this rename first: it is an ordinary apply now
             rename_from = None
             row = con.execute(find, (scope, doc.path)).fetchone()
         self._check_owner(scope, doc, row)
-        if row and rename_from is None and row[1] == doc.content_hash and not force:
+        # the same text read under the same rules changes nothing; under other rules (an
+        # upgrade, another chunk size) it is extracted again, and so with ``force``
+        reread = row is not None and rename_from is None and row[1] == doc.content_hash
+        if reread and (row[3] or "") == doc.extraction and not force:
             return Unchanged(doc.path)
         created = row is None
         # fresh: a new document id, so no chunks, names or facts to compare against
@@ -146,10 +149,10 @@ class Writer:
         warned = [[i.line, i.reason] for i in doc.issues if not i.fatal]
         con.execute("UPDATE documents SET path=?, title=?, doc_type=?, version_id=?,"
                     " content_hash=?, size=?, mtime_ns=?, updated_at=?, source_kind=?,"
-                    " checked_ns=NULL, warnings=? WHERE id=?",
+                    " checked_ns=NULL, warnings=?, extraction=NULLIF(?, '') WHERE id=?",
                     (doc.path, doc.title, doc.doc_type, version_id, doc.content_hash, doc.size,
                      doc.mtime_ns, ts, doc.source_kind, json.dumps(warned) if warned else None,
-                     doc_id))
+                     doc.extraction, doc_id))
         note_id = self._note_entity(scope, doc_id, doc, ts, fresh=fresh)
         chunk_ids = self._replace_chunks(doc_id, version_id, p, fresh=fresh)
         names_added, names_removed = self._replace_names(doc_id, note_id, p, fresh=fresh)
@@ -158,12 +161,15 @@ class Writer:
             scope, doc_id, version_id, note_id, p.facts, p.refs, chunk_ids, ts, fresh=fresh)
         self._refresh_entity_fts({note_id, *touched})
         action = "rename" if rename_from else ("create" if created else "update")
-        self._event(action, scope=scope, document_id=doc_id, detail={
+        detail: dict[str, object] = {
             "path": doc.path, "from": rename_from, "version_id": version_id,
-            "added": added, "retracted": retracted, "kept": kept})
+            "added": added, "retracted": retracted, "kept": kept}
+        if reread:
+            detail["reread"] = doc.extraction or True
+        self._event(action, scope=scope, document_id=doc_id, detail=detail)
         return Applied(doc.path, created, added, retracted, kept, renamed_from=rename_from,
                        document_id=doc_id, names_added=names_added,
-                       names_removed=names_removed)
+                       names_removed=names_removed, reread=reread)
 
     def _check_owner(self, scope: str, doc: ParsedDocument, row: tuple[object, ...] | None
                      ) -> None:
