@@ -335,6 +335,12 @@ def sync(store: Store, root: str | os.PathLike[str], *, scope: str, actor: str,
                           - reread,
                           deleted=len(p.deleted), unchanged=p.unchanged, renamed=len(p.renames),
                           reread=reread, errors=tuple(p.issues))
+    from .ingest import MENTION_RULES
+
+    if store.reader.meta("mention_rules") != str(MENTION_RULES):
+        # mentions found by other rules than this code's: all are found again below
+        with store.write(actor=actor) as w:
+            w.requeue_mentions(str(MENTION_RULES))
     jobs = [(f.path, f.abspath, data, f.mtime_ns, max_bytes, chunk_tokens)
             for f, data in p.changed]
     acc = _Tally(unchanged=p.unchanged, errors=list(p.issues))

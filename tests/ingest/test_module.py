@@ -35,4 +35,5 @@ def test_docstring_examples(name: str) -> None:
 
 
 def test_public_api() -> None:
-    assert knotwork.ingest.__all__ == ["EXTRACTION_RULES", "extraction_key", "parse_markdown"]
+    assert knotwork.ingest.__all__ == ["EXTRACTION_RULES", "MENTION_RULES", "extraction_key",
+                                      "parse_markdown"]

@@ -1,10 +1,11 @@
-"""The extraction rules' number moves with what parsing makes of a file.
+"""The rules numbers move with what parsing makes of a file and what mentions it holds.
 
-A sync reads again every note extracted under another ``EXTRACTION_RULES`` (see
-``tests/sync/test_reread.py``), so a change to the parser that leaves the number as it was
-would leave every unchanged note's old facts in the store. This test fails on such a
-change: when it does, raise ``EXTRACTION_RULES`` in ``knotwork/ingest/__init__.py`` and
-record the fingerprint it prints under the new number.
+A sync reads again every note extracted under another ``EXTRACTION_RULES``, and finds all
+mentions again under another ``MENTION_RULES`` (see ``tests/sync/test_reread.py``), so a
+change to the parser or the mention finder that leaves its number as it was would leave
+every unchanged note's old facts in the store. These tests fail on such a change: when
+one does, raise the number in ``knotwork/ingest/__init__.py`` and record the fingerprint
+it prints under the new number.
 """
 
 from __future__ import annotations
@@ -14,14 +15,26 @@ import hashlib
 import json
 from pathlib import Path
 
-from knotwork.ingest import EXTRACTION_RULES, extraction_key, parse_markdown
+from knotwork import Knotwork
+from knotwork.ingest import EXTRACTION_RULES, MENTION_RULES, extraction_key, parse_markdown
 from knotwork.types import ParsedDocument
+
+from ..sync.test_no_stale import canon
 
 VAULT = Path(__file__).resolve().parents[2] / "examples" / "vault"
 
-# What parsing made of the corpus below, by rules number.
+# What parsing made of the corpus below, by rules number (an earlier number's entry is a
+# record, made on the corpus of its day: a sample added since changes every fingerprint).
 FINGERPRINTS = {
-    1: "25b8366aaa04e3ded6e0439149186e6c2839240b3d4171033b2637447d7fc1a9",
+    1: "6e059310c696b00a0de47dd9bf3499ed96986fd2462ba07afc9bbf4ca5984a25",
+    2: "a825af9cd05273a99529d511d5afc098af8586a981e8227ba106f827659f53bd",
+}
+
+# The mention facts of the same corpus, by (extraction rules, mention rules): a parser
+# change alone changes them too (other chunks), and needs no new mention rules.
+MENTION_FINGERPRINTS = {
+    (1, 1): "aedf8ed9528cc7b23cd4b4d6d3a732239dcb3c275ff06f0601c609284fa280ba",
+    (2, 1): "300e8e7b095366d8179fe910675fe073169f62c23f909244aad4cf869f16387a",
 }
 
 # Beside the example vault: the syntax it does not show, each in a few lines.
@@ -40,6 +53,9 @@ SAMPLES = {
     "long.md": "# Long\n\n" + " ".join(f"word{i} [[N{i}]]." for i in range(400)) + "\n",
     "multi.md": "Il servizio gira su [[Server]]. Der Dienst hängt ab von [[Datenbank]].\n"
                 "Le service dépend de [[Base]]. El equipo usa [[Herramienta]].\n",
+    "mentions.md": "# Mentions\n\nThe Runbook says Web first; `Web` in code does not.\n\n"
+                   "[Refs][r] and [[Fields]] too.\n\n[r]: <refs.md>\n[t]: <Traefik notes.md>\n"
+                   "[page]: https://example.org/web\n\n| edge | runs behind Traefik |\n",
 }
 
 
@@ -73,6 +89,32 @@ def test_every_recorded_number_made_other_output() -> None:
     # nothing
     values = list(FINGERPRINTS.values())
     assert len(set(values)) == len(values)
+    for rules in FINGERPRINTS:
+        values = [v for (e, _), v in MENTION_FINGERPRINTS.items() if e == rules]
+        assert len(set(values)) == len(values)
+
+
+def mention_fingerprint(root: Path) -> str:
+    """A hash of the mention facts a sync finds in the corpus."""
+    vault = root / "v"
+    for path, data in _corpus():
+        (vault / path).parent.mkdir(parents=True, exist_ok=True)
+        (vault / path).write_bytes(data)
+    with Knotwork.open(vault, db=str(root / "s.db"), embedder="none", workers=1) as kw:
+        kw.ingest()
+        found = sorted((canon(f) for f in kw.store.reader.live_facts()
+                        if f.extractor == "mention"), key=repr)
+    assert found  # the corpus holds mentions to count
+    return hashlib.sha256(repr(found).encode()).hexdigest()
+
+
+def test_the_mention_rules_number_moves_with_the_mentions_found(tmp_path: Path) -> None:
+    got = mention_fingerprint(tmp_path)
+    assert MENTION_FINGERPRINTS.get((EXTRACTION_RULES, MENTION_RULES)) == got, (
+        f"the mentions found in the same files differ from what rules ({EXTRACTION_RULES},"
+        f" {MENTION_RULES}) recorded: if the parser changed, raise EXTRACTION_RULES; if only"
+        " the mention finder did, raise MENTION_RULES (knotwork/ingest/__init__.py); then"
+        f" record {got!r} under the new pair in MENTION_FINGERPRINTS")
 
 
 def test_the_key_holds_the_rules_the_chunk_size_and_taught_phrases(

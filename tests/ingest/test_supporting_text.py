@@ -91,17 +91,21 @@ def test_what_is_read_from_a_whole_list_item_cites_it_whole() -> None:
 
 def test_a_table_row_cites_the_cell_that_says_something() -> None:
     doc = parse("| Service | Notes |\n|---|---|\n"
-                "| [[Loki]] | stores logs. Kept for [[Retention]] days |\n\n"
+                "| [[Loki]] | stores logs. Kept for [[Retention]] days |\n"
+                "| Web runs on [[Host A]] | #edge \\| x |\n\n"
                 "We moved it. It works now. #done\n")
     assert cited(doc) == {
         "Loki": "| [[Loki]] | stores logs. Kept for [[Retention]] days |",  # a bare cell
-        "Retention": "Kept for [[Retention]] days |",
+        "Retention": "Kept for [[Retention]] days",  # the cell, not its closing bar
+        "Host A": "Web runs on [[Host A]]",  # the relation too
+        "edge": "#edge \\| x",  # an escaped bar is the cell's text
         "done": "We moved it. It works now. #done",  # a trailing tag tags the line
     }
-    found = mentions("| x | Vega |\n| y | runs on Kestrel Queue. Fast |", "Vega",
-                     "Kestrel Queue")
+    found = mentions("| x | Vega |\n| y | runs on Kestrel Queue. Fast |\n"
+                     "| z | Ask Orion first |", "Vega", "Kestrel Queue", "Orion")
     assert found["Vega"].supporting_text == "| x | Vega |"
     assert found["Kestrel Queue"].supporting_text == "runs on Kestrel Queue."
+    assert found["Orion"].supporting_text == "Ask Orion first"
 
 
 def test_a_long_sentence_is_windowed_around_its_fact() -> None:

@@ -407,3 +407,37 @@ def test_refreshed_files_keep_their_version_and_a_new_version_resets_the_check(
     apply(store, replace(doc("a.md", [fact("role", lit("manager"), 2)]), size=9, mtime_ns=8))
     a = store.reader.document_index("default")["a.md"]
     assert (a.size, a.mtime_ns) == (9, 8) and a.checked_ns <= time.time_ns()
+
+
+def test_a_document_read_under_other_rules_is_applied_again(store: Store) -> None:
+    """The same text parsed under other extraction rules is no "unchanged": its facts are
+    diffed again, the rules recorded, and the same rules again change nothing."""
+    d = replace(doc("a.md", [fact("role", lit("engineer"), 2)]), extraction="1/220")
+    apply(store, d)
+    assert store.reader.document_index("default")["a.md"].extraction == "1/220"
+    [same] = apply(store, d)
+    assert isinstance(same, Unchanged)
+    # the same text, read otherwise
+    newer = replace(doc("a.md", [fact("role", lit("engineer"), 2), fact("team", lit("core"), 3)]),
+                    extraction="2/220", content_hash=d.content_hash)
+    [out] = apply(store, newer)
+    assert isinstance(out, Applied) and out.reread and (out.added, out.kept) == (1, 1)
+    assert store.reader.document_index("default")["a.md"].extraction == "2/220"
+    assert isinstance(apply(store, newer)[0], Unchanged)
+    assert live(store, "a") == {("role", "engineer"), ("team", "core")}
+
+
+def test_requeued_mentions_wait_for_every_live_document_once(store: Store) -> None:
+    apply(store, doc("a.md", []), doc("b.md", []))
+    with store.write(actor="test") as w:
+        w.delete("default", "b.md")
+        queued, _, _, _ = store.reader.mention_work()
+        w.mentions_done(queued, through_change=None)
+    gen = store.reader.meta("names_gen")
+    with store.write(actor="test") as w:
+        assert w.requeue_mentions("7")
+    a = store.reader.document("default", "a.md")
+    assert store.reader.mention_work()[0] == [a["id"]]  # type: ignore[index]
+    assert store.reader.meta("mention_rules") == "7" and store.reader.meta("names_gen") != gen
+    with store.write(actor="test") as w:
+        assert not w.requeue_mentions("7")  # done already, by this process or another

@@ -145,6 +145,14 @@ def test_a_reference_definition_mentions_only_a_page_its_destination_names() -> 
     assert _where(finder.find([ChunkText(1, text)])) == [("1068-rust-governance", 5)]
 
 
+def test_a_bracketed_destination_is_read_whole() -> None:
+    # CommonMark lets a destination with spaces stand between < and >; the mention pass
+    # read "[old]: <old plan.md>" as the destination "<old" and mentioned the note "old"
+    finder = MentionFinder([("old", "old"), ("page", "page")])
+    text = "Prose.\n\n[old]: <old plan.md>\n[web]: <https://example.org/the page>\n"
+    assert _where(finder.find([ChunkText(1, text)])) == [("page", 4)]
+
+
 def test_a_document_section_name_is_no_name_to_mention() -> None:
     # rust_rfcs: RFC 3392 keeps its sections as notes ("motivation.md", "alternatives.md");
     # "doesn't solve motivation #2" (0003-attribute-usage.md:90) and "these alternatives

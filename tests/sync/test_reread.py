@@ -12,14 +12,14 @@ import pytest
 
 import knotwork.ingest
 from knotwork import Knotwork, sync
-from knotwork.ingest import lexicon
+from knotwork.ingest import lexicon, mentions
 from knotwork.sync import _PARALLEL_MIN
 
 from .test_no_stale import live
 
 NOTES = {
     "web.md": "# Web\n\nThe web tier is guarded by [[WAF]]. It runs on [[Host A]].\n",
-    "waf.md": "---\ntags: [edge]\n---\n# WAF\n\nFilters requests.\n",
+    "waf.md": "---\ntags: [edge]\n---\n# WAF\n\nFilters requests, as the Runbook says.\n",
     "ops/runbook.md": "# Runbook\n\n## Restart\n\nRestart [[Web]] first.\n\n## Logs\n\n"
                       + "Read the logs line by line. " * 60 + "\n",
 }
@@ -131,3 +131,21 @@ def test_workers_reread_a_large_vault(tmp_path: Path, monkeypatch: pytest.Monkey
         assert (report.reread, report.unchanged, len(calls)) == (n, 0, 2)
         assert live(kw) == _fresh(tmp_path, vault, "fresh.db")
         assert kw.ingest().unchanged == n
+
+
+def test_new_mention_rules_find_every_notes_mentions_again(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    vault = _vault(tmp_path)
+    db = str(tmp_path / "s.db")
+    with monkeypatch.context() as m:  # rules that found no mentions at all
+        m.setattr(mentions.MentionFinder, "find", lambda self, *a, **k: [])
+        with Knotwork.open(vault, db=db, embedder="none") as kw:
+            kw.ingest()
+            assert not [f for f in kw.store.reader.live_facts() if f.extractor == "mention"]
+    with Knotwork.open(vault, db=db, embedder="none") as kw:
+        assert kw.ingest().facts_added == 0  # the same rules number: nothing to find again
+        monkeypatch.setattr(knotwork.ingest, "MENTION_RULES", knotwork.ingest.MENTION_RULES + 1)
+        report = kw.ingest()
+        assert report.unchanged == len(NOTES) and report.facts_added > 0
+        assert live(kw) == _fresh(tmp_path, vault, "fresh.db")
+        assert kw.ingest().facts_added == 0

@@ -11,13 +11,19 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from .markdown import parse_markdown
 
-__all__ = ["EXTRACTION_RULES", "extraction_key", "parse_markdown"]
+__all__ = ["EXTRACTION_RULES", "MENTION_RULES", "extraction_key", "parse_markdown"]
 
 # The version of what parsing makes of a file: raise it with every change that makes the
 # same bytes give other names, chunks or facts (``tests/ingest/test_rules.py`` fails until
 # it is raised). A sync reads again every note extracted under other rules, so a store
 # never keeps facts the current code would not find, and no one has to rebuild it.
-EXTRACTION_RULES = 1
+EXTRACTION_RULES = 2
+
+# The version of how plain-text mentions are found (``mentions.MentionFinder``, the
+# labels ``types.mention_labels`` keeps): raise it with every change to what the same
+# notes and names give (``tests/ingest/test_rules.py`` fails until it is raised). A sync
+# then finds every note's mentions again.
+MENTION_RULES = 1
 
 
 def extraction_key(chunk_tokens: int) -> str:

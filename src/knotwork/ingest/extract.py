@@ -157,6 +157,16 @@ def _window(text: str, pos: int, lo: int = 0, hi: int | None = None) -> str:
     return ("…" if start > lo else "") + text[start:end].strip() + ("…" if end < hi else "")
 
 
+def _cited(text: str, table: bool) -> str:
+    """A cited stretch of a line, blanks trimmed; in a table row a cell's closing bar is
+    not its text ("Web runs on [[Host A]]", not "… [[Host A]] |"). A whole row keeps its
+    bars: it reads as a row."""
+    text = text.strip()
+    if table and text.endswith("|") and not text.startswith("|") and text[-2:-1] != "\\":
+        text = text[:-1].rstrip()
+    return text
+
+
 def sentence_ends(masked: str, table: bool = False) -> list[int]:
     """Offsets just past each sentence end of ``masked`` (". ", "! ", "? ", "; ", and in a
     table row each cell bar); links, code and comments must already be blanked in it, so
@@ -259,7 +269,7 @@ def sentence_text(raw: str, masked: str, start: int, end: int, table: bool = Fal
         masked = _blank_links(masked, links, "\x01")
     ends = _support_ends(masked, sentence_ends(masked, table))
     lo, hi = _support_bounds(lambda: _plain_letters(masked), ends, start, end, 0, len(raw))
-    return _window(raw, start, lo, hi).strip()
+    return _cited(_window(raw, start, lo, hi), table)
 
 
 def _token(ref: ObjectRef) -> object:
@@ -462,8 +472,8 @@ class _BlockReader:
         if not whole_line:
             lo, hi = _support_bounds(self.plain_letters, self.support_ends(), pos, end,
                                      lo, hi)
-        text = _window(self.raw, pos, lo, hi)
-        self.sink.add(SELF, predicate, obj, _span(self.block.first + index), text.strip(),
+        text = _cited(_window(self.raw, pos, lo, hi), self.block.table)
+        self.sink.add(SELF, predicate, obj, _span(self.block.first + index), text,
                       extractor, qualifiers=qualifiers, column=pos - self.starts[index])
 
     # -- inline fields and tags
@@ -618,7 +628,8 @@ class _BlockReader:
         span = _span(self.line_of(start), self.line_of(end - 1))
         # the column is the link's: the sentence may start pieces earlier on a cut line
         self.sink.add(subject, predicate, link.target, span,
-                      _window(self.raw, link.start, start, end).strip(), link.kind,
+                      _cited(_window(self.raw, link.start, start, end), self.block.table),
+                      link.kind,
                       INFERRED_CONFIDENCE, column=self.column_of(link.start, start))
         return predicate, subject
 

@@ -47,7 +47,7 @@ _TASK = re.compile(r"\[[^\[\]]\](?:[ \t]+|$)")
 _SPECIAL = re.compile(r"`+|<!--|%%")
 # A link reference definition "[label]: destination" (not a footnote "[^1]: text"): no
 # prose; it makes "[label]" in prose a link (so "- [label] text" is no observation).
-_REF_DEF = re.compile(r" {0,3}\[([^\]^][^\]]*)\]:[ \t]*(<[^<>\n]*>|\S+)")
+REF_DEF = re.compile(r" {0,3}\[([^\]^][^\]]*)\]:[ \t]*(<[^<>\n]*>|\S+)")
 
 
 @lru_cache(maxsize=16)
@@ -220,7 +220,7 @@ class _Scanner:
                                len(heading.group(1)), text)
         if first in "=-" and self.setext(raw):
             return ScannedLine(RULE)
-        if first == "[" and (ref := _REF_DEF.match(raw)):
+        if first == "[" and (ref := REF_DEF.match(raw)):
             # the first definition of a label counts (CommonMark)
             self.references.setdefault(reference_label(ref.group(1)), ref.group(2))
             self.after_break = False

@@ -25,7 +25,7 @@ from itertools import islice
 from ..types import SELF, FactDraft, NameRef, Span
 from .extract import blank_note_links, sentence_text
 from .links import resolve_relative
-from .markdown import CODE, HEADING, TEXT, mask_inline, scan_body
+from .markdown import CODE, HEADING, REF_DEF, TEXT, mask_inline, scan_body
 
 MIN_LABEL_CHARS = 4
 MAX_LABEL_WORDS = 8
@@ -230,9 +230,6 @@ def _place(text: str, index: int, words: tuple[str, ...]) -> tuple[int, int] | N
 
 # A link reference definition "[label]: destination" (what the parser classifies RULE
 # besides "---" and "===" rules, which hold no words).
-_REF_DEF = re.compile(r" {0,3}\[[^\]]*\]:[ \t]*(\S+)")
-
-
 def _destination(line: str) -> str:
     """What a reference definition mentions: a page its destination names, never a note.
 
@@ -241,11 +238,16 @@ def _destination(line: str) -> str:
     "[UFCS]" is used (Foam writes one beside each wikilink); "[motivation]: #motivation"
     points into the note itself (in 400 RFCs it mentioned another RFC's "motivation.md").
     """
-    m = _REF_DEF.match(line)
-    if m is None or m.group(1).startswith("#"):
+    m = REF_DEF.match(line)  # the parser's own: a line it read as a definition
+    if m is None:
         return ""
-    path, escaped = resolve_relative(m.group(1), "")
-    return "" if path is not None or escaped else m.group(1)
+    dest = m.group(2)
+    if dest.startswith("<"):  # "<a file name.md>": the destination between the brackets
+        dest = dest[1:-1]
+    if not dest or dest.startswith("#"):
+        return ""
+    path, escaped = resolve_relative(dest, "")
+    return "" if path is not None or escaped else dest
 
 
 # file line, text to scan, text to cite, whether a table row, and which piece of its line

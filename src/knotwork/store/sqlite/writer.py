@@ -375,6 +375,18 @@ class Writer:
         if through_change is not None:
             self.con.execute("DELETE FROM name_changes WHERE id <= ?", (through_change,))
 
+    def requeue_mentions(self, rules: str) -> bool:
+        # looked at under the write lock: another process may have done it since
+        row = self.con.execute("SELECT value FROM meta WHERE key = 'mention_rules'").fetchone()
+        if row is not None and row[0] == rules:
+            return False
+        self.con.execute("INSERT OR IGNORE INTO mention_queue(document_id)"
+                         " SELECT id FROM documents WHERE deleted_at IS NULL")
+        self._bump_names_generation()  # every process reloads its labels (their rules too)
+        self.set_meta("mention_rules", rules)
+        self._event("requeue_mentions", reason=f"mention rules {rules}")
+        return True
+
     def _bump_names_generation(self) -> None:
         """Count name changes, so each process knows when its label table is stale."""
         self.con.execute(
