@@ -72,6 +72,7 @@ def test_new_rules_reread_every_note_once_and_keep_what_they_still_find(
     with Knotwork.open(vault, db=str(tmp_path / "s.db"), embedder="none") as kw:
         kw.ingest()
         facts = kw.store.reader.live_facts()
+        stats = kw.stats()
         monkeypatch.setattr(knotwork.ingest, "EXTRACTION_RULES",
                             knotwork.ingest.EXTRACTION_RULES + 1)
         dry = kw.ingest(dry_run=True)
@@ -82,6 +83,9 @@ def test_new_rules_reread_every_note_once_and_keep_what_they_still_find(
         # the same facts, the same times: only where they were read is written again
         assert ({f.id: f.recorded_at for f in kw.store.reader.live_facts()}
                 == {f.id: f.recorded_at for f in facts})
+        # read into the chunks they had: no copy of their text is stored again
+        assert ({k: kw.stats()[k] for k in ("versions", "chunks")}
+                == {k: stats[k] for k in ("versions", "chunks")})
         assert kw.ingest().unchanged == len(NOTES)
 
 
@@ -90,10 +94,13 @@ def test_another_chunk_size_cuts_unchanged_notes_again(tmp_path: Path) -> None:
     db = str(tmp_path / "s.db")
     with Knotwork.open(vault, db=db, embedder="none") as kw:
         kw.ingest()
-        chunks = kw.stats()["chunks"]
+        before = kw.stats()
     with Knotwork.open(vault, db=db, embedder="none", chunk_tokens=60) as kw:
         assert kw.ingest().reread == len(NOTES)
-        assert kw.stats()["chunks"] > chunks
+        after = kw.stats()
+        assert after["chunks"] > before["chunks"]
+        # the long note was cut otherwise: a new version of it, which moved its citations
+        assert after["versions"] > before["versions"]
         assert live(kw) == _fresh(tmp_path, vault, "fresh.db", chunk_tokens=60)
         assert kw.ingest().reread == 0
 

@@ -126,7 +126,7 @@ class Writer:
     def _apply(self, scope: str, p: PreparedDocument, *, force: bool,
                rename_from: str | None) -> Applied | Unchanged:
         con, ts, doc = self.con, now_iso(), p.doc
-        find = ("SELECT id, content_hash, source_kind, extraction FROM documents"
+        find = ("SELECT id, content_hash, source_kind, extraction, version_id FROM documents"
                 " WHERE scope=? AND path=? AND deleted_at IS NULL")
         row = con.execute(find, (scope, rename_from or doc.path)).fetchone()
         if row is None and rename_from is not None:
@@ -142,10 +142,19 @@ class Writer:
         created = row is None
         # fresh: a new document id, so no chunks, names or facts to compare against
         doc_id, fresh = (int(row[0]), False) if row else self._resurrect_or_create(scope, doc, ts)
-        version_id = self.tx.next_id("versions")
-        con.execute("INSERT INTO versions(id, document_id, path, content_hash, text, recorded_at,"
-                    " actor) VALUES(?,?,?,?,?,?,?)",
-                    (version_id, doc_id, doc.path, doc.content_hash, doc.text, ts, self.actor))
+        # Read again into the very chunks it has (new rules, the same chunk size): the
+        # version and its chunks stay, so an upgrade adds no copy of the vault's text.
+        # Chunks cut otherwise make a new version, as an edit does: whoever found a
+        # document's mentions in its old chunks sees the version move.
+        kept_chunks = self._same_chunks(doc_id, p) if reread else None
+        if kept_chunks is not None:
+            version_id = int(row[4])  # type: ignore[index]
+        else:
+            version_id = self.tx.next_id("versions")
+            con.execute("INSERT INTO versions(id, document_id, path, content_hash, text,"
+                        " recorded_at, actor) VALUES(?,?,?,?,?,?,?)",
+                        (version_id, doc_id, doc.path, doc.content_hash, doc.text, ts,
+                         self.actor))
         warned = [[i.line, i.reason] for i in doc.issues if not i.fatal]
         con.execute("UPDATE documents SET path=?, title=?, doc_type=?, version_id=?,"
                     " content_hash=?, size=?, mtime_ns=?, updated_at=?, source_kind=?,"
@@ -154,7 +163,8 @@ class Writer:
                      doc.mtime_ns, ts, doc.source_kind, json.dumps(warned) if warned else None,
                      doc.extraction, doc_id))
         note_id = self._note_entity(scope, doc_id, doc, ts, fresh=fresh)
-        chunk_ids = self._replace_chunks(doc_id, version_id, p, fresh=fresh)
+        chunk_ids = (kept_chunks if kept_chunks is not None
+                     else self._replace_chunks(doc_id, version_id, p, fresh=fresh))
         names_added, names_removed = self._replace_names(doc_id, note_id, p, fresh=fresh)
         self._queue_mentions(doc_id, names_added, names_removed)
         added, retracted, kept, touched = self._diff_facts(
@@ -225,6 +235,17 @@ class Writer:
             "INSERT INTO entities(id, key, kind, scope, iri, label, document_id, created_at)"
             " VALUES(?,?,?,?,?,?,?,?)", (ent_id, key, "note", scope, iri, doc.title, doc_id, ts))
         return ent_id
+
+    def _same_chunks(self, doc_id: int, p: PreparedDocument) -> list[int] | None:
+        """The ids of the document's live chunks, in order, when they are exactly the chunks
+        ``p`` would write (text, heading, context, lines); else None."""
+        rows = self.con.execute(
+            "SELECT id, ord, heading, context, text, line_start, line_end, text_hash FROM chunks"
+            " WHERE document_id=? AND live=1 ORDER BY ord", (doc_id,)).fetchall()
+        if len(rows) != len(p.chunks) or any(
+                tuple(r[1:]) != tuple(c) for r, c in zip(rows, p.chunks, strict=True)):
+            return None
+        return [int(r[0]) for r in rows]
 
     def _replace_chunks(self, doc_id: int, version_id: int, p: PreparedDocument, *,
                         fresh: bool = False) -> list[int]:
