@@ -454,9 +454,11 @@ def refresh_mentions(store: Store, finder: MentionFinder, *, actor: str,
     affected = set(documents) | set(queued)
     # A name that went away matters only where it was mentioned (an indexed lookup), or,
     # when a shorter label lies inside it, wherever its text occurs. A name still declared
-    # by another note changes nothing.
-    gone = [(t, k) for t, k in q_removed if t not in finder]
-    phrases = {t for t, _ in q_added} | {t for t, _ in gone if finder.shadows(t)}
+    # by another note changes nothing; the same words still declared under another key
+    # ("daily-notes" beside a vanished "Daily Notes") mean that key where it was mentioned.
+    gone = [(t, k) for t, k in q_removed if not finder.declares(t, k)]
+    phrases = {t for t, _ in q_added} | {t for t, _ in gone
+                                         if t not in finder and finder.shadows(t)}
     affected |= reader.documents_mentioning_keys([k for _, k in gone])
     if len(phrases) > _ALL_DOCS_THRESHOLD:
         affected |= reader.all_document_ids()

@@ -35,6 +35,7 @@ FINGERPRINTS = {
 MENTION_FINGERPRINTS = {
     (1, 1): "aedf8ed9528cc7b23cd4b4d6d3a732239dcb3c275ff06f0601c609284fa280ba",
     (2, 1): "300e8e7b095366d8179fe910675fe073169f62c23f909244aad4cf869f16387a",
+    (2, 2): "2ad2a95cce4245e3e82ac2303da68d43a78b6e5a8af47d1ff229d3e67614b81f",
 }
 
 # Beside the example vault: the syntax it does not show, each in a few lines.

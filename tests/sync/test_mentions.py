@@ -71,6 +71,85 @@ def test_a_written_link_is_not_also_a_mention(tmp_path: Path) -> None:
         assert preds == ["runs_on"]
 
 
+def test_a_note_linked_by_one_name_is_not_mentioned_by_another(tmp_path: Path) -> None:
+    # foam_docs_vault graph-view.md:145: "[[daily-notes]] - Set up daily notes" linked the
+    # note titled "Daily Notes" and mentioned it too. Which names a document skips hangs
+    # on where its links resolve, so it is redone whenever some note's names change.
+    vault = tmp_path / "v"
+    (vault / "guides").mkdir(parents=True)
+    (vault / "daily-notes.md").write_text("# Daily Notes\n\nOne a day.\n", encoding="utf-8")
+    (vault / "a.md").write_text("# A\n\n[[daily-notes]] - set up Daily Notes.\n\n"
+                                "Then read the Field Guide.\n", encoding="utf-8")
+
+    def facts(kw: Knotwork) -> list[tuple[str, str]]:
+        return sorted((f.predicate, str(f.value_label)) for f in kw.facts("a"))
+
+    def fresh(step: int) -> list[tuple[str, str]]:
+        with Knotwork.open(vault, db=str(tmp_path / f"fresh{step}.db"), embedder="none") as kw:
+            kw.ingest()
+            return facts(kw)
+
+    with Knotwork.open(vault, db=str(tmp_path / "s.db"), embedder="none") as kw:
+        kw.ingest()
+        assert facts(kw) == [("links_to", "Daily Notes")] == fresh(0)
+        # the note moves: the link no longer reaches it, and the prose names it
+        (vault / "daily-notes.md").rename(vault / "guides" / "journal.md")
+        assert kw.ingest().renamed == 1
+        assert facts(kw) == [("links_to", "daily-notes"), ("mentions", "Daily Notes")] == fresh(1)
+        # a note the link reaches again, by its file name, also named "Daily Notes"
+        (vault / "daily-notes.md").write_text("---\naliases: [Daily Notes]\n---\nNotes.\n",
+                                              encoding="utf-8")
+        kw.ingest()
+        assert facts(kw) == [("links_to", "daily-notes")] == fresh(2)
+        # which loses that name, but its file name is the same words: they mean the note
+        # linked, not the one titled so
+        (vault / "daily-notes.md").write_text("Notes.\n", encoding="utf-8")
+        kw.ingest()
+        assert facts(kw) == [("links_to", "daily-notes")] == fresh(3)
+        (vault / "daily-notes.md").unlink()
+        (vault / "field-guide.md").write_text("# Field Guide\n\nRead it.\n", encoding="utf-8")
+        kw.ingest()
+        assert facts(kw) == [("links_to", "daily-notes"), ("mentions", "Daily Notes"),
+                             ("mentions", "Field Guide")] == fresh(4)
+
+
+def test_names_of_the_same_words_mean_one_key_whatever_their_order() -> None:
+    labels = [("Daily Notes", "daily notes"), ("daily-notes", "daily-notes")]
+    chunks = [ChunkText(1, "Set up daily notes first.")]
+    for order in (labels, labels[::-1]):
+        finder = MentionFinder(order)
+        assert _where(finder.find(chunks)) == [("daily notes", 1)]  # spelt as the words
+        # a document linking one of them means it by the words: no mention
+        assert finder.find(chunks, skip_keys=frozenset({"daily-notes"})) == []
+        finder.remove("Daily Notes", "daily notes")
+        assert not finder.declares("Daily Notes", "daily notes")
+        assert finder.declares("daily-notes", "daily-notes") and "Daily Notes" in finder
+        assert _where(finder.find(chunks)) == [("daily-notes", 1)]
+
+
+def test_a_name_gone_while_its_words_remain_moves_its_mentions(tmp_path: Path) -> None:
+    vault = tmp_path / "v"
+    vault.mkdir()
+    (vault / "journal.md").write_text("# Daily Notes\n\nOne a day.\n", encoding="utf-8")
+    (vault / "daily-notes.md").write_text("Untitled notes.\n", encoding="utf-8")
+    (vault / "a.md").write_text("# A\n\nSet up daily notes.\n", encoding="utf-8")
+
+    def mentioned(kw: Knotwork) -> list[tuple[str, str]]:
+        return sorted((str(f.value), str(f.value_label)) for f in kw.facts("a")
+                      if f.predicate == "mentions")
+
+    with Knotwork.open(vault, db=str(tmp_path / "s.db"), embedder="none") as kw:
+        kw.ingest()
+        assert [label for _, label in mentioned(kw)] == ["Daily Notes"]
+        (vault / "journal.md").unlink()
+        kw.ingest()
+        after = mentioned(kw)
+        assert [label for _, label in after] == ["daily-notes"]
+    with Knotwork.open(vault, db=str(tmp_path / "fresh.db"), embedder="none") as kw:
+        kw.ingest()
+        assert mentioned(kw) == after
+
+
 def test_a_crash_before_the_mention_pass_loses_no_work(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     import pytest
 

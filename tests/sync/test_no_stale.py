@@ -15,9 +15,12 @@ from knotwork.types import FactRow
 
 # "Kestrel" lies inside "Kestrel Queue": a mention must move between them as notes come
 # and go (the longest known name wins)
-NAMES = ["Alpha", "Beta", "ops/Gamma", "ops/deep/Delta", "Kestrel Queue", "kota", "Kestrel"]
+# and "kestrel-queue" is a file name of the same words: a note linking one of the two
+# means it by those words, and the words' mentions move between them
+NAMES = ["Alpha", "Beta", "ops/Gamma", "ops/deep/Delta", "Kestrel Queue", "kota", "Kestrel",
+         "x/kestrel-queue"]
 TARGETS = ["Alpha", "Beta", "Gamma", "Delta", "Kestrel Queue", "kota", "KQ", "Missing Note",
-           "ops/Gamma"]
+           "ops/Gamma", "kestrel-queue"]
 
 line = st.one_of(
     # "# Kota Host" as a first line titles the note: "kota", its file name, is then no

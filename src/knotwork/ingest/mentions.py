@@ -21,6 +21,7 @@ import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import islice
+from typing import Any
 
 from ..types import SELF, FactDraft, NameRef, Span
 from .extract import blank_note_links, sentence_text
@@ -87,7 +88,9 @@ class MentionFinder:
 
     def reload(self, labels: Iterable[tuple[str, str]]) -> None:
         """Replace every label (another process changed names: start over)."""
-        self._labels: dict[tuple[str, ...], tuple[str, str, int]] = {}
+        # words -> {name key: [label as written, declarations]}: "Daily Notes" (a title)
+        # and "daily-notes" (a file name) are one label of two keys
+        self._labels: dict[tuple[str, ...], dict[str, list[Any]]] = {}
         self._starts: dict[str, dict[int, int]] = {}  # first word -> {label length: count}
         for text, key in labels:
             self.add(text, key)
@@ -97,6 +100,11 @@ class MentionFinder:
 
     def __contains__(self, text: str) -> bool:
         return _words(text) in self._labels
+
+    def declares(self, text: str, key: str) -> bool:
+        """Whether some note still has the name ``text`` of ``key``."""
+        entry = self._labels.get(_words(text))
+        return entry is not None and key in entry
 
     def shadows(self, text: str) -> bool:
         """True when a shorter label lies inside ``text`` (it may match once ``text`` goes)."""
@@ -108,27 +116,36 @@ class MentionFinder:
         if not usable(text):
             return
         words = _words(text)
-        _, _, count = self._labels.get(words, (key, text, 0))
-        self._labels[words] = (key, " ".join(text.split()), count + 1)
-        if count == 0:
+        entry = self._labels.get(words)
+        if entry is None:
+            entry = self._labels[words] = {}
             lengths = self._starts.setdefault(words[0], {})
             lengths[len(words)] = lengths.get(len(words), 0) + 1
+        slot = entry.get(key)
+        if slot is None:
+            entry[key] = [" ".join(text.split()), 1]
+        else:
+            slot[1] += 1
 
     def remove(self, text: str, key: str) -> None:
         words = _words(text)
         entry = self._labels.get(words)
-        if entry is None:
+        slot = entry.get(key) if entry is not None else None
+        if entry is None or slot is None:
             return
-        if entry[2] <= 1:
-            del self._labels[words]
-            lengths = self._starts[words[0]]
-            lengths[len(words)] -= 1
-            if not lengths[len(words)]:
-                del lengths[len(words)]
-            if not lengths:
-                del self._starts[words[0]]
-        else:
-            self._labels[words] = (entry[0], entry[1], entry[2] - 1)
+        slot[1] -= 1
+        if slot[1] > 0:
+            return
+        del entry[key]
+        if entry:
+            return
+        del self._labels[words]
+        lengths = self._starts[words[0]]
+        lengths[len(words)] -= 1
+        if not lengths[len(words)]:
+            del lengths[len(words)]
+        if not lengths:
+            del self._starts[words[0]]
 
     def find(self, chunks: Sequence[ChunkText], *, skip_keys: frozenset[str] = frozenset()
              ) -> list[FactDraft]:
@@ -138,14 +155,13 @@ class MentionFinder:
         out: dict[str, FactDraft] = {}
         lines, references = _prose(chunks)
         for n, text, line, table, piece in lines:
-            found = [hit for hit in self._scan(text) if hit[0] not in skip_keys
-                     and hit[0] not in out]
+            found = [hit for hit in _named(self._scan(text), skip_keys) if hit[0] not in out]
             if found and len(text) == len(line) and ("[" in text or text != line):
                 # a name inside a link to a note is the link's: its fact says so already,
                 # often by another of the note's names ("[47. Use Karpenter](047-….md)");
                 # and no name spans what was blanked
                 text = _unjoined(blank_note_links(text, references), line)
-                found = [hit for hit in self._scan(text) if hit[0] not in skip_keys]
+                found = _named(self._scan(text), skip_keys)
             for key, label, index in found:
                 if key in out:
                     continue
@@ -157,8 +173,10 @@ class MentionFinder:
                                      column=piece)
         return list(out.values())
 
-    def _scan(self, line: str) -> list[tuple[str, str, int]]:
-        """``(key, label, index of its first word)`` per label found in ``line``."""
+    def _scan(self, line: str
+              ) -> list[tuple[tuple[str, ...], dict[str, list[Any]], int]]:
+        """``(words, {key: [label, count]}, index of its first word)`` per label found in
+        ``line``."""
         words = _tokens(line)
         starts = self._starts
         if starts.keys().isdisjoint(words):
@@ -170,12 +188,36 @@ class MentionFinder:
             if i < after:
                 continue
             for n in sorted(starts[words[i]], reverse=True):
-                hit = self._labels.get(tuple(words[i:i + n])) if i + n <= len(words) else None
+                label = tuple(words[i:i + n])
+                hit = self._labels.get(label) if i + n <= len(words) else None
                 if hit is not None:
-                    found.append((hit[0], hit[1], i))
+                    found.append((label, hit, i))
                     after = i + n
                     break
         return found
+
+
+def _named(hits: list[tuple[tuple[str, ...], dict[str, list[Any]], int]],
+           skip_keys: frozenset[str]) -> list[tuple[str, str, int]]:
+    """``(key, label, index)`` of each label found that names no note of ``skip_keys``.
+
+    Several notes may have a name of the same words ("Daily Notes" a title, "daily-notes"
+    a file name): when any is skipped (the document is that note, or links to it) the
+    words are taken as meaning it, and mention nothing; else they mean the name spelt as
+    the words are (a title or alias), or the least key, whatever order the names came in.
+    """
+    out = []
+    for words, keys, index in hits:
+        if len(keys) == 1:
+            key = next(iter(keys))
+            if key not in skip_keys:
+                out.append((key, keys[key][0], index))
+            continue
+        if skip_keys.isdisjoint(keys):
+            spaced = " ".join(words)
+            key = spaced if spaced in keys else min(keys)
+            out.append((key, keys[key][0], index))
+    return out
 
 
 def _unjoined(text: str, line: str) -> str:

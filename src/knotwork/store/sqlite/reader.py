@@ -547,7 +547,9 @@ class Reader:
 
     def mention_inputs(self, doc_id: int) -> tuple[list[tuple[int, str]], set[str], set[str]]:
         """A document's live chunks (line, text), the names it declares, and the name keys
-        its own structural facts already point to (a written link beats a mention)."""
+        its own structural facts already point to, with every name of the notes those
+        resolve to (a written link beats a mention: "[[daily-notes]]: set up daily
+        notes" mentions nothing)."""
         chunks = [(r[0], r[1]) for r in self.con.execute(
             "SELECT line_start, text FROM chunks WHERE document_id = ? AND live = 1"
             " ORDER BY ord", (doc_id,))]
@@ -557,6 +559,11 @@ class Reader:
             "SELECT o.name_key FROM facts f JOIN entities o ON o.id = f.object_id"
             " WHERE f.document_id = ? AND f.retracted_at IS NULL AND f.extractor != 'mention'"
             " AND o.name_key IS NOT NULL", (doc_id,))}
+        linked.update(r[0] for r in self.con.execute(
+            "SELECT DISTINCT n.key FROM facts f JOIN entities o ON o.id = f.object_id"
+            " JOIN names n ON n.entity_id = o.resolved_id"
+            " WHERE f.document_id = ? AND f.retracted_at IS NULL AND f.extractor != 'mention'"
+            " AND o.resolved_id IS NOT NULL", (doc_id,)))
         return chunks, own, linked
 
     def document_versions(self, ids: Sequence[int]) -> dict[int, int]:

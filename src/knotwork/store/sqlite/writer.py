@@ -165,7 +165,8 @@ class Writer:
         note_id = self._note_entity(scope, doc_id, doc, ts, fresh=fresh)
         chunk_ids = (kept_chunks if kept_chunks is not None
                      else self._replace_chunks(doc_id, version_id, p, fresh=fresh))
-        names_added, names_removed = self._replace_names(doc_id, note_id, p, fresh=fresh)
+        names_added, names_removed = self._replace_names(scope, doc_id, note_id, p,
+                                                         fresh=fresh)
         self._queue_mentions(doc_id, names_added, names_removed)
         added, retracted, kept, touched = self._diff_facts(
             scope, doc_id, version_id, note_id, p.facts, p.refs, chunk_ids, ts, fresh=fresh)
@@ -358,7 +359,7 @@ class Writer:
              for path, digest, size, mtime, checked in files])
         return int(cur.rowcount)
 
-    def _replace_names(self, doc_id: int, note_id: int, p: PreparedDocument, *,
+    def _replace_names(self, scope: str, doc_id: int, note_id: int, p: PreparedDocument, *,
                        fresh: bool = False
                        ) -> tuple[tuple[tuple[str, str], ...], tuple[tuple[str, str], ...]]:
         """Replace the names a document declares; return the mention labels (``declared``)
@@ -374,11 +375,33 @@ class Writer:
             [(key, doc_id, note_id, kind, text, rank, p.doc.path)
              for key, kind, text, rank in p.names])
         old, new = mention_labels(rows), p.declared
-        self._resolve_names({k for k, _, _ in rows} | {n[0] for n in p.names})
+        keys = {k for k, _, _ in rows} | {n[0] for n in p.names}
+        if fresh or {tuple(r) for r in rows} != {(k, kind, t) for k, kind, t, _ in p.names}:
+            self._queue_linkers(scope, keys, doc_id)
+        self._resolve_names(keys)
         added, removed = tuple(sorted(new - old)), tuple(sorted(old - new))
         if added or removed:
             self._bump_names_generation()
         return added, removed
+
+    def _queue_linkers(self, scope: str, keys: Iterable[str], doc_id: int) -> None:
+        """Queue the mentions of every other document linking a name of ``keys``.
+
+        Why: a document does not mention a note it links to, by any of that note's names
+        ("[[daily-notes]]: set up daily notes" mentions nothing), so what it mentions
+        hangs on the notes its links resolve to and on their names. Both change only when
+        some note's names change: the documents linking one of those names (before or
+        after) are looked at again.
+        """
+        keys = sorted(keys)
+        if keys:
+            self.con.execute(
+                "INSERT OR IGNORE INTO mention_queue(document_id) SELECT DISTINCT f.document_id"
+                " FROM entities e JOIN facts f ON f.object_id = e.id"
+                " AND f.retracted_at IS NULL"
+                f" WHERE e.name_key IN ({','.join('?' * len(keys))}) AND e.scope = ?"
+                " AND e.kind = 'name' AND f.extractor != 'mention' AND f.document_id != ?",
+                [*keys, scope, doc_id])
 
     def _queue_mentions(self, doc_id: int | None, added: Sequence[tuple[str, str]],
                         removed: Sequence[tuple[str, str]]) -> None:
@@ -579,6 +602,7 @@ class Writer:
         names = self.con.execute("SELECT key, kind, text FROM names WHERE document_id=?",
                                  (doc_id,)).fetchall()
         self.con.execute("DELETE FROM names WHERE document_id=?", (doc_id,))
+        self._queue_linkers(scope, {k for k, _, _ in names}, doc_id)
         self._resolve_names([k for k, _, _ in names])
         labels = tuple(sorted(mention_labels(names)))
         if labels:
