@@ -31,6 +31,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from . import ingest
 from .errors import Conflict, KnotworkError
 from .ingest.mentions import ChunkText, MentionFinder
 from .ingest.sources import (
@@ -316,10 +317,8 @@ def sync(store: Store, root: str | os.PathLike[str], *, scope: str, actor: str,
     if not base.is_dir():
         raise KnotworkError(f"not a folder: {root}")
     folder = _Folder(base, time.time_ns())
-    from .ingest import extraction_key
-
     p = plan(store, base, scope=scope, patterns=patterns, force=force, max_bytes=max_bytes,
-             only=only, extraction=extraction_key(chunk_tokens))
+             only=only, extraction=ingest.extraction_key(chunk_tokens))
     if only is None and p.deleted and not (replace or dry_run):
         _keep_vault(store, scope, base, len(p.deleted))
     finder = finder if finder is not None else MentionFinder()
@@ -335,12 +334,10 @@ def sync(store: Store, root: str | os.PathLike[str], *, scope: str, actor: str,
                           - reread,
                           deleted=len(p.deleted), unchanged=p.unchanged, renamed=len(p.renames),
                           reread=reread, errors=tuple(p.issues))
-    from .ingest import MENTION_RULES
-
-    if store.reader.meta("mention_rules") != str(MENTION_RULES):
+    if store.reader.meta("mention_rules") != str(ingest.MENTION_RULES):
         # mentions found by other rules than this code's: all are found again below
         with store.write(actor=actor) as w:
-            w.requeue_mentions(str(MENTION_RULES))
+            w.requeue_mentions(str(ingest.MENTION_RULES))
     jobs = [(f.path, f.abspath, data, f.mtime_ns, max_bytes, chunk_tokens)
             for f, data in p.changed]
     acc = _Tally(unchanged=p.unchanged, errors=list(p.issues))

@@ -188,8 +188,10 @@ class MentionFinder:
             if i < after:
                 continue
             for n in sorted(starts[words[i]], reverse=True):
+                if i + n > len(words):
+                    continue
                 label = tuple(words[i:i + n])
-                hit = self._labels.get(label) if i + n <= len(words) else None
+                hit = self._labels.get(label)
                 if hit is not None:
                     found.append((label, hit, i))
                     after = i + n
