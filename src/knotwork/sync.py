@@ -461,6 +461,7 @@ def refresh_mentions(store: Store, finder: MentionFinder, *, actor: str,
         affected |= reader.all_document_ids()
     elif phrases:
         affected |= reader.documents_mentioning(sorted(phrases))
+    affected |= _linkers_to_redo(reader, finder, last_change)
     n_added = n_retracted = 0
     ids = sorted(affected)
     opener = _worker_opener(store, len(ids), workers)
@@ -482,6 +483,36 @@ def refresh_mentions(store: Store, finder: MentionFinder, *, actor: str,
             last = i + batch_size >= len(ids)
             w.mentions_done(part, through_change=last_change if last else None)
     return n_added, n_retracted
+
+
+def _linkers_to_redo(reader: StoreReader, finder: MentionFinder, through: int | None
+                     ) -> set[int]:
+    """The documents linking a note whose names changed, where what they mention may
+    change with them (``finder`` already holds the new names).
+
+    A document mentions no note it links to by any of the note's names ("[[daily-notes]]:
+    set up daily notes"). So it may mention otherwise when (a) a name it links by is
+    declared by another note too: where the link resolves may move between them; or (b)
+    a note it links to loses a name whose words some other note still has: those words
+    were the linked note's, now they are a mention of the other. A name gained needs no
+    more: wherever its words are written, their documents are looked at (phrases).
+    Neither holds for a note deleted or renamed alone, so that costs no such work.
+    """
+    changes = reader.name_changes(through)
+    if not changes:
+        return set()
+    keys = {k for doc, _, k, _, label in changes if not label}
+    by_key: dict[str, set[int]] = {}
+    for key, doc in reader.declarations(keys=sorted(keys)):
+        by_key.setdefault(key, set()).add(doc)
+    contested = {k for doc, _, k, _, label in changes
+                 if not label and by_key.get(k, set()) - {doc}}
+    losing = {doc for doc, text, _, added, label in changes
+              if label and not added and doc is not None and text in finder}
+    if losing:
+        contested |= {k for doc, _, k, _, label in changes if doc in losing}
+        contested |= {k for k, _ in reader.declarations(documents=sorted(losing))}
+    return reader.documents_linking(sorted(contested))
 
 
 @dataclass(slots=True)

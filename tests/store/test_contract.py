@@ -441,3 +441,25 @@ def test_requeued_mentions_wait_for_every_live_document_once(store: Store) -> No
     assert store.reader.meta("mention_rules") == "7" and store.reader.meta("names_gen") != gen
     with store.write(actor="test") as w:
         assert not w.requeue_mentions("7")  # done already, by this process or another
+
+
+def test_name_changes_say_whose_and_every_declaration(store: Store) -> None:
+    apply(store, doc("a.md", [fact("links_to", link("b"), 3)], title="Alpha Note"),
+          doc("b.md", []))
+    a = store.reader.document("default", "a.md")["id"]  # type: ignore[index]
+    b = store.reader.document("default", "b.md")["id"]  # type: ignore[index]
+    *_, through = store.reader.mention_work()
+    rows = store.reader.name_changes(through)
+    # the labels prose mentions a note by, and every declaration besides (label False)
+    assert (a, "Alpha Note", "alpha note", True, True) in rows
+    assert {(doc_id, key) for doc_id, _, key, added, label in rows if not label} == {
+        (a, "a"), (a, "alpha note"), (b, "b")}
+    assert store.reader.name_changes(None) == []
+    assert sorted(store.reader.declarations(keys=["b"], documents=[a])) == [
+        ("a", a), ("alpha note", a), ("b", b)]
+    assert store.reader.documents_linking(["b"]) == {a}
+    assert store.reader.documents_linking(["a"]) == set()
+    with store.write(actor="test") as w:
+        w.delete("default", "b.md")
+    *_, later = store.reader.mention_work()
+    assert (b, "b", "b", False, False) in store.reader.name_changes(later)

@@ -113,6 +113,36 @@ def test_a_note_linked_by_one_name_is_not_mentioned_by_another(tmp_path: Path) -
                              ("mentions", "Field Guide")] == fresh(4)
 
 
+def test_a_link_that_comes_to_resolve_elsewhere_moves_what_the_note_mentions(
+        tmp_path: Path) -> None:
+    # [[kota]] reaches hosts/kota.md, titled "Kestrel Box", until a kota.md at the top
+    # takes the name (an exact path wins): the box is then mentioned, and is not once the
+    # top note goes. The document names neither in its text: no phrase leads to it.
+    vault = tmp_path / "v"
+    (vault / "hosts").mkdir(parents=True)
+    (vault / "hosts" / "kota.md").write_text("# Kestrel Box\n\nA host.\n", encoding="utf-8")
+    (vault / "a.md").write_text('---\nruns_on: "[[kota]]"\n---\n# A\n\n'
+                                "The Kestrel Box is old.\n", encoding="utf-8")
+
+    def state(kw: Knotwork) -> list[tuple[str, str]]:
+        return sorted((f.predicate, str(f.value_label)) for f in kw.facts("a"))
+
+    def fresh(step: int) -> list[tuple[str, str]]:
+        with Knotwork.open(vault, db=str(tmp_path / f"fresh{step}.db"), embedder="none") as kw:
+            kw.ingest()
+            return state(kw)
+
+    with Knotwork.open(vault, db=str(tmp_path / "s.db"), embedder="none") as kw:
+        kw.ingest()
+        assert state(kw) == [("runs_on", "Kestrel Box")] == fresh(0)
+        (vault / "kota.md").write_text("Another kota.\n", encoding="utf-8")
+        kw.ingest()
+        assert state(kw) == [("mentions", "Kestrel Box"), ("runs_on", "kota")] == fresh(1)
+        (vault / "kota.md").unlink()
+        kw.ingest()
+        assert state(kw) == [("runs_on", "Kestrel Box")] == fresh(2)
+
+
 def test_names_of_the_same_words_mean_one_key_whatever_their_order() -> None:
     labels = [("Daily Notes", "daily notes"), ("daily-notes", "daily-notes")]
     chunks = [ChunkText(1, "Set up daily notes first.")]

@@ -529,11 +529,46 @@ class Reader:
                                     int | None]:
         """Queued mention work: (documents, names added, names removed, last change id)."""
         docs = [r[0] for r in self.con.execute("SELECT document_id FROM mention_queue")]
-        rows = self.con.execute("SELECT id, text, key, added FROM name_changes ORDER BY id"
-                                ).fetchall()
-        added = [(r[1], r[2]) for r in rows if r[3]]
-        removed = [(r[1], r[2]) for r in rows if not r[3]]
+        rows = self.con.execute("SELECT id, text, key, added, label FROM name_changes"
+                                " ORDER BY id").fetchall()
+        added = [(r[1], r[2]) for r in rows if r[3] and r[4]]
+        removed = [(r[1], r[2]) for r in rows if not r[3] and r[4]]
         return docs, added, removed, (rows[-1][0] if rows else None)
+
+    def name_changes(self, through: int | None) -> list[tuple[int | None, str, str, bool, bool]]:
+        """The queued name changes up to id ``through``: (document whose names changed,
+        text, key, added, a mention label or else a declaration)."""
+        if through is None:
+            return []
+        return [(r[0], r[1], r[2], bool(r[3]), bool(r[4])) for r in self.con.execute(
+            "SELECT document_id, text, key, added, label FROM name_changes WHERE id <= ?"
+            " ORDER BY id", (through,))]
+
+    def declarations(self, *, keys: Sequence[str] = (), documents: Sequence[int] = ()
+                     ) -> list[tuple[str, int]]:
+        """(key, document) of every name declared with one of ``keys`` or by one of
+        ``documents``."""
+        out: list[tuple[str, int]] = []
+        if keys:
+            out += self.con.execute(
+                "SELECT key, document_id FROM names WHERE key IN (SELECT value FROM"
+                " json_each(?))", (json.dumps(sorted(set(keys))),)).fetchall()
+        if documents:
+            out += self.con.execute(
+                "SELECT key, document_id FROM names WHERE document_id IN (SELECT value FROM"
+                " json_each(?))", (json.dumps(sorted(set(documents))),)).fetchall()
+        return out
+
+    def documents_linking(self, keys: Sequence[str]) -> set[int]:
+        """Live documents whose own structural facts (links, relations) point to a name of
+        one of these keys, in any scope."""
+        if not keys:
+            return set()
+        return {r[0] for r in self.con.execute(
+            "SELECT DISTINCT f.document_id FROM entities e JOIN facts f ON f.object_id = e.id"
+            " AND f.retracted_at IS NULL WHERE e.name_key IN (SELECT value FROM json_each(?))"
+            " AND e.kind = 'name' AND f.extractor != 'mention' AND f.document_id IS NOT NULL",
+            (json.dumps(sorted(set(keys))),))}
 
     def documents_mentioning_keys(self, keys: Sequence[str]) -> set[int]:
         """Documents holding a live ``mentions`` fact of one of these name keys."""

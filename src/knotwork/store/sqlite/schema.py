@@ -298,4 +298,13 @@ MIGRATIONS.append([
     """ALTER TABLE documents ADD COLUMN extraction TEXT""",
 ])
 
+# 13: name changes say whose they are, and carry every declaration that changed, not only
+# the names prose mentions (``label`` 0): a document mentions no note it links to by any
+# of the note's names, so the mention pass looks again at the documents linking a note
+# whose names changed, when that can change what they mention (``sync.refresh_mentions``).
+MIGRATIONS.append([
+    """ALTER TABLE name_changes ADD COLUMN document_id INTEGER""",
+    """ALTER TABLE name_changes ADD COLUMN label INTEGER NOT NULL DEFAULT 1""",
+])
+
 SCHEMA_VERSION = len(MIGRATIONS)

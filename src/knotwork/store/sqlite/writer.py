@@ -165,8 +165,7 @@ class Writer:
         note_id = self._note_entity(scope, doc_id, doc, ts, fresh=fresh)
         chunk_ids = (kept_chunks if kept_chunks is not None
                      else self._replace_chunks(doc_id, version_id, p, fresh=fresh))
-        names_added, names_removed = self._replace_names(scope, doc_id, note_id, p,
-                                                         fresh=fresh)
+        names_added, names_removed = self._replace_names(doc_id, note_id, p, fresh=fresh)
         self._queue_mentions(doc_id, names_added, names_removed)
         added, retracted, kept, touched = self._diff_facts(
             scope, doc_id, version_id, note_id, p.facts, p.refs, chunk_ids, ts, fresh=fresh)
@@ -359,7 +358,7 @@ class Writer:
              for path, digest, size, mtime, checked in files])
         return int(cur.rowcount)
 
-    def _replace_names(self, scope: str, doc_id: int, note_id: int, p: PreparedDocument, *,
+    def _replace_names(self, doc_id: int, note_id: int, p: PreparedDocument, *,
                        fresh: bool = False
                        ) -> tuple[tuple[tuple[str, str], ...], tuple[tuple[str, str], ...]]:
         """Replace the names a document declares; return the mention labels (``declared``)
@@ -375,42 +374,43 @@ class Writer:
             [(key, doc_id, note_id, kind, text, rank, p.doc.path)
              for key, kind, text, rank in p.names])
         old, new = mention_labels(rows), p.declared
-        keys = {k for k, _, _ in rows} | {n[0] for n in p.names}
-        if fresh or {tuple(r) for r in rows} != {(k, kind, t) for k, kind, t, _ in p.names}:
-            self._queue_linkers(scope, keys, doc_id)
-        self._resolve_names(keys)
+        before = {(k, kind, t) for k, kind, t in rows}
+        after = {(k, kind, t) for k, kind, t, _ in p.names}
+        self._record_declarations(doc_id, before, after)
+        self._resolve_names({k for k, _, _ in before | after})
         added, removed = tuple(sorted(new - old)), tuple(sorted(old - new))
         if added or removed:
             self._bump_names_generation()
         return added, removed
 
-    def _queue_linkers(self, scope: str, keys: Iterable[str], doc_id: int) -> None:
-        """Queue the mentions of every other document linking a name of ``keys``.
+    def _record_declarations(self, doc_id: int, before: set[tuple[str, str, str]],
+                             after: set[tuple[str, str, str]]) -> None:
+        """Record each name declaration (key, kind, text) a document gained or lost, beside
+        the mention labels ``_queue_mentions`` records (``label`` 0).
 
-        Why: a document does not mention a note it links to, by any of that note's names
-        ("[[daily-notes]]: set up daily notes" mentions nothing), so what it mentions
-        hangs on the notes its links resolve to and on their names. Both change only when
-        some note's names change: the documents linking one of those names (before or
-        after) are looked at again.
+        Why: a document mentions no note it links to by any of the note's names, so what
+        it mentions hangs on where its links resolve and on those notes' names; the
+        mention pass reads these to find the documents that may mention otherwise now.
         """
-        keys = sorted(keys)
-        if keys:
-            self.con.execute(
-                "INSERT OR IGNORE INTO mention_queue(document_id) SELECT DISTINCT f.document_id"
-                " FROM entities e JOIN facts f ON f.object_id = e.id"
-                " AND f.retracted_at IS NULL"
-                f" WHERE e.name_key IN ({','.join('?' * len(keys))}) AND e.scope = ?"
-                " AND e.kind = 'name' AND f.extractor != 'mention' AND f.document_id != ?",
-                [*keys, scope, doc_id])
+        changed = [(t, k, 0, doc_id) for k, _, t in sorted(before - after)]
+        changed += [(t, k, 1, doc_id) for k, _, t in sorted(after - before)]
+        if changed:
+            self.con.executemany("INSERT INTO name_changes(text, key, added, document_id, label)"
+                                 " VALUES(?, ?, ?, ?, 0)", changed)
 
     def _queue_mentions(self, doc_id: int | None, added: Sequence[tuple[str, str]],
-                        removed: Sequence[tuple[str, str]]) -> None:
-        """Record the mention work a change causes, in the change's own transaction."""
+                        removed: Sequence[tuple[str, str]], *, source: int | None = None
+                        ) -> None:
+        """Record the mention work a change causes, in the change's own transaction:
+        ``doc_id``'s own mentions, and the labels ``source`` (the document whose names
+        changed) added and removed."""
         if doc_id is not None:
             self.con.execute("INSERT OR IGNORE INTO mention_queue(document_id) VALUES(?)",
                              (doc_id,))
-        self.con.executemany("INSERT INTO name_changes(text, key, added) VALUES(?, ?, ?)",
-                             [(t, k, 1) for t, k in added] + [(t, k, 0) for t, k in removed])
+        source = doc_id if source is None else source
+        self.con.executemany(
+            "INSERT INTO name_changes(text, key, added, document_id) VALUES(?, ?, ?, ?)",
+            [(t, k, 1, source) for t, k in added] + [(t, k, 0, source) for t, k in removed])
 
     def mentions_done(self, doc_ids: Sequence[int], *, through_change: int | None) -> None:
         """Clear finished mention work: these documents, and name changes up to an id."""
@@ -602,12 +602,12 @@ class Writer:
         names = self.con.execute("SELECT key, kind, text FROM names WHERE document_id=?",
                                  (doc_id,)).fetchall()
         self.con.execute("DELETE FROM names WHERE document_id=?", (doc_id,))
-        self._queue_linkers(scope, {k for k, _, _ in names}, doc_id)
+        self._record_declarations(doc_id, {(k, kind, t) for k, kind, t in names}, set())
         self._resolve_names([k for k, _, _ in names])
         labels = tuple(sorted(mention_labels(names)))
         if labels:
             self._bump_names_generation()
-        self._queue_mentions(None, (), labels)
+        self._queue_mentions(None, (), labels, source=doc_id)
         live = [r[0] for r in self.con.execute(
             "SELECT id FROM facts WHERE document_id=? AND retracted_at IS NULL", (doc_id,))]
         touched = self._retract_ids(live, ts, reason)
