@@ -71,6 +71,18 @@ def test_a_written_link_is_not_also_a_mention(tmp_path: Path) -> None:
         assert preds == ["runs_on"]
 
 
+def _stated(kw: Knotwork, note: str = "a") -> list[tuple[str, str]]:
+    """(predicate, value label) of every live fact about ``note``, sorted."""
+    return sorted((f.predicate, str(f.value_label)) for f in kw.facts(note))
+
+
+def _fresh(vault: Path, step: int, note: str = "a") -> list[tuple[str, str]]:
+    """``_stated`` in a store a fresh ingest of ``vault`` makes (beside it, one per step)."""
+    with Knotwork.open(vault, db=str(vault.parent / f"fresh{step}.db"), embedder="none") as kw:
+        kw.ingest()
+        return _stated(kw, note)
+
+
 def test_a_note_linked_by_one_name_is_not_mentioned_by_another(tmp_path: Path) -> None:
     # foam_docs_vault graph-view.md:145: "[[daily-notes]] - Set up daily notes" linked the
     # note titled "Daily Notes" and mentioned it too. Which names a document skips hangs
@@ -81,36 +93,29 @@ def test_a_note_linked_by_one_name_is_not_mentioned_by_another(tmp_path: Path) -
     (vault / "a.md").write_text("# A\n\n[[daily-notes]] - set up Daily Notes.\n\n"
                                 "Then read the Field Guide.\n", encoding="utf-8")
 
-    def facts(kw: Knotwork) -> list[tuple[str, str]]:
-        return sorted((f.predicate, str(f.value_label)) for f in kw.facts("a"))
-
-    def fresh(step: int) -> list[tuple[str, str]]:
-        with Knotwork.open(vault, db=str(tmp_path / f"fresh{step}.db"), embedder="none") as kw:
-            kw.ingest()
-            return facts(kw)
-
     with Knotwork.open(vault, db=str(tmp_path / "s.db"), embedder="none") as kw:
         kw.ingest()
-        assert facts(kw) == [("links_to", "Daily Notes")] == fresh(0)
+        assert _stated(kw) == [("links_to", "Daily Notes")] == _fresh(vault, 0)
         # the note moves: the link no longer reaches it, and the prose names it
         (vault / "daily-notes.md").rename(vault / "guides" / "journal.md")
         assert kw.ingest().renamed == 1
-        assert facts(kw) == [("links_to", "daily-notes"), ("mentions", "Daily Notes")] == fresh(1)
+        assert _stated(kw) == [("links_to", "daily-notes"),
+                               ("mentions", "Daily Notes")] == _fresh(vault, 1)
         # a note the link reaches again, by its file name, also named "Daily Notes"
         (vault / "daily-notes.md").write_text("---\naliases: [Daily Notes]\n---\nNotes.\n",
                                               encoding="utf-8")
         kw.ingest()
-        assert facts(kw) == [("links_to", "daily-notes")] == fresh(2)
+        assert _stated(kw) == [("links_to", "daily-notes")] == _fresh(vault, 2)
         # which loses that name, but its file name is the same words: they mean the note
         # linked, not the one titled so
         (vault / "daily-notes.md").write_text("Notes.\n", encoding="utf-8")
         kw.ingest()
-        assert facts(kw) == [("links_to", "daily-notes")] == fresh(3)
+        assert _stated(kw) == [("links_to", "daily-notes")] == _fresh(vault, 3)
         (vault / "daily-notes.md").unlink()
         (vault / "field-guide.md").write_text("# Field Guide\n\nRead it.\n", encoding="utf-8")
         kw.ingest()
-        assert facts(kw) == [("links_to", "daily-notes"), ("mentions", "Daily Notes"),
-                             ("mentions", "Field Guide")] == fresh(4)
+        assert _stated(kw) == [("links_to", "daily-notes"), ("mentions", "Daily Notes"),
+                             ("mentions", "Field Guide")] == _fresh(vault, 4)
 
 
 def test_a_link_that_comes_to_resolve_elsewhere_moves_what_the_note_mentions(
@@ -124,23 +129,15 @@ def test_a_link_that_comes_to_resolve_elsewhere_moves_what_the_note_mentions(
     (vault / "a.md").write_text('---\nruns_on: "[[kota]]"\n---\n# A\n\n'
                                 "The Kestrel Box is old.\n", encoding="utf-8")
 
-    def state(kw: Knotwork) -> list[tuple[str, str]]:
-        return sorted((f.predicate, str(f.value_label)) for f in kw.facts("a"))
-
-    def fresh(step: int) -> list[tuple[str, str]]:
-        with Knotwork.open(vault, db=str(tmp_path / f"fresh{step}.db"), embedder="none") as kw:
-            kw.ingest()
-            return state(kw)
-
     with Knotwork.open(vault, db=str(tmp_path / "s.db"), embedder="none") as kw:
         kw.ingest()
-        assert state(kw) == [("runs_on", "Kestrel Box")] == fresh(0)
+        assert _stated(kw) == [("runs_on", "Kestrel Box")] == _fresh(vault, 0)
         (vault / "kota.md").write_text("Another kota.\n", encoding="utf-8")
         kw.ingest()
-        assert state(kw) == [("mentions", "Kestrel Box"), ("runs_on", "kota")] == fresh(1)
+        assert _stated(kw) == [("mentions", "Kestrel Box"), ("runs_on", "kota")] == _fresh(vault, 1)
         (vault / "kota.md").unlink()
         kw.ingest()
-        assert state(kw) == [("runs_on", "Kestrel Box")] == fresh(2)
+        assert _stated(kw) == [("runs_on", "Kestrel Box")] == _fresh(vault, 2)
 
 
 def test_names_of_the_same_words_mean_one_key_whatever_their_order() -> None:
