@@ -665,6 +665,11 @@ class Knotwork:
         warned, warnings = reader.warnings()
         out["documents_with_warnings"] = warned
         out["warnings"] = [{"path": p, "line": line, "reason": r} for p, line, r in warnings]
+        # what the next sync would redo because this knotwork extracts otherwise
+        from .ingest import MENTION_RULES, extraction_key
+
+        out["to_reread"] = reader.documents_to_reread(extraction_key(self.settings.chunk_tokens))
+        out["mentions_to_find_again"] = reader.meta("mention_rules") != str(MENTION_RULES)
         out["store"] = self.store.path
         return out
 

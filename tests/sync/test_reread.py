@@ -75,6 +75,7 @@ def test_new_rules_reread_every_note_once_and_keep_what_they_still_find(
         stats = kw.stats()
         monkeypatch.setattr(knotwork.ingest, "EXTRACTION_RULES",
                             knotwork.ingest.EXTRACTION_RULES + 1)
+        assert kw.stats()["to_reread"] == len(NOTES)
         dry = kw.ingest(dry_run=True)
         assert (dry.reread, dry.updated, dry.unchanged) == (len(NOTES), 0, 0)
         report = kw.ingest()
@@ -87,6 +88,7 @@ def test_new_rules_reread_every_note_once_and_keep_what_they_still_find(
         assert ({k: kw.stats()[k] for k in ("versions", "chunks")}
                 == {k: stats[k] for k in ("versions", "chunks")})
         assert kw.ingest().unchanged == len(NOTES)
+        assert kw.stats()["to_reread"] == 0
 
 
 def test_another_chunk_size_cuts_unchanged_notes_again(tmp_path: Path) -> None:
@@ -152,7 +154,9 @@ def test_new_mention_rules_find_every_notes_mentions_again(
     with Knotwork.open(vault, db=db, embedder="none") as kw:
         assert kw.ingest().facts_added == 0  # the same rules number: nothing to find again
         monkeypatch.setattr(knotwork.ingest, "MENTION_RULES", knotwork.ingest.MENTION_RULES + 1)
+        assert kw.stats()["mentions_to_find_again"]
         report = kw.ingest()
+        assert not kw.stats()["mentions_to_find_again"]
         assert report.unchanged == len(NOTES) and report.facts_added > 0
         assert live(kw) == _fresh(tmp_path, vault, "fresh.db")
         assert kw.ingest().facts_added == 0

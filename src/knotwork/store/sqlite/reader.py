@@ -684,6 +684,13 @@ class Reader:
                                  ).fetchone()[0],
         }
 
+    def documents_to_reread(self, extraction: str) -> int:
+        """How many live file documents were extracted under other rules than
+        ``extraction`` (the next sync reads them again)."""
+        return int(self.con.execute(
+            "SELECT COUNT(*) FROM documents WHERE deleted_at IS NULL AND source_kind = 'file'"
+            " AND extraction IS NOT ?", (extraction,)).fetchone()[0])
+
     def warnings(self, limit: int = 100) -> tuple[int, list[tuple[str, int | None, str]]]:
         """The live documents' warnings as their last versions had them: how many
         documents have any, and the first ``limit`` as (path, line, reason) by path."""
