@@ -51,6 +51,20 @@ def test_ingest_json_report_shape(tmp_path: Path, vault: Path) -> None:
     assert (again["added"], again["updated"], again["unchanged"]) == (0, 0, report["added"])
 
 
+def test_ingest_says_which_notes_it_read_again_under_other_rules(
+        db: Path, vault: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("KNOTWORK_CHUNK_TOKENS", "60")  # another chunk size: other rules
+    code, out = run(db, "stats", "--json")
+    n = len(list(vault.rglob("*.md")))
+    assert json.loads(out)["to_reread"] == n
+    code, out = run(db, "ingest", str(vault), "--dry-run", "--json")
+    assert (json.loads(out)["reread"], json.loads(out)["unchanged"]) == (n, 0)
+    code, out = run(db, "ingest", str(vault))
+    assert code == 0 and f"reread {n}" in out and "read again" in out
+    code, out = run(db, "ingest", str(vault), "--json")
+    assert (json.loads(out)["reread"], json.loads(out)["unchanged"]) == (0, n)
+
+
 def test_context_json_contract(db: Path) -> None:
     code, out = run(db, "context", "traefik", "--json", "--max-entities", "5", "--depth", "1")
     assert code == 0, out

@@ -374,7 +374,8 @@ class _WatchStatus:
             self.facts_added += r.facts_added
             self.facts_retracted += r.facts_retracted
             self.errors += len(r.errors)
-            self.last = (f"+{r.added} ~{r.updated} -{r.deleted} ↻{r.renamed}"
+            reread = f" reread {r.reread}" if r.reread else ""
+            self.last = (f"+{r.added} ~{r.updated} -{r.deleted} ↻{r.renamed}{reread}"
                          f" (facts +{r.facts_added} -{r.facts_retracted})")
             self.emit({"event": "applied", **r.as_dict()}, f"applied {self.last}")
         for issue in r.errors if not self.as_json else ():
