@@ -477,8 +477,8 @@ def refresh_mentions(store: Store, finder: MentionFinder, *, actor: str,
     for i in range(0, max(len(ids), 1), batch_size):
         part = ids[i:i + batch_size]
         with store.write(actor=actor) as w:
-            for doc_id in part:
-                a, r = w.apply_mentions(doc_id, _mention_drafts(reader, finder, doc_id))
+            for doc_id, drafts in _mention_drafts(reader, finder, part).items():
+                a, r = w.apply_mentions(doc_id, drafts)
                 n_added, n_retracted = n_added + a, n_retracted + r
             last = i + batch_size >= len(ids)
             w.mentions_done(part, through_change=last_change if last else None)
@@ -677,11 +677,12 @@ def _worker_finder(reader: StoreReader) -> MentionFinder:
     return finder
 
 
-def _mention_drafts(reader: StoreReader, finder: MentionFinder, doc_id: int
-                    ) -> list[FactDraft]:
-    chunks, own, linked = reader.mention_inputs(doc_id)
-    return finder.find([ChunkText(line, text) for line, text in chunks],
-                       skip_keys=frozenset(own | linked))
+def _mention_drafts(reader: StoreReader, finder: MentionFinder, doc_ids: Sequence[int]
+                    ) -> dict[int, list[FactDraft]]:
+    """The mentions ``finder`` finds in each document, its inputs read for all at once."""
+    return {d: finder.find([ChunkText(line, text) for line, text in chunks],
+                           skip_keys=frozenset(own | linked))
+            for d, (chunks, own, linked) in reader.mention_inputs_of(doc_ids).items()}
 
 
 def _worker_mentions(doc_ids: list[int], actor: str) -> tuple[int, int]:
@@ -695,15 +696,15 @@ def _worker_mentions(doc_ids: list[int], actor: str) -> tuple[int, int]:
     reader = store.reader
     finder = _worker_finder(reader)
     versions = reader.document_versions(doc_ids)
-    drafts = {d: _mention_drafts(reader, finder, d) for d in doc_ids}
+    drafts = _mention_drafts(reader, finder, doc_ids)
     added = retracted = 0
     with _worker["lock"], store.write(actor=actor) as w:
         current = _worker_finder(reader)  # a new table when names changed meanwhile
         stale_names, finder = current is not finder, current
         now = reader.document_versions(doc_ids)
+        drafts.update(_mention_drafts(reader, finder, [
+            d for d in doc_ids if stale_names or now.get(d) != versions.get(d)]))
         for d in doc_ids:
-            if stale_names or now.get(d) != versions.get(d):
-                drafts[d] = _mention_drafts(reader, finder, d)
             a, r = w.apply_mentions(d, drafts[d])
             added, retracted = added + a, retracted + r
         w.mentions_done(doc_ids, through_change=None)

@@ -420,8 +420,14 @@ def test_a_document_read_under_other_rules_is_applied_again(store: Store) -> Non
     # the same text, read otherwise
     newer = replace(doc("a.md", [fact("role", lit("engineer"), 2), fact("team", lit("core"), 3)]),
                     extraction="2/220", content_hash=d.content_hash)
+    doc_id = store.reader.document("default", "a.md")["id"]  # type: ignore[index]
+    stamp = store.reader.document_versions([doc_id])[doc_id]
     [out] = apply(store, newer)
     assert isinstance(out, Applied) and out.reread and (out.added, out.kept) == (1, 1)
+    # into the same chunks: the version stays, but whoever read the document before sees
+    # that it was applied again (its facts may point elsewhere now)
+    after = store.reader.document_versions([doc_id])[doc_id]
+    assert after[0] == stamp[0] and after != stamp
     assert store.reader.document_index("default")["a.md"].extraction == "2/220"
     assert isinstance(apply(store, newer)[0], Unchanged)
     assert live(store, "a") == {("role", "engineer"), ("team", "core")}
