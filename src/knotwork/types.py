@@ -339,6 +339,9 @@ class FactRow:
     source: Source | None
     actor: str | None = None
     qualifiers: tuple[tuple[str, str], ...] = ()
+    # why it was retracted ("source edited", "source deleted", "read again under other
+    # rules", or what a caller gave)
+    retract_reason: str | None = None
 
     def as_dict(self) -> dict[str, object]:
         out: dict[str, object] = {
@@ -368,6 +371,8 @@ class FactRow:
         )
         if self.qualifiers:
             out["qualifiers"] = dict(self.qualifiers)
+        if self.retracted_at:
+            out["retract_reason"] = self.retract_reason
         return out
 
 

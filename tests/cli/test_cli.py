@@ -141,6 +141,10 @@ def test_facts_history_shows_retracted_after_edit(db: Path, vault: Path) -> None
     _, hist = run(db, "facts", "Traefik", "--json", "--history")
     old = [f for f in json.loads(hist) if f["predicate"] == "port" and f["value"] == "443"]
     assert old and old[0]["retracted_at"] is not None
+    assert old[0]["retract_reason"] == "source edited"  # and why
+    assert all("retract_reason" not in f for f in json.loads(live))
+    _, text_hist = run(db, "facts", "Traefik", "--history")
+    assert "(source edited)" in next(line for line in text_hist.splitlines() if "= 443" in line)
 
 
 def test_delete_and_rename_apply_exactly(db: Path, vault: Path) -> None:

@@ -56,6 +56,8 @@ def test_phrases_taught_to_the_lexicon_reach_unchanged_notes(
         assert (report.reread, report.updated, report.unchanged) == (len(NOTES), 0, 0)
         after = _web_facts(kw)
         assert after[("links_to", "WAF")][1] is not None  # retracted: the rules changed
+        [gone] = [f for f in kw.facts("Web", history=True) if f.retracted_at]
+        assert gone.retract_reason == "read again under other rules"
         assert after[("guarded_by", "WAF")][1] is None
         assert after[("runs_on", "Host A")] == before[("runs_on", "Host A")]  # kept, as it was
         assert live(kw) == _fresh(tmp_path, vault, "fresh.db")

@@ -264,7 +264,8 @@ def _where(f: FactRow) -> str:
 def _print_facts(rows: list[FactRow]) -> None:
     for f in rows:
         value = f.value_label or f.value
-        gone = f"  [red]retracted {f.retracted_at}[/red]" if f.retracted_at else ""
+        why = f" ({escape(f.retract_reason)})" if f.retract_reason else ""
+        gone = f"  [red]retracted {f.retracted_at}{why}[/red]" if f.retracted_at else ""
         out.print(f"  #{f.id} {escape(f.predicate)} = {escape(value)}  [dim]{escape(f.trust)}"
                   f" {f.confidence:.2f} {escape(_where(f))} recorded {f.recorded_at}[/dim]{gone}")
 

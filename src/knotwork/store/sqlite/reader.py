@@ -24,7 +24,7 @@ SELECT f.id, COALESCE(s.resolved_id, s.id), COALESCE(sc.iri, s.iri), COALESCE(sc
        f.confidence, f.trust, f.review, f.scope, f.recorded_at, f.retracted_at,
        f.valid_from, f.valid_to, f.extractor, f.actor, f.qualifiers,
        v.path, f.line_start, f.line_end, f.chunk_id, f.supporting_text, f.document_id,
-       f.version_id
+       f.version_id, f.retract_reason
 FROM facts f
 JOIN entities s ON s.id = f.subject_id
 LEFT JOIN entities sc ON sc.id = s.resolved_id
@@ -52,7 +52,8 @@ def _fact_row(r: sqlite3.Row | tuple[object, ...]) -> FactRow:
         datatype=r[6], object_id=r[7], value_label=r[9] if is_entity else None,
         confidence=float(r[10]), trust=r[11], review=r[12], scope=r[13], recorded_at=r[14],
         retracted_at=r[15], valid_from=r[16], valid_to=r[17], extractor=r[18], actor=r[19],
-        qualifiers=tuple(sorted(json.loads(r[20]).items())) if r[20] else (), source=source)
+        qualifiers=tuple(sorted(json.loads(r[20]).items())) if r[20] else (), source=source,
+        retract_reason=r[28])
 
 
 def _file_state(r: tuple[str, str, int, int, str, int | None, str | None]) -> FileState:

@@ -167,8 +167,10 @@ class Writer:
                      else self._replace_chunks(doc_id, version_id, p, fresh=fresh))
         names_added, names_removed = self._replace_names(doc_id, note_id, p, fresh=fresh)
         self._queue_mentions(doc_id, names_added, names_removed)
+        # a fact the same text no longer gives was dropped by the rules, not by an edit
         added, retracted, kept, touched = self._diff_facts(
-            scope, doc_id, version_id, note_id, p.facts, p.refs, chunk_ids, ts, fresh=fresh)
+            scope, doc_id, version_id, note_id, p.facts, p.refs, chunk_ids, ts, fresh=fresh,
+            reason="read again under other rules" if reread else "source edited")
         self._refresh_entity_fts({note_id, *touched})
         action = "rename" if rename_from else ("create" if created else "update")
         detail: dict[str, object] = {
@@ -475,8 +477,8 @@ class Writer:
 
     def _diff_facts(self, scope: str, doc_id: int, version_id: int, note_id: int,
                     facts: Sequence[FactParts], refs: Mapping[str, str], chunk_ids: list[int],
-                    ts: str, *, mentions: bool = False, fresh: bool = False
-                    ) -> tuple[int, int, int, set[int]]:
+                    ts: str, *, mentions: bool = False, fresh: bool = False,
+                    reason: str = "source edited") -> tuple[int, int, int, set[int]]:
         ids = self._entities(scope, refs)
         # Two owners inside one document: its own structure, and the mentions found in it
         # (recomputed when other notes' names change); each diff sees only its own facts.
@@ -515,7 +517,7 @@ class Writer:
             " supporting_text=?, value=?, confidence=?, trust=?, extractor=?,"
             " extractor_version=? WHERE id=?", updates)
         if gone:
-            touched |= self._retract_ids(gone, ts, "source edited")
+            touched |= self._retract_ids(gone, ts, reason)
         return len(inserts), len(gone), len(updates), touched
 
     def _retract_ids(self, fact_ids: Sequence[int], ts: str, reason: str) -> set[int]:
