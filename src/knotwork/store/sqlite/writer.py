@@ -483,14 +483,19 @@ class Writer:
         # Two owners inside one document: its own structure, and the mentions found in it
         # (recomputed when other notes' names change); each diff sees only its own facts.
         op = "=" if mentions else "!="
-        live: dict[str, int] = {} if fresh else dict(self.con.execute(
-            "SELECT fact_key, id FROM facts WHERE document_id=? AND retracted_at IS NULL"
-            f" AND extractor {op} 'mention'", (doc_id,)).fetchall())
+        # each live fact's id, and the columns an unchanged statement's row may change
+        live: dict[str, tuple[object, ...]] = {}
+        if not fresh:
+            live = {r[0]: r[1:] for r in self.con.execute(
+                "SELECT fact_key, id, version_id, chunk_id, line_start, line_end,"
+                " supporting_text, value, confidence, trust, extractor, extractor_version"
+                f" FROM facts WHERE document_id=? AND retracted_at IS NULL"
+                f" AND extractor {op} 'mention'", (doc_id,))}
         note_key = f"doc:{doc_id}"
         fid = self.tx.take_ids("facts", 0)  # the first id, taken below for as many as inserted
         ours = (scope, doc_id, version_id, self.actor, ts)
         inserts: list[tuple[object, ...]] = []
-        updates, seen, touched = [], set(), set()
+        updates, seen, touched, kept = [], set(), set(), 0
         for f in facts:
             subj, obj = f.subject, f.obj
             key = joined_key(note_key if subj is None else subj, f.predicate,
@@ -500,9 +505,15 @@ class Writer:
             seen.add(key)
             chunk_id = chunk_ids[f.chunk] if f.chunk >= 0 else NO_ID
             if key in live:
-                r = f.row  # the same statement: its citation and how it was read move on
-                updates.append((version_id, chunk_id, *f.cite, r[1], r[6], r[7], r[12], r[13],
-                                live[key]))
+                # the same statement: its citation and how it was read move on (a row
+                # already so is not written again: a note read again into the same chunks,
+                # a mention pass finding what it found before)
+                r, row = f.row, live[key]
+                cols = (version_id, None if chunk_id == NO_ID else chunk_id, *f.cite, r[1], r[6],
+                        r[7], r[12], r[13])
+                kept += 1
+                if cols != row[1:]:
+                    updates.append((*cols, row[0]))
                 continue
             subj_id = note_id if subj is None else ids[subj]
             obj_id = NO_ID if not f.entity else note_id if obj is None else ids[obj]
@@ -510,15 +521,15 @@ class Writer:
             touched.add(subj_id)
             fid += 1
         self.tx.take_ids("facts", len(inserts))
-        gone = [fid for key, fid in live.items() if key not in seen]
+        gone = [row[0] for key, row in live.items() if key not in seen]
         self.con.executemany(_FACT_INSERT, inserts)
         self.con.executemany(
-            "UPDATE facts SET version_id=?, chunk_id=NULLIF(?, ''), line_start=?, line_end=?,"
+            "UPDATE facts SET version_id=?, chunk_id=?, line_start=?, line_end=?,"
             " supporting_text=?, value=?, confidence=?, trust=?, extractor=?,"
             " extractor_version=? WHERE id=?", updates)
         if gone:
             touched |= self._retract_ids(gone, ts, reason)
-        return len(inserts), len(gone), len(updates), touched
+        return len(inserts), len(gone), kept, touched
 
     def _retract_ids(self, fact_ids: Sequence[int], ts: str, reason: str) -> set[int]:
         """Retract facts by id; return the subjects whose indexed literals may change and
