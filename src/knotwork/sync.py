@@ -491,28 +491,45 @@ def _linkers_to_redo(reader: StoreReader, finder: MentionFinder, through: int | 
     change with them (``finder`` already holds the new names).
 
     A document mentions no note it links to by any of the note's names ("[[daily-notes]]:
-    set up daily notes"). So it may mention otherwise when (a) a name it links by is
-    declared by another note too: where the link resolves may move between them; or (b)
-    a note it links to loses a name whose words some other note still has: those words
-    were the linked note's, now they are a mention of the other. A name gained needs no
-    more: wherever its words are written, their documents are looked at (phrases).
-    Neither holds for a note deleted or renamed alone, so that costs no such work.
+    set up daily notes"), so it may mention otherwise when a name it links by changes:
+    - a note that goes on (renamed, an alias dropped) loses a name: a link by it no
+      longer reaches the note, whose other names prose may now mention;
+    - a note that had names before gains one: a link by it now reaches the note, whose
+      other names are no longer mentions (a new note's names are all new, and wherever
+      their words are written the documents are looked at anyway);
+    - a name declared by another note too: where the link resolves may move;
+    - a note loses a name whose words another note still has: those words were the
+      linked note's, now they are a mention of the other.
+    None holds for a note created or deleted alone, so that costs no such work.
     """
     changes = reader.name_changes(through)
     if not changes:
         return set()
-    keys = {k for doc, _, k, _, label in changes if not label}
+    added: dict[int, set[str]] = {}
+    removed: dict[int, set[str]] = {}
+    for doc, _, key, was_added, label in changes:
+        if not label and doc is not None:
+            (added if was_added else removed).setdefault(doc, set()).add(key)
+    docs = sorted(added.keys() | removed.keys())
+    current: dict[int, set[str]] = {}
     by_key: dict[str, set[int]] = {}
-    for key, doc in reader.declarations(keys=sorted(keys)):
+    keys = set().union(*added.values(), *removed.values())
+    for key, doc in reader.declarations(keys=sorted(keys), documents=docs):
+        current.setdefault(doc, set()).add(key)
         by_key.setdefault(key, set()).add(doc)
-    contested = {k for doc, _, k, _, label in changes
-                 if not label and by_key.get(k, set()) - {doc}}
-    losing = {doc for doc, text, _, added, label in changes
-              if label and not added and doc is not None and text in finder}
-    if losing:
-        contested |= {k for doc, _, k, _, label in changes if doc in losing}
-        contested |= {k for k, _ in reader.declarations(documents=sorted(losing))}
-    return reader.documents_linking(sorted(contested))
+    redo: set[str] = set()
+    for doc in docs:
+        gained, lost, now = added.get(doc, set()), removed.get(doc, set()), current.get(doc, set())
+        if now:  # the note goes on: a link by a lost name no longer reaches it
+            redo |= lost
+        if lost or now - gained:  # it had names before: a link by a new one reaches it now
+            redo |= gained
+        redo |= {k for k in gained | lost if by_key.get(k, set()) - {doc}}
+    losing = {doc for doc, text, _, was_added, label in changes
+              if label and not was_added and doc is not None and text in finder}
+    for doc in losing:
+        redo |= added.get(doc, set()) | removed.get(doc, set()) | current.get(doc, set())
+    return reader.documents_linking(sorted(redo))
 
 
 @dataclass(slots=True)

@@ -140,6 +140,29 @@ def test_a_link_that_comes_to_resolve_elsewhere_moves_what_the_note_mentions(
         assert _stated(kw) == [("runs_on", "Kestrel Box")] == _fresh(vault, 2)
 
 
+def test_a_note_renamed_away_from_the_name_linked_is_mentioned_by_its_title(
+        tmp_path: Path) -> None:
+    # foam_docs_vault: daily.md says "See [[templates]] for … daily note templates"; once
+    # templates.md (titled "Note Templates") is renamed, the link no longer reaches it
+    # and the words are a mention of it. The link is in the frontmatter here: no phrase of
+    # the document's text leads to it.
+    vault = tmp_path / "v"
+    vault.mkdir()
+    (vault / "templates.md").write_text("# Note Templates\n\nHow to.\n", encoding="utf-8")
+    (vault / "a.md").write_text('---\nsee_also: "[[templates]]"\n---\n# A\n\n'
+                                "Configure daily note templates.\n", encoding="utf-8")
+    with Knotwork.open(vault, db=str(tmp_path / "s.db"), embedder="none") as kw:
+        kw.ingest()
+        assert _stated(kw) == [("see_also", "Note Templates")] == _fresh(vault, 0)
+        (vault / "templates.md").rename(vault / "tmpl.md")
+        kw.ingest()
+        assert _stated(kw) == [("mentions", "Note Templates"),
+                               ("see_also", "templates")] == _fresh(vault, 1)
+        (vault / "tmpl.md").rename(vault / "templates.md")
+        kw.ingest()
+        assert _stated(kw) == [("see_also", "Note Templates")] == _fresh(vault, 2)
+
+
 def test_names_of_the_same_words_mean_one_key_whatever_their_order() -> None:
     labels = [("Daily Notes", "daily notes"), ("daily-notes", "daily-notes")]
     chunks = [ChunkText(1, "Set up daily notes first.")]
