@@ -71,6 +71,15 @@ def test_a_written_link_is_not_also_a_mention(tmp_path: Path) -> None:
         assert preds == ["runs_on"]
 
 
+def _notes(root: Path, notes: dict[str, str]) -> Path:
+    """A vault under ``root`` holding ``notes`` (path -> text)."""
+    vault = root / "v"
+    for path, text in notes.items():
+        (vault / path).parent.mkdir(parents=True, exist_ok=True)
+        (vault / path).write_text(text, encoding="utf-8")
+    return vault
+
+
 def _stated(kw: Knotwork, note: str = "a") -> list[tuple[str, str]]:
     """(predicate, value label) of every live fact about ``note``, sorted."""
     return sorted((f.predicate, str(f.value_label)) for f in kw.facts(note))
@@ -87,11 +96,10 @@ def test_a_note_linked_by_one_name_is_not_mentioned_by_another(tmp_path: Path) -
     # foam_docs_vault graph-view.md:145: "[[daily-notes]] - Set up daily notes" linked the
     # note titled "Daily Notes" and mentioned it too. Which names a document skips hangs
     # on where its links resolve, so it is redone whenever some note's names change.
-    vault = tmp_path / "v"
-    (vault / "guides").mkdir(parents=True)
-    (vault / "daily-notes.md").write_text("# Daily Notes\n\nOne a day.\n", encoding="utf-8")
-    (vault / "a.md").write_text("# A\n\n[[daily-notes]] - set up Daily Notes.\n\n"
-                                "Then read the Field Guide.\n", encoding="utf-8")
+    vault = _notes(tmp_path, {
+        "daily-notes.md": "# Daily Notes\n\nOne a day.\n",
+        "a.md": "# A\n\n[[daily-notes]] - set up Daily Notes.\n\nThen read the Field Guide.\n"})
+    (vault / "guides").mkdir()
 
     with Knotwork.open(vault, db=str(tmp_path / "s.db"), embedder="none") as kw:
         kw.ingest()
@@ -146,11 +154,9 @@ def test_a_note_renamed_away_from_the_name_linked_is_mentioned_by_its_title(
     # templates.md (titled "Note Templates") is renamed, the link no longer reaches it
     # and the words are a mention of it. The link is in the frontmatter here: no phrase of
     # the document's text leads to it.
-    vault = tmp_path / "v"
-    vault.mkdir()
-    (vault / "templates.md").write_text("# Note Templates\n\nHow to.\n", encoding="utf-8")
-    (vault / "a.md").write_text('---\nsee_also: "[[templates]]"\n---\n# A\n\n'
-                                "Configure daily note templates.\n", encoding="utf-8")
+    vault = _notes(tmp_path, {
+        "templates.md": "# Note Templates\n\nHow to.\n",
+        "a.md": '---\nsee_also: "[[templates]]"\n---\n# A\n\nConfigure daily note templates.\n'})
     with Knotwork.open(vault, db=str(tmp_path / "s.db"), embedder="none") as kw:
         kw.ingest()
         assert _stated(kw) == [("see_also", "Note Templates")] == _fresh(vault, 0)
