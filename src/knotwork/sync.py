@@ -447,7 +447,9 @@ def refresh_mentions(store: Store, finder: MentionFinder, *, actor: str,
     finder.generation = gen
     # The work itself comes from the store's queue, written with each change: it holds this
     # sync's changes and any a crash left behind after their structural commit.
-    queued, q_added, q_removed, last_change = reader.mention_work()
+    queued, changes, last_change = reader.mention_work()
+    q_added = [(t, k) for _, t, k, added, label in changes if label and added]
+    q_removed = [(t, k) for _, t, k, added, label in changes if label and not added]
     affected = set(documents) | set(queued)
     # A name that went away matters only where it was mentioned (an indexed lookup), or,
     # when a shorter label lies inside it, wherever its text occurs. A name still declared
@@ -461,7 +463,7 @@ def refresh_mentions(store: Store, finder: MentionFinder, *, actor: str,
         affected |= reader.all_document_ids()
     elif phrases:
         affected |= reader.documents_mentioning(sorted(phrases))
-    affected |= _linkers_to_redo(reader, finder, last_change)
+    affected |= _linkers_to_redo(reader, finder, changes)
     n_added = n_retracted = 0
     ids = sorted(affected)
     opener = _worker_opener(store, len(ids), workers)
@@ -485,8 +487,8 @@ def refresh_mentions(store: Store, finder: MentionFinder, *, actor: str,
     return n_added, n_retracted
 
 
-def _linkers_to_redo(reader: StoreReader, finder: MentionFinder, through: int | None
-                     ) -> set[int]:
+def _linkers_to_redo(reader: StoreReader, finder: MentionFinder,
+                     changes: Sequence[tuple[int | None, str, str, bool, bool]]) -> set[int]:
     """The documents linking a note whose names changed, where what they mention may
     change with them (``finder`` already holds the new names).
 
@@ -502,7 +504,6 @@ def _linkers_to_redo(reader: StoreReader, finder: MentionFinder, through: int | 
       linked note's, now they are a mention of the other.
     None holds for a note created or deleted alone, so that costs no such work.
     """
-    changes = reader.name_changes(through)
     if not changes:
         return set()
     added: dict[int, set[str]] = {}

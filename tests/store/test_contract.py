@@ -437,7 +437,7 @@ def test_requeued_mentions_wait_for_every_live_document_once(store: Store) -> No
     apply(store, doc("a.md", []), doc("b.md", []))
     with store.write(actor="test") as w:
         w.delete("default", "b.md")
-        queued, _, _, _ = store.reader.mention_work()
+        queued, _, _ = store.reader.mention_work()
         w.mentions_done(queued, through_change=None)
     gen = store.reader.meta("names_gen")
     with store.write(actor="test") as w:
@@ -454,18 +454,15 @@ def test_name_changes_say_whose_and_every_declaration(store: Store) -> None:
           doc("b.md", []))
     a = store.reader.document("default", "a.md")["id"]  # type: ignore[index]
     b = store.reader.document("default", "b.md")["id"]  # type: ignore[index]
-    *_, through = store.reader.mention_work()
-    rows = store.reader.name_changes(through)
+    _, rows, _ = store.reader.mention_work()
     # the labels prose mentions a note by, and every declaration besides (label False)
     assert (a, "Alpha Note", "alpha note", True, True) in rows
     assert {(doc_id, key) for doc_id, _, key, added, label in rows if not label} == {
         (a, "a"), (a, "alpha note"), (b, "b")}
-    assert store.reader.name_changes(None) == []
     assert sorted(store.reader.declarations(keys=["b"], documents=[a])) == [
         ("a", a), ("alpha note", a), ("b", b)]
     assert store.reader.documents_linking(["b"]) == {a}
     assert store.reader.documents_linking(["a"]) == set()
     with store.write(actor="test") as w:
         w.delete("default", "b.md")
-    *_, later = store.reader.mention_work()
-    assert (b, "b", "b", False, False) in store.reader.name_changes(later)
+    assert (b, "b", "b", False, False) in store.reader.mention_work()[1]

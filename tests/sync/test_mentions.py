@@ -231,7 +231,7 @@ def test_a_crash_before_the_mention_pass_loses_no_work(tmp_path: Path, monkeypat
         assert report.added == report.updated == 0  # nothing changed on disk since
         assert [f.value_label for f in kw.facts("meeting") if f.predicate == "mentions"] == [
             "Kestrel Queue"]
-        assert kw.store.reader.mention_work() == ([], [], [], None)  # the queue is drained
+        assert kw.store.reader.mention_work() == ([], [], None)  # the queue is drained
 
 
 def test_a_decomposed_name_is_mentioned_by_composed_prose(tmp_path: Path) -> None:

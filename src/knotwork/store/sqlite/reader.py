@@ -526,24 +526,16 @@ class Reader:
                 " ON c.id = chunk_fts.rowid WHERE chunk_fts MATCH ? LIMIT ?", (match, limit)))
         return out
 
-    def mention_work(self) -> tuple[list[int], list[tuple[str, str]], list[tuple[str, str]],
+    def mention_work(self) -> tuple[list[int], list[tuple[int | None, str, str, bool, bool]],
                                     int | None]:
-        """Queued mention work: (documents, names added, names removed, last change id)."""
+        """Queued mention work: (documents, name changes, last change id). A change is
+        (document whose names changed, text, key, added, a mention label or else a
+        declaration)."""
         docs = [r[0] for r in self.con.execute("SELECT document_id FROM mention_queue")]
-        rows = self.con.execute("SELECT id, text, key, added, label FROM name_changes"
-                                " ORDER BY id").fetchall()
-        added = [(r[1], r[2]) for r in rows if r[3] and r[4]]
-        removed = [(r[1], r[2]) for r in rows if not r[3] and r[4]]
-        return docs, added, removed, (rows[-1][0] if rows else None)
-
-    def name_changes(self, through: int | None) -> list[tuple[int | None, str, str, bool, bool]]:
-        """The queued name changes up to id ``through``: (document whose names changed,
-        text, key, added, a mention label or else a declaration)."""
-        if through is None:
-            return []
-        return [(r[0], r[1], r[2], bool(r[3]), bool(r[4])) for r in self.con.execute(
-            "SELECT document_id, text, key, added, label FROM name_changes WHERE id <= ?"
-            " ORDER BY id", (through,))]
+        rows = self.con.execute("SELECT id, document_id, text, key, added, label"
+                                " FROM name_changes ORDER BY id").fetchall()
+        changes = [(r[1], r[2], r[3], bool(r[4]), bool(r[5])) for r in rows]
+        return docs, changes, (rows[-1][0] if rows else None)
 
     def declarations(self, *, keys: Sequence[str] = (), documents: Sequence[int] = ()
                      ) -> list[tuple[str, int]]:
@@ -581,16 +573,12 @@ class Reader:
                 " WHERE e.name_key = ? AND f.extractor = 'mention'", (key,)))
         return out
 
-    def mention_inputs(self, doc_id: int) -> tuple[list[tuple[int, str]], set[str], set[str]]:
-        """A document's live chunks (line, text), the names it declares, and the name keys
-        its own structural facts already point to, with every name of the notes those
-        resolve to (a written link beats a mention: "[[daily-notes]]: set up daily
-        notes" mentions nothing)."""
-        return self.mention_inputs_of([doc_id]).get(doc_id, ([], set(), set()))
-
     def mention_inputs_of(self, doc_ids: Sequence[int]
                           ) -> dict[int, tuple[list[tuple[int, str]], set[str], set[str]]]:
-        """``mention_inputs`` of many documents in four statements (not four each)."""
+        """For each document: its live chunks (line, text), the names it declares, and the
+        name keys its own structural facts already point to, with every name of the notes
+        those resolve to (a written link beats a mention: "[[daily-notes]]: set up daily
+        notes" mentions nothing). Four statements for all of them, not four each."""
         if not doc_ids:
             return {}
         ids = json.dumps(sorted(set(doc_ids)))
