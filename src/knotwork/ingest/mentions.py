@@ -210,11 +210,6 @@ def _named(hits: list[tuple[tuple[str, ...], dict[str, list[Any]], int]],
     """
     out = []
     for words, keys, index in hits:
-        if len(keys) == 1:
-            key = next(iter(keys))
-            if key not in skip_keys:
-                out.append((key, keys[key][0], index))
-            continue
         if skip_keys.isdisjoint(keys):
             spaced = " ".join(words)
             key = spaced if spaced in keys else min(keys)
