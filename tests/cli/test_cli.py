@@ -257,3 +257,21 @@ def test_human_output_prints_vault_text_as_it_is(tmp_path: Path) -> None:
     missing = tmp_path / "[/x]" / "s.db"
     res = runner.invoke(app, ["--db", str(missing), "stats"])
     assert res.exit_code == 3 and f"no store at {missing}" in res.stderr
+
+
+def test_every_option_and_command_says_what_it_does() -> None:
+    """``--help`` is the CLI's manual: each command, argument and option explains itself in
+    plain text (no docstring markup such as ``--x`` printed as is)."""
+    import typer.main
+
+    group = typer.main.get_command(app)
+    assert isinstance(group, typer.main.TyperGroup)
+    missing, markup = [], []
+    for name, command in group.commands.items():
+        texts = {f"{name}": command.help or ""}
+        for param in command.params:
+            texts[f"{name} {param.name}"] = getattr(param, "help", None) or ""
+        missing += [where for where, text in texts.items() if not text.strip()]
+        markup += [where for where, text in texts.items() if "``" in text]
+    assert not missing, f"no help text: {missing}"
+    assert not markup, f"reST markup in help text: {markup}"

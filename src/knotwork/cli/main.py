@@ -125,8 +125,11 @@ def ingest(path: Annotated[str, typer.Argument(
            dry_run: Annotated[bool, typer.Option("--dry-run", help="Report, write nothing.")]
            = False,
            pattern: PatternOpt = None,
-           verbose: Annotated[bool, typer.Option("--verbose", "-v")] = False,
-           quiet: Annotated[bool, typer.Option("--quiet", "-q")] = False,
+           verbose: Annotated[bool, typer.Option(
+               "--verbose", "-v", help="Print the files' problems even with --quiet.")] = False,
+           quiet: Annotated[bool, typer.Option(
+               "--quiet", "-q", help="Print nothing (with -v, only the problems).")]
+           = False,
            no_embed: Annotated[bool, typer.Option(
                "--no-embed", help="Index text now, embed chunks later.")] = False,
            replace: Annotated[bool, typer.Option(
@@ -134,8 +137,8 @@ def ingest(path: Annotated[str, typer.Argument(
                                  " another one (the notes this folder lacks are deleted).")]
            = False,
            as_json: JsonOpt = False) -> None:
-    """Ingest a folder of Markdown (or one note of it); only changed files are applied,
-    then new chunks embedded."""
+    """Ingest a folder of Markdown, or one note of it: only what changed is applied, then
+    the new chunks are embedded."""
     show = not (quiet or as_json)
     with _kw(patterns=pattern) as kw, _progress("ingesting", enabled=show) as progress, \
             _progress("embedding", enabled=show) as embed_progress:
@@ -182,13 +185,19 @@ def _progress(label: str, *, enabled: bool) -> Iterator[Callable[[int, int], Non
 
 @app.command()
 def context(query: Annotated[str, typer.Argument(help="What the agent needs context about.")],
-            depth: Annotated[int | None, typer.Option("--depth", help="Link hops (0-3).")] = None,
-            max_entities: Annotated[int | None, typer.Option("--max-entities")] = None,
+            depth: Annotated[int | None, typer.Option(
+                "--depth", help="Link hops, 0-3 (default: the link_depth setting).")] = None,
+            max_entities: Annotated[int | None, typer.Option(
+                "--max-entities",
+                help="Entities in the answer at most (default: the max_entities setting).")
+            ] = None,
             max_tokens: Annotated[int | None, typer.Option(
                 "--max-tokens", help="Cut the rendered answer to this many tokens.")] = None,
             as_of: Annotated[str | None, typer.Option(
                 "--as-of", help="Answer as the store stood at this ISO time.")] = None,
-            min_confidence: Annotated[float, typer.Option("--min-confidence")] = 0.0,
+            min_confidence: Annotated[float, typer.Option(
+                "--min-confidence", help="Leave out facts below this confidence (0-1).")]
+            = 0.0,
             explain: Annotated[bool, typer.Option("--explain", help="Say why each scored.")]
             = False,
             as_json: JsonOpt = False) -> None:
@@ -202,7 +211,8 @@ def context(query: Annotated[str, typer.Argument(help="What the agent needs cont
 
 
 @app.command()
-def search(query: str, k: Annotated[int, typer.Option("--k", help="Number of chunks.")] = 10,
+def search(query: Annotated[str, typer.Argument(help="Words to find in the notes' text.")],
+           k: Annotated[int, typer.Option("--k", help="Number of chunks.")] = 10,
            mode: Annotated[str, typer.Option(
                "--mode", help="bm25 | vector | hybrid")] = "bm25",
            as_json: JsonOpt = False) -> None:
@@ -244,7 +254,8 @@ def entity(ref: Annotated[str, typer.Argument(help="Label, alias, name or iri.")
 def facts(ref: Annotated[str, typer.Argument(help="Label, alias, name or iri.")],
           history: Annotated[bool, typer.Option("--history", help="Include retracted facts.")]
           = False,
-          as_of: Annotated[str | None, typer.Option("--as-of")] = None,
+          as_of: Annotated[str | None, typer.Option(
+              "--as-of", help="The facts as the store stood at this ISO time.")] = None,
           as_json: JsonOpt = False) -> None:
     """Facts whose subject is the entity, with provenance."""
     with _kw(read_only=True) as kw:
@@ -275,7 +286,7 @@ def reindex(embeddings: Annotated[bool, typer.Option(
                 "--embeddings", help="Drop every vector and embed again (a model change).")]
             = False,
             as_json: JsonOpt = False) -> None:
-    """Rebuild derived indexes; today: the chunk vectors (``--embeddings``)."""
+    """Rebuild a derived index: today the chunk vectors (--embeddings)."""
     if not embeddings:
         err.print("nothing to do: pass --embeddings (the graph itself never needs a rebuild)")
         raise typer.Exit(2)
@@ -337,7 +348,8 @@ def serve_command(
         host: Annotated[str, typer.Option(
             "--host", help="Address to bind; anything but loopback needs --token.")]
         = "127.0.0.1",
-        port: Annotated[int, typer.Option("--port", min=1, max=65535)] = 3030,
+        port: Annotated[int, typer.Option("--port", min=1, max=65535,
+                                          help="Port to listen on.")] = 3030,
         token: Annotated[str | None, typer.Option(
             "--token", envvar="KNOTWORK_TOKEN", show_default=False,
             help="Every request must send 'Authorization: Bearer <token>'.")] = None,
