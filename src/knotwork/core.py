@@ -276,6 +276,13 @@ class Knotwork:
             w.clear_vectors()
         return self.embed(progress=progress)
 
+    def compact(self, *, vacuum: bool = False) -> dict[str, int]:
+        """Give back the room that history takes and nothing reads: the chunks of past
+        versions that no fact cites. Facts, versions, live chunks and every cited chunk
+        stay, so no answer, history or citation changes. ``vacuum`` also shrinks the file
+        (a copy of the whole store: writers wait for it, readers go on)."""
+        return self.store.compact(actor=self.actor, vacuum=vacuum)
+
     def embedding_status(self) -> str:
         """``complete`` | ``partial n/m`` | ``none``: what semantic search can see."""
         if self.embedder() is None:

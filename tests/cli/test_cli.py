@@ -275,3 +275,25 @@ def test_every_option_and_command_says_what_it_does() -> None:
         markup += [where for where, text in texts.items() if "``" in text]
     assert not missing, f"no help text: {missing}"
     assert not markup, f"reST markup in help text: {markup}"
+
+
+def test_compact_gives_back_room_and_changes_no_answer(db: Path, vault: Path) -> None:
+    note = vault / "services" / "Traefik.md"
+    text = note.read_text(encoding="utf-8")
+    for i in range(3):  # three saves: the chunks of two past versions are cited by nothing
+        note.write_text(text + f"\nSaved {i} times.\n", encoding="utf-8")
+        assert run(db, "ingest", str(vault), "--json")[0] == 0
+    note.write_text(text.replace("port: 443", "port: 8443"), encoding="utf-8")
+    assert run(db, "ingest", str(vault), "--json")[0] == 0  # a retracted fact cites its chunk
+    asked = [("context", "traefik", "--json", "--max-tokens", "0"),
+             ("facts", "Traefik", "--history", "--json"), ("search", "traefik", "--json")]
+    before = [run(db, *args)[1] for args in asked]
+
+    code, out = run(db, "compact", "--json")
+    assert code == 0, out
+    result = json.loads(out)
+    assert set(result) == {"chunks_removed", "bytes_freed", "store_bytes"}
+    assert result["chunks_removed"] > 0
+    assert [run(db, *args)[1] for args in asked] == before
+    code, out = run(db, "compact", "--vacuum")
+    assert code == 0 and out.startswith("removed 0 chunks"), out

@@ -466,3 +466,58 @@ def test_name_changes_say_whose_and_every_declaration(store: Store) -> None:
     with store.write(actor="test") as w:
         w.delete("default", "b.md")
     assert (b, "b", "b", False, False) in store.reader.mention_work()[1]
+
+
+def test_compact_drops_only_the_chunks_nothing_reads(store: Store) -> None:
+    """A past version's chunk that no fact cites goes; every cited or live chunk stays with
+    its text, answers do not change, and a chunk id is never handed out again."""
+    def chunk_of(label: str, predicate: str, *, history: bool = False) -> int:
+        eid = store.reader.find_entity(label, name_key(label))
+        [f] = [f for f in store.reader.facts([eid], history=history)
+               if f.predicate == predicate and (history or not f.retracted_at)]
+        assert f.source is not None and f.source.chunk_id is not None
+        return f.source.chunk_id
+
+    apply(store, doc("a.md", [fact("role", lit("engineer"), 1), fact("team", lit("edge"), 2)],
+                     body="kestrel one\nteam edge"))
+    apply(store, doc("a.md", [fact("role", lit("engineer"), 1)], body="kestrel two"))
+    retracted_cites = chunk_of("a", "team", history=True)  # a past version's chunk
+    superseded = chunk_of("a", "role")  # the second version's: cited by nothing once moved
+    apply(store, doc("a.md", [fact("role", lit("engineer"), 1)], body="kestrel three"))
+    live_chunk = chunk_of("a", "role")
+    apply(store, doc("b.md", [], body="plain words"))
+    apply(store, doc("c.md", [], body="zebra stripes"))
+    [zebra] = store.reader.search_chunks('"zebra"', limit=5)
+    with store.write(actor="test") as w:
+        w.delete("default", "b.md")
+        w.delete("default", "c.md")  # now the newest chunk is a past version's, uncited
+    seen = {retracted_cites, superseded, live_chunk, zebra.id}
+    cited = store.reader.chunks([retracted_cites, live_chunk])
+    found = store.reader.search_chunks('"kestrel"', limit=5)
+    eid = store.reader.find_entity("a", "a")
+    history = store.reader.facts([eid], history=True)
+
+    result = store.compact(actor="test")
+
+    assert result["chunks_removed"] >= 2  # the second version's chunk and b.md's
+    assert result["store_bytes"] > 0 and result["bytes_freed"] >= 0
+    assert superseded not in store.reader.chunks([superseded])
+    assert store.reader.chunks([retracted_cites, live_chunk]) == cited
+    assert store.reader.search_chunks('"kestrel"', limit=5) == found
+    assert store.reader.facts([eid], history=True) == history
+    assert any(e["action"] == "compact" for e in store.reader.events(limit=None))
+    assert store.compact(actor="test")["chunks_removed"] == 0
+    apply(store, doc("d.md", [], body="okapi"))
+    [okapi] = store.reader.search_chunks('"okapi"', limit=5)
+    assert okapi.id not in seen and okapi.id > max(seen)
+
+
+def test_compact_with_vacuum_shrinks_the_file(store: Store) -> None:
+    for i in range(30):
+        apply(store, doc("a.md", [fact("role", lit("engineer"), 1)],
+                         body=f"version {i}\n" + "padding words " * 400))
+    size = store.compact(actor="test")["store_bytes"]
+    after = store.compact(actor="test", vacuum=True)
+    assert after["chunks_removed"] == 0
+    assert after["store_bytes"] < size
+    assert store.reader.search_chunks('"padding"', limit=5)

@@ -300,6 +300,23 @@ def reindex(embeddings: Annotated[bool, typer.Option(
 
 
 @app.command()
+def compact(vacuum: Annotated[bool, typer.Option(
+                "--vacuum", help="Also shrink the store file (it is copied whole: takes a"
+                                 " while on a big store).")] = False,
+            as_json: JsonOpt = False) -> None:
+    """Give back the room history takes that nothing reads (chunks of past versions no
+    fact cites); answers, history and citations stay as they are."""
+    with _kw(read_only=True) as kw:
+        result = kw.compact(vacuum=vacuum)
+    if as_json:
+        _print_json(result)
+        return
+    out.print(f"removed {result['chunks_removed']} chunks of past versions that no fact cites"
+              f" · {result['bytes_freed'] / 1e6:.1f} MB freed · store"
+              f" {result['store_bytes'] / 1e6:.1f} MB", markup=False)
+
+
+@app.command()
 def stats(as_json: JsonOpt = False) -> None:
     """Counts of documents, chunks, entities, facts and events in the store."""
     with _kw(read_only=True) as kw:

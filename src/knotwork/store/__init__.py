@@ -67,6 +67,11 @@ class StoreWriter(Protocol):
 
     def set_meta(self, key: str, value: str) -> None: ...
 
+    def drop_uncited_chunks(self) -> int:
+        """Delete the chunks of past versions that no fact cites (nothing reads them);
+        return how many. Every chunk a fact cites, and every live chunk, stays."""
+        ...
+
     def refresh_files(self, scope: str, files: Sequence[tuple[str, str, int, int, int]]
                       ) -> int:
         """Files found to still hold their versions: (path, hash, size, mtime_ns,
@@ -203,6 +208,13 @@ class Store(Protocol):
 
     def make_durable(self) -> None:
         """Every commit so far, by any process, reaches the disk before this returns."""
+        ...
+
+    def compact(self, *, actor: str, vacuum: bool = False) -> dict[str, int]:
+        """Give back the room history takes that nothing reads (``drop_uncited_chunks``);
+        with ``vacuum``, also shrink the store's files (writers wait meanwhile). Returns
+        ``chunks_removed``, ``bytes_freed`` (room the store can use again) and
+        ``store_bytes`` (its files' size after)."""
         ...
 
     def close(self) -> None: ...

@@ -132,6 +132,36 @@ class SQLiteStore:
         finally:
             os.close(fd)
 
+    def compact(self, *, actor: str, vacuum: bool = False) -> dict[str, int]:
+        """Drop the chunks nothing reads, then, with ``vacuum``, rewrite the file to its
+        live pages. Without it, the freed pages are reused by later writes (the file does
+        not shrink). ``VACUUM`` copies the whole store as one write transaction: readers
+        go on meanwhile (WAL), a writer waits for it; the WAL is truncated after it unless
+        a reader still holds an older state."""
+        before = self._bytes_in_use()
+        with self.write(actor=actor) as w:
+            removed = w.drop_uncited_chunks()
+        if vacuum:
+            con = self._con()
+            with map_driver_errors("cannot vacuum the store"):
+                con.execute("VACUUM")
+                con.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        return {"chunks_removed": removed, "bytes_freed": max(0, before - self._bytes_in_use()),
+                "store_bytes": self._file_bytes()}
+
+    def _bytes_in_use(self) -> int:
+        """The store's pages that hold data (free pages are reused before the file grows)."""
+        con = self._con()
+        pages, free, size = (int(con.execute(f"PRAGMA {p}").fetchone()[0])
+                             for p in ("page_count", "freelist_count", "page_size"))
+        return (pages - free) * size
+
+    def _file_bytes(self) -> int:
+        if self.path == ":memory:":
+            return self._bytes_in_use()
+        return sum(os.path.getsize(self.path + ext) for ext in ("", "-wal")
+                   if os.path.exists(self.path + ext))
+
     def close(self) -> None:
         with self._lock:
             for con in self._all:

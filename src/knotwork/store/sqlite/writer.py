@@ -344,6 +344,29 @@ class Writer:
         self.con.execute("DELETE FROM embeddings")
         self._event("clear_vectors")
 
+    def drop_uncited_chunks(self) -> int:
+        """Delete the chunks of past versions that no fact cites; return how many.
+
+        Nothing reads such a chunk: search indexes live chunks only, and a fact names the
+        chunk it cites, so the chunks kept are every one a fact (live or retracted) points
+        at. The versions keep their whole text. The newest chunk row stays in any case:
+        ids are handed out past the largest, and an id must never be handed out twice.
+        O(facts + chunks), so it runs on request (``knotwork compact``), never in a sync.
+        """
+        con = self.con
+        con.execute("CREATE TEMP TABLE IF NOT EXISTS cited_chunks(id INTEGER PRIMARY KEY)")
+        con.execute("DELETE FROM temp.cited_chunks")
+        con.execute("INSERT OR IGNORE INTO temp.cited_chunks"
+                    " SELECT chunk_id FROM facts WHERE chunk_id IS NOT NULL")
+        removed = con.execute(
+            "DELETE FROM chunks WHERE live = 0 AND id < (SELECT MAX(id) FROM chunks)"
+            " AND id NOT IN (SELECT id FROM temp.cited_chunks)").rowcount
+        con.execute("DELETE FROM temp.cited_chunks")
+        if removed:
+            self._event("compact", reason="chunks of past versions that no fact cites",
+                        detail={"chunks_removed": removed})
+        return removed
+
     def set_meta(self, key: str, value: str) -> None:
         self.con.execute("INSERT OR REPLACE INTO meta(key, value) VALUES(?, ?)", (key, value))
 
