@@ -1,10 +1,14 @@
-"""What the SQLite backend does beyond the contract: its file is read through a mapping."""
+"""What the SQLite backend does beyond the contract: its file is read through a mapping,
+and it drops the chunks nothing reads by itself."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from knotwork.store import open_store
+from knotwork.store.sqlite import writer
 from knotwork.store.sqlite.connection import MMAP_BYTES
 
 from .conftest import doc, fact, lit
@@ -54,3 +58,29 @@ def test_a_bulk_opener_defers_syncing_to_make_durable(tmp_path: Path) -> None:
     finally:
         store.close()
     assert open_store(":memory:").opener(bulk=True) is None
+
+
+def test_uncited_chunks_of_past_versions_go_once_as_many_as_the_live_ones_retired(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(writer, "COMPACT_MIN", 0)  # the live chunks alone set the pace
+    store = open_store(str(tmp_path / "s.db"))
+
+    def save(path: str, body: str) -> int:
+        with store.write(actor="test") as w:
+            w.apply("default", doc(path, [fact("role", lit("engineer"), 1)], body=body))
+        [hit] = store.reader.search_chunks(f'"{body.split()[0]}"', limit=5)
+        return hit.id
+
+    try:
+        first = save("a.md", "alpha one")
+        save("b.md", "beta")  # two live chunks: two retired ones start a compaction
+        second = save("a.md", "gamma two")
+        assert store.reader.chunks([first])  # one retired: kept for now
+        third = save("a.md", "delta three")  # the second retired: both past chunks go
+        assert store.reader.chunks([first, second]) == {}
+        assert store.reader.chunks([third])
+        assert any(e["action"] == "compact" for e in store.reader.events(limit=None))
+        save("a.md", "epsilon four")  # the count started again
+        assert store.reader.chunks([third])
+    finally:
+        store.close()

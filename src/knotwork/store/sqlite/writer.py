@@ -52,6 +52,10 @@ _CHUNK_FTS = ("INSERT INTO chunk_fts(chunk_fts, rowid, context, text) VALUES('de
 
 _KIND_NAMES = {"file": "a vault file", "api": "an agent's document"}
 
+# Chunks taken out of the live set (edits, deletes) before the uncited ones are dropped
+# by themselves: as many as the store has live chunks, and never fewer than this.
+COMPACT_MIN = 10_000
+
 
 class Writer:
     """Write operations over one open ``Transaction``."""
@@ -70,17 +74,24 @@ class Writer:
         # (1, chunk id, context, text) indexes a chunk, (0, ...) takes it out.
         self._chunk_fts: list[tuple[int, int, str, str]] = []
         self._name_fts: list[tuple[int, str]] = []  # new name entities: id, label
+        # Chunk counts kept in ``meta``, changed by this transaction, written in ``finish``
+        # with one read and one write: live chunks (IDF needs their number on every query)
+        # and chunks taken out of the live set since the uncited ones were last dropped.
+        self._live_delta = 0
+        self._retired = 0
 
     @contextmanager
     def savepoint(self) -> Iterator[None]:
         """Make the next block atomic on its own: a failure undoes only that block."""
         held = len(self._chunk_fts), len(self._name_fts)
+        counts = self._live_delta, self._retired
         try:
             with self.tx.savepoint():
                 yield
         except BaseException:
             # the block's rows are gone, and their ids will be handed out again
             del self._chunk_fts[held[0]:], self._name_fts[held[1]:]
+            self._live_delta, self._retired = counts
             self._entity_ids.clear()
             raise
 
@@ -105,6 +116,31 @@ class Writer:
             stale, self._stale_fts = sorted(self._stale_fts), set()
             for eid in stale:
                 self._index_entity(eid)
+            if self._live_delta or self._retired:
+                self._count_chunks(self._live_delta, self._retired)
+                self._live_delta = self._retired = 0
+
+    def _count_chunks(self, live_delta: int, retired: int) -> None:
+        """Bring the chunk counts in ``meta`` up to date; drop the uncited chunks of past
+        versions once as many chunks have been retired since the last time as the store
+        has live ones (``COMPACT_MIN`` at least).
+
+        Why a count in ``meta``: IDF needs the live chunk count on every query, and
+        counting them is O(chunks); a store written before the count existed gets it from
+        one ``COUNT``. Why that pace: ``drop_uncited_chunks`` is O(facts + chunks), run
+        once per Θ(live chunks) retired, so O(1) amortised per edit, and the chunks of
+        past versions stay within about the room of the live ones without anyone running
+        ``compact``.
+        """
+        counts = dict(self.con.execute(
+            "SELECT key, value FROM meta WHERE key IN ('live_chunks', 'retired_chunks')"))
+        live = (int(counts["live_chunks"]) + live_delta if "live_chunks" in counts else
+                self.con.execute("SELECT COUNT(*) FROM chunks WHERE live = 1").fetchone()[0])
+        retired += int(counts.get("retired_chunks", 0))
+        self.con.executemany("INSERT OR REPLACE INTO meta(key, value) VALUES(?, ?)",
+                             [("live_chunks", str(live)), ("retired_chunks", str(retired))])
+        if retired >= max(live, COMPACT_MIN):
+            self.drop_uncited_chunks()
 
     # ------------------------------------------------------------ documents
 
@@ -259,7 +295,7 @@ class Writer:
             "INSERT INTO chunks(id, version_id, document_id, ord, heading, context, text,"
             " line_start, line_end, text_hash) VALUES(?,?,?,?,?,?,?,?,?,?)", rows)
         self._chunk_fts.extend((1, r[0], r[5], r[6]) for r in rows)
-        self._count_live_chunks(len(rows))
+        self._live_delta += len(rows)
         # an unchanged chunk keeps its vector: same text, same hash, no new embedding
         have = {r[0] for r in self.con.execute(
             f"SELECT text_hash FROM embeddings WHERE text_hash IN ({','.join('?' * len(rows))})",
@@ -287,24 +323,11 @@ class Writer:
             return []
         self._chunk_fts.extend((0, *r[:3]) for r in old)
         self.con.execute("UPDATE chunks SET live=0 WHERE document_id=? AND live=1", (doc_id,))
-        self._count_live_chunks(-len(old))
+        self._live_delta -= len(old)
+        self._retired += len(old)
         self.con.executemany("INSERT INTO vector_log(chunk_id, added) VALUES(?, 0)",
                              [(r[0],) for r in old if r[4]])
         return [r[3] for r in old]
-
-    def _count_live_chunks(self, delta: int) -> None:
-        """Keep ``meta.live_chunks`` in step with the chunks table, in the same transaction.
-
-        Why: IDF needs the live chunk count on every query, and counting them is O(chunks).
-        A store written before this count existed gets it from one ``COUNT`` here, taken
-        after the change it is called for.
-        """
-        if not delta:
-            return
-        row = self.con.execute("SELECT value FROM meta WHERE key = 'live_chunks'").fetchone()
-        n = (int(row[0]) + delta if row else self.con.execute(
-            "SELECT COUNT(*) FROM chunks WHERE live = 1").fetchone()[0])
-        self.set_meta("live_chunks", str(n))
 
     def _drop_orphan_vectors(self, hashes: Sequence[str]) -> None:
         """Delete vectors no live chunk uses any more: a delete leaves no vector behind."""
@@ -351,7 +374,8 @@ class Writer:
         chunk it cites, so the chunks kept are every one a fact (live or retracted) points
         at. The versions keep their whole text. The newest chunk row stays in any case:
         ids are handed out past the largest, and an id must never be handed out twice.
-        O(facts + chunks), so it runs on request (``knotwork compact``), never in a sync.
+        O(facts + chunks): it runs on request (``knotwork compact``), and by itself once
+        enough chunks were retired since the last time (``_count_retired``).
         """
         con = self.con
         con.execute("CREATE TEMP TABLE IF NOT EXISTS cited_chunks(id INTEGER PRIMARY KEY)")
@@ -362,6 +386,7 @@ class Writer:
             "DELETE FROM chunks WHERE live = 0 AND id < (SELECT MAX(id) FROM chunks)"
             " AND id NOT IN (SELECT id FROM temp.cited_chunks)").rowcount
         con.execute("DELETE FROM temp.cited_chunks")
+        self.set_meta("retired_chunks", "0")
         if removed:
             self._event("compact", reason="chunks of past versions that no fact cites",
                         detail={"chunks_removed": removed})
