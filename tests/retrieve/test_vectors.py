@@ -235,6 +235,24 @@ def test_edits_and_deletes_after_the_file_are_caught_up_and_deleted_chunks_never
     assert loaded._mat.flags.writeable and read_mirror(path, MDIM) is not None
 
 
+def test_a_mirror_catches_up_past_dropped_chunks_of_past_versions(
+        vstore: Store, tmp_path: Path) -> None:
+    """Chunks dropped by ``compact`` (past versions no fact cites) left entries in the log
+    a mirror catches up through: it ends as an index read from the store would."""
+    path = tmp_path / "m.db.vectors"
+    mirror_index(vstore, path).save_mirror()
+    with vstore.write(actor="test") as w:
+        w.apply("default", note("d5", 4), force=True)
+        w.delete("default", "d3.md")
+    embed_all(vstore)
+    assert vstore.compact(actor="test")["chunks_removed"] > 0
+    loaded = mirror_index(vstore, path)
+    scratch = mirror_index(vstore, None)
+    assert loaded.mirror_info["state"] == "loaded"
+    assert len(loaded) == len(scratch) == 400 - 20 + 4
+    assert answers(loaded) == answers(scratch)
+
+
 def _flip_byte(path: Path, at: int) -> None:
     data = bytearray(path.read_bytes())
     data[at] ^= 0xFF
