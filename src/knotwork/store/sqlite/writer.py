@@ -375,7 +375,7 @@ class Writer:
         at. The versions keep their whole text. The newest chunk row stays in any case:
         ids are handed out past the largest, and an id must never be handed out twice.
         O(facts + chunks): it runs on request (``knotwork compact``), and by itself once
-        enough chunks were retired since the last time (``_count_retired``).
+        enough chunks were retired since the last time (``_count_chunks``).
         """
         con = self.con
         con.execute("CREATE TEMP TABLE IF NOT EXISTS cited_chunks(id INTEGER PRIMARY KEY)")
