@@ -5,6 +5,7 @@ parsing can run in worker processes without a store.
 """
 
 import hashlib
+import importlib
 import sys
 from typing import TYPE_CHECKING, Any
 
@@ -31,11 +32,14 @@ def extraction_key(chunk_tokens: int) -> str:
     and, in a process that taught the lexicon more phrases, those phrases.
 
     Why the lexicon is looked for in ``sys.modules``: a process that registered phrases
-    has imported it, and a query process must not pay the parser's import to ask.
+    has imported it, and a query process must not pay the parser's import to ask. Found
+    there, it is imported all the same: another thread (a server's catch-up) may be in the
+    middle of importing it, and the import waits until it is whole (asked half-imported,
+    ``stats`` failed with an AttributeError during a first sync).
     """
     key = f"{EXTRACTION_RULES}/{chunk_tokens}"
-    lexicon = sys.modules.get(f"{__name__}.lexicon")
-    taught = lexicon.registered() if lexicon is not None else ()
+    name = f"{__name__}.lexicon"
+    taught = importlib.import_module(name).registered() if name in sys.modules else ()
     if taught:
         key += "/" + hashlib.sha256(repr(taught).encode()).hexdigest()[:12]
     return key
