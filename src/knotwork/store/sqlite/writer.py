@@ -200,7 +200,8 @@ class Writer:
                      doc.extraction, doc_id))
         note_id = self._note_entity(scope, doc_id, doc, ts, fresh=fresh)
         chunk_ids = (kept_chunks if kept_chunks is not None
-                     else self._replace_chunks(doc_id, version_id, p, fresh=fresh))
+                     else self._replace_chunks(doc_id, version_id, p, fresh=fresh,
+                                               moved=rename_from is not None))
         names_added, names_removed = self._replace_names(doc_id, note_id, p, fresh=fresh)
         self._queue_mentions(doc_id, names_added, names_removed)
         # a fact the same text no longer gives was dropped by the rules, not by an edit
@@ -286,17 +287,32 @@ class Writer:
         return [int(r[0]) for r in rows]
 
     def _replace_chunks(self, doc_id: int, version_id: int, p: PreparedDocument, *,
-                        fresh: bool = False) -> list[int]:
-        retired = [] if fresh else self._retire_chunks(doc_id)
-        first = self.tx.take_ids("chunks", len(p.chunks))
-        ids = list(range(first, first + len(p.chunks)))
-        rows = [(cid, version_id, doc_id, *c) for cid, c in zip(ids, p.chunks, strict=True)]
+                        fresh: bool = False, moved: bool = False) -> list[int]:
+        """The chunks of the new version, in order: a chunk cut exactly as before (the same
+        place, heading, text and lines) stays as it is, with its id, index entries and
+        vector; the others are retired and new ones written.
+
+        Why: appending a line to a note changed one chunk but rewrote them all (a full-text
+        delete and insert each, and a copy of every chunk's text per save). A kept chunk
+        keeps the version it was first written with: its text was there since. ``moved``
+        (a rename) writes every chunk anew, so each one's version gives the new path.
+        """
+        old = [] if fresh else self._live_chunk_rows(doc_id)
+        same = {} if moved else {tuple(r[1:8]): int(r[0]) for r in old}
+        ids: list[int | None] = [same.get(tuple(c)) for c in p.chunks]
+        kept = {cid for cid in ids if cid is not None}
+        retired = self._retire_chunks([r for r in old if r[0] not in kept])
+        new = [i for i, cid in enumerate(ids) if cid is None]
+        first = self.tx.take_ids("chunks", len(new))
+        for n, i in enumerate(new):
+            ids[i] = first + n
+        rows = [(ids[i], version_id, doc_id, *p.chunks[i]) for i in new]
         self.con.executemany(
             "INSERT INTO chunks(id, version_id, document_id, ord, heading, context, text,"
             " line_start, line_end, text_hash) VALUES(?,?,?,?,?,?,?,?,?,?)", rows)
         self._chunk_fts.extend((1, r[0], r[5], r[6]) for r in rows)
         self._live_delta += len(rows)
-        # an unchanged chunk keeps its vector: same text, same hash, no new embedding
+        # a chunk of the same text elsewhere keeps its vector: same hash, no new embedding
         have = {r[0] for r in self.con.execute(
             f"SELECT text_hash FROM embeddings WHERE text_hash IN ({','.join('?' * len(rows))})",
             [r[9] for r in rows])} if rows and self._vectors_exist() else set()
@@ -305,7 +321,7 @@ class Writer:
             self.con.executemany("UPDATE chunks SET embedded = 1 WHERE id = ?", reuse)
             self.con.executemany("INSERT INTO vector_log(chunk_id, added) VALUES(?, 1)", reuse)
         self._drop_orphan_vectors(retired)
-        return ids
+        return [int(cid) for cid in ids if cid is not None]
 
     def _vectors_exist(self) -> bool:
         """Whether any vector is stored (once per transaction: a first ingest has none)."""
@@ -314,20 +330,30 @@ class Writer:
                 "SELECT EXISTS(SELECT 1 FROM embeddings)").fetchone()[0] == 1
         return self._has_vectors
 
-    def _retire_chunks(self, doc_id: int) -> list[str]:
-        """Take a document's chunks out of the indexes; return their text hashes."""
-        old = self.con.execute(
-            "SELECT id, context, text, text_hash, embedded FROM chunks"
-            " WHERE document_id=? AND live=1", (doc_id,)).fetchall()
+    def _retire_chunks(self, old: Sequence[Sequence[object]]) -> list[str]:
+        """Take chunks out of the live set and the indexes; return their text hashes.
+
+        ``old``: rows of ``chunks`` (id, ord, heading, context, text, line_start, line_end,
+        text_hash, embedded), as ``_live_chunk_rows`` reads them.
+        """
         if not old:
             return []
-        self._chunk_fts.extend((0, *r[:3]) for r in old)
-        self.con.execute("UPDATE chunks SET live=0 WHERE document_id=? AND live=1", (doc_id,))
+        self._chunk_fts.extend((0, int(r[0]), str(r[3]), str(r[4])) for r in old)
+        ids = [r[0] for r in old]
+        for i in range(0, len(ids), 500):
+            part = ids[i:i + 500]
+            self.con.execute(f"UPDATE chunks SET live=0 WHERE id IN ({','.join('?' * len(part))})",
+                             part)
         self._live_delta -= len(old)
         self._retired += len(old)
         self.con.executemany("INSERT INTO vector_log(chunk_id, added) VALUES(?, 0)",
-                             [(r[0],) for r in old if r[4]])
-        return [r[3] for r in old]
+                             [(r[0],) for r in old if r[8]])
+        return [str(r[7]) for r in old]
+
+    def _live_chunk_rows(self, doc_id: int) -> list[tuple[object, ...]]:
+        return self.con.execute(
+            "SELECT id, ord, heading, context, text, line_start, line_end, text_hash, embedded"
+            " FROM chunks WHERE document_id=? AND live=1", (doc_id,)).fetchall()
 
     def _drop_orphan_vectors(self, hashes: Sequence[str]) -> None:
         """Delete vectors no live chunk uses any more: a delete leaves no vector behind."""
@@ -659,7 +685,7 @@ class Writer:
         doc_id, ts = int(row[0]), now_iso()
         self.con.execute("UPDATE documents SET deleted_at=?, updated_at=? WHERE id=?",
                          (ts, ts, doc_id))
-        self._drop_orphan_vectors(self._retire_chunks(doc_id))
+        self._drop_orphan_vectors(self._retire_chunks(self._live_chunk_rows(doc_id)))
         names = self.con.execute("SELECT key, kind, text FROM names WHERE document_id=?",
                                  (doc_id,)).fetchall()
         self.con.execute("DELETE FROM names WHERE document_id=?", (doc_id,))
