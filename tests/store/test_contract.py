@@ -9,7 +9,7 @@ import pytest
 
 from knotwork.errors import StoreError
 from knotwork.store import Store
-from knotwork.types import Applied, Deleted, Unchanged, name_key
+from knotwork.types import Applied, ChunkDraft, Deleted, Span, Unchanged, name_key
 
 from .conftest import doc, fact, link, lit
 
@@ -521,3 +521,37 @@ def test_compact_with_vacuum_shrinks_the_file(store: Store) -> None:
     assert after["chunks_removed"] == 0
     assert after["store_bytes"] < size
     assert store.reader.search_chunks('"padding"', limit=5)
+
+
+def test_a_save_keeps_the_chunks_it_cuts_as_before(store: Store) -> None:
+    """Only changed chunks are written again; a kept chunk keeps its id, its facts'
+    citations and its place in search. A rename writes them all (their path changes)."""
+    def note(path: str, third: str) -> object:
+        texts = ["# Notes\nalpha words", "## Two\nbravo words", f"## Three\n{third} words"]
+        # one title for both paths: a renamed chunk would be the same chunk but for its path
+        d = doc(path, [fact("role", lit("engineer"), 4)], body="\n".join(texts),
+                title="Kept Title")
+        chunks = tuple(ChunkDraft(i, ("Notes",) if i == 0 else ("Notes", t.split()[1]), t,
+                                  Span(2 * i + 1, 2 * i + 2)) for i, t in enumerate(texts))
+        return replace(d, chunks=chunks)
+
+    def hit(word: str) -> int | None:
+        hits = store.reader.search_chunks(f'"{word}"', limit=5)
+        return hits[0].id if hits else None
+
+    apply(store, note("a.md", "charlie"))
+    alpha, bravo, charlie = hit("alpha"), hit("bravo"), hit("charlie")
+    [role] = store.reader.facts([store.reader.find_entity("a", "a")])
+    assert role.source is not None and role.source.chunk_id == bravo  # line 4
+
+    apply(store, note("a.md", "delta"))
+    assert (hit("alpha"), hit("bravo")) == (alpha, bravo)
+    assert hit("charlie") is None and hit("delta") not in (None, charlie)
+    [role] = store.reader.facts([store.reader.find_entity("a", "a")])
+    assert role.source is not None and role.source.chunk_id == bravo
+
+    with store.write(actor="test") as w:
+        w.apply("default", note("b.md", "delta"), rename_from="a.md")
+    moved = [hit("alpha"), hit("bravo"), hit("delta")]
+    assert not {alpha, bravo} & set(moved)
+    assert {c.path for c in store.reader.chunks(moved).values()} == {"b.md"}
