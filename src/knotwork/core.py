@@ -277,10 +277,12 @@ class Knotwork:
         return self.embed(progress=progress)
 
     def compact(self, *, vacuum: bool = False) -> dict[str, int]:
-        """Give back the room that history takes and nothing reads: the chunks of past
-        versions that no fact cites. Facts, versions, live chunks and every cited chunk
-        stay, so no answer, history or citation changes. ``vacuum`` also shrinks the file
-        (a copy of the whole store: writers wait for it, readers go on)."""
+        """Give back the room that history takes: drop the chunks of past versions that
+        no fact cites, and store past versions' text compressed (new ones are, as they are
+        superseded; this packs those written before). Facts, versions, live chunks and
+        every cited chunk stay, so no answer, history or citation changes. ``vacuum`` also
+        shrinks the file (a copy of the whole store: writers wait for it, readers go on).
+        """
         return self.store.compact(actor=self.actor, vacuum=vacuum)
 
     def embedding_status(self) -> str:

@@ -292,7 +292,7 @@ def test_compact_gives_back_room_and_changes_no_answer(db: Path, vault: Path) ->
     code, out = run(db, "compact", "--json")
     assert code == 0, out
     result = json.loads(out)
-    assert set(result) == {"chunks_removed", "bytes_freed", "store_bytes"}
+    assert set(result) == {"chunks_removed", "versions_packed", "bytes_freed", "store_bytes"}
     assert result["chunks_removed"] > 0
     assert [run(db, *args)[1] for args in asked] == before
     code, out = run(db, "compact", "--vacuum")

@@ -555,3 +555,20 @@ def test_a_save_keeps_the_chunks_it_cuts_as_before(store: Store) -> None:
     moved = [hit("alpha"), hit("bravo"), hit("delta")]
     assert not {alpha, bravo} & set(moved)
     assert {c.path for c in store.reader.chunks(moved).values()} == {"b.md"}
+
+
+def test_every_version_says_what_it_said(store: Store) -> None:
+    """Every version's text is kept and read back whole, before and after ``compact``."""
+    texts = [f"version {i}\n" + "the same long paragraph of words " * 40 + f"\nend {i}"
+             for i in range(4)] + ["short"]
+    for text in texts:
+        apply(store, doc("a.md", [fact("role", lit("engineer"), 1)], body=text))
+    doc_id = store.reader.document("default", "a.md")["id"]  # type: ignore[index]
+    versions = [e["detail"]["version_id"] for e in  # type: ignore[index]
+                reversed(store.reader.events(document_id=doc_id, limit=None))]
+    assert len(versions) == len(texts)
+    assert [store.reader.version_text(int(v)) for v in versions] == texts
+    store.compact(actor="test")  # which may store past versions' text otherwise
+    assert [store.reader.version_text(int(v)) for v in versions] == texts
+    assert store.reader.version_text(10_000) is None
+    assert store.reader.document_texts("default", ["a.md"]) == {"a.md": "short"}

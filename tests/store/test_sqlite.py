@@ -1,5 +1,5 @@
 """What the SQLite backend does beyond the contract: its file is read through a mapping,
-and it drops the chunks nothing reads by itself."""
+it drops the chunks nothing reads by itself, and compact packs past versions' text."""
 
 from __future__ import annotations
 
@@ -82,5 +82,31 @@ def test_uncited_chunks_of_past_versions_go_once_as_many_as_the_live_ones_retire
         assert any(e["action"] == "compact" for e in store.reader.events(limit=None))
         save("a.md", "epsilon four")  # the count started again
         assert store.reader.chunks([third])
+    finally:
+        store.close()
+
+
+def test_compact_packs_past_versions_and_vacuum_gives_the_room_back(tmp_path: Path) -> None:
+    store = open_store(str(tmp_path / "s.db"))
+    con = store._con()  # type: ignore[attr-defined]
+
+    def packed() -> list[bool]:
+        return [r[0] is not None for r in con.execute(
+            "SELECT text_z FROM versions ORDER BY id")]
+
+    try:
+        for i in range(40):
+            with store.write(actor="test") as w:
+                w.apply("default", doc("a.md", [fact("role", lit("engineer"), 1)],
+                                       body=f"draft {i}\n" + "words of the note " * 300))
+        assert not any(packed())  # saves do not pay for it
+        texts = [store.reader.version_text(v) for v, in con.execute("SELECT id FROM versions")]
+        size = store.compact(actor="test")["store_bytes"]
+        assert packed() == [True] * 39 + [False]  # never the current one
+        assert [store.reader.version_text(v)
+                for v, in con.execute("SELECT id FROM versions")] == texts
+        after = store.compact(actor="test", vacuum=True)
+        assert after["versions_packed"] == 0
+        assert after["store_bytes"] < size * 0.6
     finally:
         store.close()

@@ -304,14 +304,15 @@ def compact(vacuum: Annotated[bool, typer.Option(
                 "--vacuum", help="Also shrink the store file (it is copied whole: takes a"
                                  " while on a big store).")] = False,
             as_json: JsonOpt = False) -> None:
-    """Give back the room history takes that nothing reads (chunks of past versions no
-    fact cites); answers, history and citations stay as they are."""
+    """Give back the room history takes: drop the chunks of past versions no fact cites,
+    pack past versions' text; answers, history and citations stay as they are."""
     with _kw(read_only=True) as kw:
         result = kw.compact(vacuum=vacuum)
     if as_json:
         _print_json(result)
         return
     out.print(f"removed {result['chunks_removed']} chunks of past versions that no fact cites"
+              f" · packed {result['versions_packed']} past versions' text"
               f" · {result['bytes_freed'] / 1e6:.1f} MB freed · store"
               f" {result['store_bytes'] / 1e6:.1f} MB", markup=False)
 

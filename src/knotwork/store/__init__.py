@@ -67,6 +67,11 @@ class StoreWriter(Protocol):
 
     def set_meta(self, key: str, value: str) -> None: ...
 
+    def pack_versions(self) -> int:
+        """Store every past version's text compressed; return how many were not yet. What
+        ``version_text`` gives back does not change."""
+        ...
+
     def drop_uncited_chunks(self) -> int:
         """Delete the chunks of past versions that no fact cites (nothing reads them);
         return how many. Every chunk a fact cites, and every live chunk, stays."""
@@ -130,6 +135,9 @@ class StoreReader(Protocol):
                        ) -> dict[str, FileState]: ...
     def document(self, scope: str, path: str) -> dict[str, object] | None: ...
     def document_texts(self, scope: str, paths: Sequence[str]) -> dict[str, str]: ...
+    def version_text(self, version_id: int) -> str | None:
+        """What a document said at one of its versions, past ones included."""
+        ...
 
     def events(self, *, document_id: int | None = None, fact_ids: Sequence[int] = (),
                limit: int | None = 100) -> list[dict[str, object]]: ...
@@ -211,9 +219,10 @@ class Store(Protocol):
         ...
 
     def compact(self, *, actor: str, vacuum: bool = False) -> dict[str, int]:
-        """Give back the room history takes that nothing reads (``drop_uncited_chunks``);
-        with ``vacuum``, also shrink the store's files (writers wait meanwhile). Returns
-        ``chunks_removed``, ``bytes_freed`` (room the store can use again) and
+        """Give back the room history takes that nothing reads (``drop_uncited_chunks``)
+        and pack past versions' text (``pack_versions``); with ``vacuum``, also shrink the
+        store's files (writers wait meanwhile). Returns ``chunks_removed``,
+        ``versions_packed``, ``bytes_freed`` (room the store can use again) and
         ``store_bytes`` (its files' size after)."""
         ...
 

@@ -141,12 +141,14 @@ class SQLiteStore:
         before = self._bytes_in_use()
         with self.write(actor=actor) as w:
             removed = w.drop_uncited_chunks()
+            packed = w.pack_versions()
         if vacuum:
             con = self._con()
             with map_driver_errors("cannot vacuum the store"):
                 con.execute("VACUUM")
                 con.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-        return {"chunks_removed": removed, "bytes_freed": max(0, before - self._bytes_in_use()),
+        return {"chunks_removed": removed, "versions_packed": packed,
+                "bytes_freed": max(0, before - self._bytes_in_use()),
                 "store_bytes": self._file_bytes()}
 
     def _bytes_in_use(self) -> int:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import zlib
 from collections.abc import Iterable, Sequence
 from datetime import datetime
 
@@ -478,6 +479,14 @@ class Reader:
                 f" WHERE d.scope=? AND d.deleted_at IS NULL AND d.source_kind='file'"
                 f" AND d.path IN ({_marks(part)})", [scope, *part]).fetchall())
         return out
+
+    def version_text(self, version_id: int) -> str | None:
+        """What a document said at one of its versions (None: no such version)."""
+        row = self.con.execute("SELECT text, text_z FROM versions WHERE id=?",
+                               (version_id,)).fetchone()
+        if row is None:
+            return None
+        return zlib.decompress(row[1]).decode() if row[1] is not None else str(row[0])
 
     def events(self, *, document_id: int | None = None, fact_ids: Sequence[int] = (),
                limit: int | None = 100) -> list[dict[str, object]]:

@@ -307,4 +307,11 @@ MIGRATIONS.append([
     """ALTER TABLE name_changes ADD COLUMN label INTEGER NOT NULL DEFAULT 1""",
 ])
 
+# 14: a past version's text may be kept compressed (zlib) in ``text_z``, with ``text`` left
+# empty (``Writer.pack_versions``, run by ``compact``): only current versions' text is read
+# as a matter of course, and history kept a full copy of the note per save.
+MIGRATIONS.append([
+    """ALTER TABLE versions ADD COLUMN text_z BLOB""",
+])
+
 SCHEMA_VERSION = len(MIGRATIONS)
