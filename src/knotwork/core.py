@@ -278,11 +278,10 @@ class Knotwork:
 
     def compact(self, *, vacuum: bool = False) -> dict[str, int]:
         """Give back the room that history takes: drop the chunks of past versions that
-        no fact cites, and store past versions' text compressed (new ones are, as they are
-        superseded; this packs those written before). Facts, versions, live chunks and
-        every cited chunk stay, so no answer, history or citation changes. ``vacuum`` also
-        shrinks the file (a copy of the whole store: writers wait for it, readers go on).
-        """
+        no fact cites, and store past versions' text compressed. Facts, versions, live
+        chunks and every cited chunk stay, so no answer, history or citation changes.
+        ``vacuum`` also rewrites the file to its used pages, which returns the packed
+        text's room (a copy of the whole store: writers wait for it, readers go on)."""
         return self.store.compact(actor=self.actor, vacuum=vacuum)
 
     def embedding_status(self) -> str:

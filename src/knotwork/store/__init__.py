@@ -67,8 +67,9 @@ class StoreWriter(Protocol):
 
     def set_meta(self, key: str, value: str) -> None: ...
 
-    def pack_versions(self) -> int:
-        """Store every past version's text compressed; return how many were not yet. What
+    def pack_versions(self, *, after: int = 0, limit: int = 500) -> tuple[int, int | None]:
+        """Store the text of up to ``limit`` past versions (ids past ``after``) compressed;
+        return how many were not yet, and the last id looked at (None: no more). What
         ``version_text`` gives back does not change."""
         ...
 

@@ -141,7 +141,11 @@ class SQLiteStore:
         before = self._bytes_in_use()
         with self.write(actor=actor) as w:
             removed = w.drop_uncited_chunks()
-            packed = w.pack_versions()
+        packed, after = 0, 0
+        while after is not None:  # in parts: each write holds the lock a watcher waits on
+            with self.write(actor=actor) as w:
+                done, after = w.pack_versions(after=after)
+            packed += done
         if vacuum:
             con = self._con()
             with map_driver_errors("cannot vacuum the store"):

@@ -355,6 +355,7 @@ class Writer:
         return [str(r[7]) for r in old]
 
     def _live_chunk_rows(self, doc_id: int) -> list[tuple[object, ...]]:
+        """A document's live chunks, as ``_retire_chunks`` takes them."""
         return self.con.execute(
             "SELECT id, ord, heading, context, text, line_start, line_end, text_hash, embedded"
             " FROM chunks WHERE document_id=? AND live=1", (doc_id,)).fetchall()
@@ -418,13 +419,15 @@ class Writer:
                          (packed, version_id))
         return True
 
-    def pack_versions(self) -> int:
-        """Compress every past version's text not compressed yet; return how many."""
-        ids = [r[0] for r in self.con.execute(
+    def pack_versions(self, *, after: int = 0, limit: int = 500) -> tuple[int, int | None]:
+        """Compress the text of up to ``limit`` past versions not compressed yet, those
+        with an id past ``after``; return how many were, and the last id looked at (None
+        when there were no more). In parts: a write holds the store's lock."""
+        ids = [int(r[0]) for r in self.con.execute(
             "SELECT v.id FROM versions v JOIN documents d ON d.id = v.document_id"
-            " WHERE v.text_z IS NULL AND v.id != d.version_id"
-            f" AND length(v.text) >= {PACK_MIN}")]
-        return sum(self._pack_version(int(vid)) for vid in ids)
+            " WHERE v.id > ? AND v.text_z IS NULL AND v.id != d.version_id"
+            f" AND length(v.text) >= {PACK_MIN} ORDER BY v.id LIMIT ?", (after, limit))]
+        return sum(self._pack_version(vid) for vid in ids), (ids[-1] if ids else None)
 
     def drop_uncited_chunks(self) -> int:
         """Delete the chunks of past versions that no fact cites; return how many.
