@@ -61,6 +61,21 @@ PACK_MIN = 256
 COMPACT_MIN = 10_000
 
 
+def _chunk_parts(row: Sequence[object]) -> tuple[object, ...]:
+    """What a chunk row of ``Writer._live_chunk_rows`` says, as ``prepare`` gives a new
+    chunk: (ord, heading, context, text, line_start, line_end, text_hash)."""
+    return tuple(row[1:8])
+
+
+def _same_chunks(old: Sequence[Sequence[object]], p: PreparedDocument) -> list[int] | None:
+    """The ids of a document's live chunks ``old`` (in order), when they are exactly the
+    chunks ``p`` would write (text, heading, context, lines); else None."""
+    if len(old) != len(p.chunks) or any(
+            _chunk_parts(r) != tuple(c) for r, c in zip(old, p.chunks, strict=True)):
+        return None
+    return [int(r[0]) for r in old]
+
+
 class Writer:
     """Write operations over one open ``Transaction``."""
 
@@ -186,7 +201,8 @@ class Writer:
         # version and its chunks stay, so an upgrade adds no copy of the vault's text.
         # Chunks cut otherwise make a new version, as an edit does: whoever found a
         # document's mentions in its old chunks sees the version move.
-        kept_chunks = self._same_chunks(doc_id, p) if reread else None
+        old_chunks = [] if fresh else self._live_chunk_rows(doc_id)
+        kept_chunks = _same_chunks(old_chunks, p) if reread else None
         if kept_chunks is not None:
             version_id = int(row[4])  # type: ignore[index]
         else:
@@ -204,7 +220,7 @@ class Writer:
                      doc.extraction, doc_id))
         note_id = self._note_entity(scope, doc_id, doc, ts, fresh=fresh)
         chunk_ids = (kept_chunks if kept_chunks is not None
-                     else self._replace_chunks(doc_id, version_id, p, fresh=fresh,
+                     else self._replace_chunks(doc_id, version_id, p, old_chunks,
                                                moved=rename_from is not None))
         names_added, names_removed = self._replace_names(doc_id, note_id, p, fresh=fresh)
         self._queue_mentions(doc_id, names_added, names_removed)
@@ -279,19 +295,8 @@ class Writer:
             " VALUES(?,?,?,?,?,?,?,?)", (ent_id, key, "note", scope, iri, doc.title, doc_id, ts))
         return ent_id
 
-    def _same_chunks(self, doc_id: int, p: PreparedDocument) -> list[int] | None:
-        """The ids of the document's live chunks, in order, when they are exactly the chunks
-        ``p`` would write (text, heading, context, lines); else None."""
-        rows = self.con.execute(
-            "SELECT id, ord, heading, context, text, line_start, line_end, text_hash FROM chunks"
-            " WHERE document_id=? AND live=1 ORDER BY ord", (doc_id,)).fetchall()
-        if len(rows) != len(p.chunks) or any(
-                tuple(r[1:]) != tuple(c) for r, c in zip(rows, p.chunks, strict=True)):
-            return None
-        return [int(r[0]) for r in rows]
-
-    def _replace_chunks(self, doc_id: int, version_id: int, p: PreparedDocument, *,
-                        fresh: bool = False, moved: bool = False) -> list[int]:
+    def _replace_chunks(self, doc_id: int, version_id: int, p: PreparedDocument,
+                        old: Sequence[Sequence[object]], *, moved: bool = False) -> list[int]:
         """The chunks of the new version, in order: a chunk cut exactly as before (the same
         place, heading, text and lines) stays as it is, with its id, index entries and
         vector; the others are retired and new ones written.
@@ -300,9 +305,9 @@ class Writer:
         delete and insert each, and a copy of every chunk's text per save). A kept chunk
         keeps the version it was first written with: its text was there since. ``moved``
         (a rename) writes every chunk anew, so each one's version gives the new path.
+        ``old``: the document's live chunks (``_live_chunk_rows``).
         """
-        old = [] if fresh else self._live_chunk_rows(doc_id)
-        same = {} if moved else {tuple(r[1:8]): int(r[0]) for r in old}
+        same = {} if moved else {_chunk_parts(r): int(r[0]) for r in old}
         ids: list[int | None] = [same.get(tuple(c)) for c in p.chunks]
         kept = {cid for cid in ids if cid is not None}
         retired = self._retire_chunks([r for r in old if r[0] not in kept])
@@ -355,10 +360,10 @@ class Writer:
         return [str(r[7]) for r in old]
 
     def _live_chunk_rows(self, doc_id: int) -> list[tuple[object, ...]]:
-        """A document's live chunks, as ``_retire_chunks`` takes them."""
+        """A document's live chunks in order, as ``_retire_chunks`` takes them."""
         return self.con.execute(
             "SELECT id, ord, heading, context, text, line_start, line_end, text_hash, embedded"
-            " FROM chunks WHERE document_id=? AND live=1", (doc_id,)).fetchall()
+            " FROM chunks WHERE document_id=? AND live=1 ORDER BY ord", (doc_id,)).fetchall()
 
     def _drop_orphan_vectors(self, hashes: Sequence[str]) -> None:
         """Delete vectors no live chunk uses any more: a delete leaves no vector behind."""
