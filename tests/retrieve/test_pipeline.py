@@ -150,3 +150,47 @@ def test_an_agent_document_is_embedded_when_it_is_stored(tmp_path: Path) -> None
         assert kw.embedding_status() == "complete"
         hits = kw.search("acquisition of Globex", mode="vector", k=1)
         assert hits and hits[0].path == "plan"
+
+
+def test_chunks_an_and_query_found_are_not_tokenised_again(tmp_path: Path,
+                                                           monkeypatch: pytest.MonkeyPatch
+                                                           ) -> None:
+    # Which question terms a kept chunk holds: for the hits of an AND query that filled
+    # the list, the index has said already. Answers must be what tokenising gives.
+    from knotwork.render.json import render_json
+    from knotwork.retrieve import fulltext
+    from knotwork.store.sqlite.reader import Reader
+
+    notes = {f"Harbor {i:02d}": f"The kestrel queue of harbor {i} drains to [[Harbor {i + 1:02d}]]."
+             f" {'Its ferries carry freight.' if i % 3 else 'A harbour master logs it.'}"
+             for i in range(60)}
+    notes |= {f"Mill {i}": f"The kestrel mill {i} grinds grain; no ferries call." for i in range(8)}
+    vault = _vault(tmp_path / "v", notes)
+    asked: list[list[int]] = []
+    real = Reader.chunk_terms
+
+    def spy(self: Reader, chunk_ids: list[int], words: list[str]) -> dict[int, set[str]]:
+        asked.append(list(chunk_ids))
+        return real(self, chunk_ids, words)
+
+    monkeypatch.setattr(Reader, "chunk_terms", spy)
+    questions = ["kestrel queue", "kestrel", "harbor ferries", "kestrel ferries grain",
+                 "queue mill"]
+    with Knotwork.open(vault, db=str(tmp_path / "s.db"), embedder="none") as kw:
+        kw.ingest()
+        fast, shortcut = [], []
+        for q in questions:
+            asked.clear()
+            fast.append(render_json(kw.context(q, explain=True)))
+            shortcut.append(not any(asked))
+        holding = fulltext.search_chunks_holding
+        monkeypatch.setattr(fulltext, "search_chunks_holding",
+                            lambda *a, **k: (holding(*a, **k)[0], ()))
+        asked.clear()
+        slow = [render_json(kw.context(q, explain=True)) for q in questions]
+    assert all(asked)  # without the shortcut every answer tokenises its chunks
+    assert fast == slow
+    # "kestrel queue": 60 chunks hold both words, more than the 40 asked for; "kestrel":
+    # one term; "harbor ferries" (40 of 60 notes hold both): the AND query fills the list.
+    # "kestrel ferries grain": no chunk holds all three, so the OR query ran.
+    assert shortcut == [True, True, True, False, False]

@@ -24,29 +24,48 @@ def search_chunks(reader: StoreReader, text: str, *, limit: int,
     ``freqs``: ``frequencies(reader, query_terms(text), table="chunk")`` when the caller
     already has it (the context pipeline also weighs the query's terms with it).
     """
+    return _search(reader, text, limit=limit, scopes=scopes, table="chunk", freqs=freqs)[0]
+
+
+def search_chunks_holding(reader: StoreReader, text: str, *, limit: int,
+                          scopes: Sequence[str] | None = None,
+                          freqs: list[tuple[str, int]] | None = None
+                          ) -> tuple[list[Hit], tuple[str, ...]]:
+    """``search_chunks``, and the query terms every hit is known to hold: all the terms
+    searched for when the rows holding all of them filled the list, else none.
+
+    Why: the context pipeline asks which question terms each chunk it keeps holds
+    (``StoreReader.chunk_terms``, which tokenises the chunks again); for the hits of an
+    AND query the index has answered that already.
+    """
     return _search(reader, text, limit=limit, scopes=scopes, table="chunk", freqs=freqs)
 
 
 def search_entities(reader: StoreReader, text: str, *, limit: int,
                     scopes: Sequence[str] | None = None) -> list[Hit]:
-    return _search(reader, text, limit=limit, scopes=scopes, table="entity")
+    return _search(reader, text, limit=limit, scopes=scopes, table="entity")[0]
 
 
 def _search(reader: StoreReader, text: str, *, limit: int, scopes: Sequence[str] | None,
-            table: str, freqs: list[tuple[str, int]] | None = None) -> list[Hit]:
+            table: str, freqs: list[tuple[str, int]] | None = None
+            ) -> tuple[list[Hit], tuple[str, ...]]:
+    """The hits, and the terms each of them holds (those of an AND query that filled the
+    list; none when the OR query ran)."""
     terms = query_terms(text)
     if not terms:
-        return []
+        return [], ()
     kept = selective_terms(freqs if freqs is not None
                            else frequencies(reader, terms, table=table))
     if not kept:
-        return []
+        return [], ()
     run = reader.search_chunks if table == "chunk" else reader.search_entities
     if len(kept) > 1:
         hits = run(fts_match(kept, "AND"), limit=limit, scopes=scopes)
         if len(hits) >= limit:
-            return hits
-    return run(fts_match(kept, "OR"), limit=limit, scopes=scopes)
+            return hits, tuple(kept)
+    hits = run(fts_match(kept, "OR"), limit=limit, scopes=scopes)
+    # one term: its OR query is its AND query
+    return hits, (tuple(kept) if len(kept) == 1 else ())
 
 
 def frequencies(reader: StoreReader, terms: Sequence[str], *, table: str

@@ -17,7 +17,7 @@ Every score carries its reasons (``explain=True``).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 from ..store import StoreReader
@@ -70,7 +70,7 @@ def build_context(reader: StoreReader, query: str, opts: ContextOptions, *, meas
                   notes: tuple[str, ...] = ()) -> KnowledgeContext:
     """Answer ``query`` with ranked, cited entities (see the module docstring)."""
     freqs = fulltext.frequencies(reader, query_terms(query), table="chunk")
-    cands = _direct(reader, query, opts, freqs)
+    cands, known = _direct(reader, query, opts, freqs)
     if semantic is not None:
         _semantic(reader, query, cands, semantic, opts)
     _existing(reader, cands, opts)
@@ -79,7 +79,7 @@ def build_context(reader: StoreReader, query: str, opts: ContextOptions, *, meas
     if opts.expand_links and opts.link_depth > 0:
         _expand(reader, cands, opts)
         _existing(reader, cands, opts)
-    ranked, rows = _cover(reader, cands, freqs, opts)
+    ranked, rows = _cover(reader, cands, freqs, opts, known)
     top = max((c.score for _, c in ranked), default=0.0)
     if top > 1.0:  # keep the best answer at 1.0, the rest in proportion
         for _, c in ranked:
@@ -144,7 +144,9 @@ def _finish(ctx: KnowledgeContext, ranked: list[tuple[int, _Cand]]) -> Knowledge
 
 
 def _direct(reader: StoreReader, query: str, opts: ContextOptions,
-            freqs: list[tuple[str, int]]) -> dict[int, _Cand]:
+            freqs: list[tuple[str, int]]) -> tuple[dict[int, _Cand], dict[int, frozenset[str]]]:
+    """The entities the question finds itself (names, labels, chunk text), and the terms
+    each chunk hit is known to hold (``fulltext.search_chunks_holding``)."""
     cands: dict[int, _Cand] = {}
     key = name_key(query)
     if key:
@@ -168,11 +170,12 @@ def _direct(reader: StoreReader, query: str, opts: ContextOptions,
         coverage = sum(w in qwords for w in label) / len(label) if label else 0.0
         c.signals.append(rank.label_score(coverage))
         c.why.append(f"label/alias/value match (label coverage {coverage:.2f})")
-    chunk_hits = fulltext.search_chunks(reader, query, limit=40, scopes=opts.scopes,
-                                        freqs=freqs)
+    chunk_hits, holding = fulltext.search_chunks_holding(reader, query, limit=40,
+                                                         scopes=opts.scopes, freqs=freqs)
     _add_chunk_hits(reader, cands, _text_then(reader, [(h.id, h.score) for h in chunk_hits],
                                               opts), "text", "Direct")
-    return cands
+    held = frozenset(holding)
+    return cands, ({h.id: held for h in chunk_hits} if held else {})
 
 
 def _add_chunk_hits(reader: StoreReader, cands: dict[int, _Cand],
@@ -258,7 +261,8 @@ def _expand(reader: StoreReader, cands: dict[int, _Cand], opts: ContextOptions) 
 
 
 def _cover(reader: StoreReader, cands: dict[int, _Cand], freqs: list[tuple[str, int]],
-           opts: ContextOptions) -> tuple[list[tuple[int, _Cand]], dict[int, EntityRow]]:
+           opts: ContextOptions, known: Mapping[int, frozenset[str]]
+           ) -> tuple[list[tuple[int, _Cand]], dict[int, EntityRow]]:
     """The best ``max_entities`` by score, reordered as ``rank.cover_order`` picks them,
     and their entity rows (read once here, for labels, and again used to load them).
 
@@ -279,7 +283,13 @@ def _cover(reader: StoreReader, cands: dict[int, _Cand], freqs: list[tuple[str, 
     n = reader.live_chunk_count() if terms else 0
     weights = [rank.term_weight(df, n) for _, df in terms]
     chunk_ids = sorted({cid for _, c in pool for cid in c.chunks})
-    held_by_chunk = reader.chunk_terms(chunk_ids, [w for w, _ in terms]) if terms else {}
+    # a chunk known to hold every term (an AND hit of all of them) is not tokenised again
+    words = frozenset(w for w, _ in terms)
+    held_by_chunk: dict[int, Collection[str]] = {
+        cid: words for cid in chunk_ids if words <= known.get(cid, frozenset())}
+    rest = [cid for cid in chunk_ids if cid not in held_by_chunk]
+    if terms and rest:
+        held_by_chunk.update(reader.chunk_terms(rest, [w for w, _ in terms]))
     rows = reader.entities([e for e, _ in pool])
     items = []
     for eid, c in pool:
