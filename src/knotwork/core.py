@@ -133,8 +133,8 @@ class Knotwork:
                patterns: Sequence[str] | None = None, force: bool = False,
                dry_run: bool = False, progress: _sync.Progress | None = None,
                only: Sequence[str] | None = None, embed: bool = True,
-               embed_progress: _sync.Progress | None = None, replace: bool = False
-               ) -> SyncReport:
+               embed_progress: _sync.Progress | None = None, replace: bool = False,
+               mention_progress: _sync.Progress | None = None) -> SyncReport:
         """Bring the store in step with a folder: only what changed is applied.
 
         ``path``: the folder (default the vault), or one note file in the vault, applied
@@ -146,6 +146,9 @@ class Knotwork:
         globs no longer cover is deleted. A scope holds one vault: a sync of another
         folder that would delete notes of the scope's vault, while that vault still
         exists, is refused unless ``replace`` (a vault that moved, or a copy, is followed).
+        Each ``*progress`` is told (done, total): ``progress`` of the files applied,
+        ``mention_progress`` of the documents scanned for names afterwards,
+        ``embed_progress`` of the chunks embedded.
         """
         root = Path(path).expanduser() if path is not None else self.vault
         if root is None:
@@ -165,7 +168,8 @@ class Knotwork:
                             finder=self._mentions,
                             patterns=globs, force=force, dry_run=dry_run,
                             max_bytes=s.max_file_bytes, chunk_tokens=s.chunk_tokens,
-                            workers=s.workers, progress=progress, only=only, replace=replace)
+                            workers=s.workers, progress=progress, only=only, replace=replace,
+                            mention_progress=mention_progress)
         if embed and not dry_run and self.embedder() is not None:
             self.embed(progress=embed_progress)
         return report

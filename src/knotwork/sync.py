@@ -307,11 +307,14 @@ def sync(store: Store, root: str | os.PathLike[str], *, scope: str, actor: str,
          patterns: tuple[str, ...] = DEFAULT_PATTERNS, force: bool = False,
          dry_run: bool = False, max_bytes: int = 5_000_000, chunk_tokens: int = 220,
          workers: int = 0, batch_size: int = 500, progress: Progress | None = None,
-         only: Iterable[str] | None = None, replace: bool = False) -> SyncReport:
+         only: Iterable[str] | None = None, replace: bool = False,
+         mention_progress: Progress | None = None) -> SyncReport:
     """Apply every change in ``root`` (or in the paths ``only``) since the last sync.
 
     A scope holds one vault: a full sync of another folder that would delete notes while
     the scope's vault still exists raises ``Conflict`` before writing, unless ``replace``.
+    ``progress`` is told (done, total) as files are applied, ``mention_progress`` as the
+    documents whose mentions may have changed are scanned (``refresh_mentions``).
     """
     base = Path(root).expanduser().resolve()
     if not base.is_dir():
@@ -381,7 +384,8 @@ def sync(store: Store, root: str | os.PathLike[str], *, scope: str, actor: str,
             progress(acc.done, total)
     added, retracted = refresh_mentions(store, finder, actor=actor, documents=acc.touched,
                                         added=acc.added, removed=acc.removed,
-                                        generations=acc.changes, workers=workers)
+                                        generations=acc.changes, workers=workers,
+                                        progress=mention_progress)
     counts["fa"] += added
     counts["fr"] += retracted
     # the folder's bookkeeping, one commit or none: files found unchanged though their
@@ -425,7 +429,8 @@ _ALL_DOCS_THRESHOLD = 200  # past this many changed names, rescanning everything
 def refresh_mentions(store: Store, finder: MentionFinder, *, actor: str,
                      documents: Iterable[int], added: Sequence[tuple[str, str]] = (),
                      removed: Sequence[tuple[str, str]] = (), generations: int = 0,
-                     batch_size: int = 500, workers: int = 0) -> tuple[int, int]:
+                     batch_size: int = 500, workers: int = 0,
+                     progress: Progress | None = None) -> tuple[int, int]:
     """Recompute ``mentions`` facts where they may have changed: (added, retracted).
 
     That is the documents that changed, plus every document whose text contains a name
@@ -470,7 +475,7 @@ def refresh_mentions(store: Store, finder: MentionFinder, *, actor: str,
     if opener is not None:
         try:
             n_added, n_retracted = _mentions_in_workers(opener, ids, actor=actor,
-                                                        workers=workers)
+                                                        workers=workers, progress=progress)
             with store.write(actor=actor) as w:
                 w.mentions_done([], through_change=last_change)
         finally:
@@ -484,6 +489,8 @@ def refresh_mentions(store: Store, finder: MentionFinder, *, actor: str,
                 n_added, n_retracted = n_added + a, n_retracted + r
             last = i + batch_size >= len(ids)
             w.mentions_done(part, through_change=last_change if last else None)
+        if progress and ids:
+            progress(i + len(part), len(ids))
     return n_added, n_retracted
 
 
@@ -730,14 +737,17 @@ def _worker_mentions(doc_ids: list[int], actor: str) -> tuple[int, int]:
 
 
 def _mentions_in_workers(opener: Callable[[], Store], ids: list[int], *, actor: str,
-                         workers: int, batch_size: int = 100) -> tuple[int, int]:
-    added = retracted = 0
+                         workers: int, batch_size: int = 100,
+                         progress: Progress | None = None) -> tuple[int, int]:
+    added = retracted = done = 0
     with _pool(opener, workers) as pool:
-        futures = [pool.submit(_worker_mentions, ids[i:i + batch_size], actor)
-                   for i in range(0, len(ids), batch_size)]
+        futures = {pool.submit(_worker_mentions, ids[i:i + batch_size], actor):
+                   len(ids[i:i + batch_size]) for i in range(0, len(ids), batch_size)}
         for fut in as_completed(futures):
             a, r = fut.result()
-            added, retracted = added + a, retracted + r
+            added, retracted, done = added + a, retracted + r, done + futures[fut]
+            if progress:
+                progress(done, len(ids))
     return added, retracted
 
 

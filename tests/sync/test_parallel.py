@@ -100,3 +100,27 @@ def test_a_large_resync_with_renames_edits_and_deletes_matches_a_fresh_ingest(
             fresh.close()
     finally:
         kw.close()
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_progress_is_told_of_every_phase(tmp_path: Path, workers: int) -> None:
+    """The files applied, then the documents scanned for mentions, each up to its total:
+    a bar that stopped at the files left a long mention pass looking hung."""
+    vault = _vault(tmp_path)
+    files: list[tuple[int, int]] = []
+    first: list[tuple[int, int]] = []
+    edit: list[tuple[int, int]] = []
+    with Knotwork.open(vault, db=str(tmp_path / "s.db"), synchronous="OFF",
+                       workers=workers, embedder="none") as kw:
+        kw.ingest(progress=lambda d, t: files.append((d, t)),
+                  mention_progress=lambda d, t: first.append((d, t)))
+        notes = kw.stats()["documents"]
+        (vault / "teams" / "note-1.md").write_text("# Note 1\n\nNow about Unit 7.\n",
+                                                   encoding="utf-8")
+        kw.ingest(mention_progress=lambda d, t: edit.append((d, t)))
+    assert files[-1] == (N + 1, N + 1)  # the broken file counts as done too
+    assert first[-1] == (notes, notes)  # a first sync scans every document
+    # an edit: the note itself and the documents whose text holds a name it lost
+    assert edit and edit[-1][0] == edit[-1][1] < notes
+    for calls in (files, first, edit):
+        assert [d for d, _ in calls] == sorted(d for d, _ in calls)

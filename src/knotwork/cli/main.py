@@ -19,7 +19,14 @@ from typing import Annotated, Any
 import typer
 from rich.console import Console
 from rich.markup import escape
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TaskID,
+    TextColumn,
+    TimeElapsedColumn,
+)
 
 from ..core import Knotwork
 from ..errors import ConfigError, InvalidQuery, KnotworkError, NotFound
@@ -140,11 +147,11 @@ def ingest(path: Annotated[str, typer.Argument(
     """Ingest a folder of Markdown, or one note of it: only what changed is applied, then
     the new chunks are embedded."""
     show = not (quiet or as_json)
-    with _kw(patterns=pattern) as kw, _progress("ingesting", enabled=show) as progress, \
-            _progress("embedding", enabled=show) as embed_progress:
+    with _kw(patterns=pattern) as kw, _bars(enabled=show) as bar:
         report = kw.ingest(path, force=force, dry_run=dry_run, embed=not no_embed,
-                           replace=replace, progress=progress,
-                           embed_progress=embed_progress)
+                           replace=replace, progress=bar("ingesting"),
+                           mention_progress=bar("finding mentions"),
+                           embed_progress=bar("embedding"))
     if as_json:
         _print_json(report.as_dict())
         return
@@ -169,18 +176,27 @@ def _print_issue(issue: Issue) -> None:
 
 
 @contextmanager
-def _progress(label: str, *, enabled: bool) -> Iterator[Callable[[int, int], None] | None]:
+def _bars(*, enabled: bool) -> Iterator[Callable[[str], Callable[[int, int], None] | None]]:
+    """One live display of progress bars on a terminal: ``bar(label)`` makes a phase's
+    callback, whose bar appears with its first update (a phase that never runs shows
+    none)."""
     if not enabled or not err.is_terminal:
-        yield None
+        yield lambda label: None
         return
-    with Progress(TextColumn(label), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                  console=err, transient=True) as bar:
-        task = bar.add_task(label, total=None)
+    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                  TimeElapsedColumn(), console=err, transient=True) as bars:
 
-        def update(done: int, total: int) -> None:
-            bar.update(task, completed=done, total=total)
+        def bar(label: str) -> Callable[[int, int], None]:
+            task: list[TaskID] = []
 
-        yield update
+            def update(done: int, total: int) -> None:
+                if not task:
+                    task.append(bars.add_task(label, total=total))
+                bars.update(task[0], completed=done, total=total)
+
+            return update
+
+        yield bar
 
 
 @app.command()
@@ -290,8 +306,8 @@ def reindex(embeddings: Annotated[bool, typer.Option(
     if not embeddings:
         err.print("nothing to do: pass --embeddings (the graph itself never needs a rebuild)")
         raise typer.Exit(2)
-    with _kw(read_only=True) as kw, _progress("embedding", enabled=not as_json) as progress:
-        result = kw.reindex_embeddings(progress=progress)
+    with _kw(read_only=True) as kw, _bars(enabled=not as_json) as bar:
+        result = kw.reindex_embeddings(progress=bar("embedding"))
     if as_json:
         _print_json(result)
     else:
