@@ -192,5 +192,6 @@ def test_chunks_an_and_query_found_are_not_tokenised_again(tmp_path: Path,
     assert fast == slow
     # "kestrel queue": 60 chunks hold both words, more than the 40 asked for; "kestrel":
     # one term; "harbor ferries" (40 of 60 notes hold both): the AND query fills the list.
-    # "kestrel ferries grain": no chunk holds all three, so the OR query ran.
+    # "kestrel ferries grain" and "queue mill": no chunk holds all the words, so the OR
+    # query ran, and its hits hold some of them only.
     assert shortcut == [True, True, True, False, False]
