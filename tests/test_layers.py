@@ -84,6 +84,26 @@ def test_a_query_process_never_loads_the_parser(tmp_path: Path) -> None:
     assert _in_new_process(probe) == "[]"
 
 
+def test_a_query_that_reads_no_vector_loads_no_embedder(tmp_path: Path) -> None:
+    """`facts`, `entity` and `context` on a store without vectors, with the default
+    embedder configured, in a new process: numpy and the embedding backends stay unloaded
+    (they were ~0.1-0.2 s of every such CLI call)."""
+    examples = Path(__file__).resolve().parents[1] / "examples" / "vault"
+    db = str(tmp_path / "kw.db")
+    with knotwork.Knotwork.open(examples, db=db, embedder="none") as kw:
+        kw.ingest()
+    probe = (
+        "import sys, knotwork\n"
+        f"kw = knotwork.Knotwork.open(None, db={db!r})\n"  # the default embedder
+        "assert kw.facts('Traefik') and kw.entity('Traefik')\n"
+        "ctx = kw.context('traefik')\n"
+        "assert ctx.entities and ctx.summary.embedding_status == 'none'\n"
+        "print(sorted(m for m in sys.modules if m == 'numpy' or m.startswith("
+        "('knotwork.embed.minilm', 'knotwork.embed.hashing', 'knotwork.embed.openai',"
+        " 'knotwork.embed.st', 'knotwork.retrieve.vectors', 'onnxruntime'))))\n")
+    assert _in_new_process(probe) == "[]"
+
+
 def test_a_parallel_ingest_leaves_the_parser_loaded_for_the_next_edit(tmp_path: Path) -> None:
     """Workers parse a large ingest; the parser is still imported here, before they fork,
     so this process's first edit afterwards (a watcher's) does not pay for the import."""

@@ -24,9 +24,6 @@ from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, TypeVar
 
-import numpy as np
-import numpy.typing as npt
-
 from .config import Settings
 from .embed import Embedder, manifest, open_embedder
 from .errors import ConfigError, Conflict, InvalidQuery, NotFound
@@ -35,7 +32,6 @@ from .retrieve import ContextOptions, Measure, build_context, fulltext, token_co
 from .retrieve.memo import ReadMemo
 from .retrieve.rank import fusion as fusion_by_name
 from .retrieve.rank import zscore_sum
-from .retrieve.vectors import VectorIndex
 from .store import Store, StoreReader, open_store, record_time
 from .types import (
     Applied,
@@ -51,16 +47,27 @@ from .types import (
     name_key,
 )
 
-FloatArray = npt.NDArray[np.float32]
-
-
 if TYPE_CHECKING:  # imported where used: a process that only queries never loads them
+    import numpy as np
+    import numpy.typing as npt
+
     from . import sync as _sync
     from .ingest.mentions import MentionFinder
+    from .retrieve.vectors import VectorIndex
     from .watch import VaultWatcher
+
+    FloatArray = npt.NDArray[np.float32]
 
 _P = ParamSpec("_P")
 _R = TypeVar("_R")
+
+
+def _float32(vectors: object) -> FloatArray:
+    """An embedder's output as a float32 array (numpy loads with the first vectors: a
+    process that never reads one, ``knotwork facts`` say, skips its import)."""
+    import numpy as np
+
+    return np.asarray(vectors, dtype=np.float32)
 
 
 def _one_state(method: Callable[Concatenate[Knotwork, _P], _R]
@@ -215,8 +222,7 @@ class Knotwork:
 
     def embedder(self) -> Embedder | None:
         """The configured embedder (loaded on first use), or None when switched off."""
-        spec = self.settings.embedder.strip().lower()
-        if spec in ("", "none", "off"):
+        if self._embedding_off():
             return None
         if self._embedder is None:
             self._embedder = open_embedder(self.settings.embedder)
@@ -256,7 +262,7 @@ class Knotwork:
         counter = getattr(emb, "count_tokens", None)
         while items := reader.pending_chunks(batch):
             texts = [t for _, t in items]
-            vecs = np.asarray(emb.embed(texts), dtype=np.float32)
+            vecs = _float32(emb.embed(texts))
             if counter is not None:
                 tokens += sum(counter(texts))
             with self.store.write(actor=self.actor) as w:
@@ -288,9 +294,16 @@ class Knotwork:
         text's room (a copy of the whole store: writers wait for it, readers go on)."""
         return self.store.compact(actor=self.actor, vacuum=vacuum)
 
+    def _embedding_off(self) -> bool:
+        return self.settings.embedder.strip().lower() in ("", "none", "off")
+
     def embedding_status(self) -> str:
-        """``complete`` | ``partial n/m`` | ``none``: what semantic search can see."""
-        if self.embedder() is None:
+        """``complete`` | ``partial n/m`` | ``none``: what semantic search can see.
+
+        Told from the settings and the store alone: loading the embedder (its backend and
+        numpy) to learn that a store holds no vector cost every query of one ~0.1 s.
+        """
+        if self._embedding_off():
             return "none"
         has, pending = self.store.reader.vector_status()
         if not has:
@@ -302,7 +315,7 @@ class Knotwork:
 
     @staticmethod
     def _embed_query(emb: Embedder, query: str) -> FloatArray:
-        return np.asarray(emb.embed([query]), dtype=np.float32)[0]
+        return _float32(emb.embed([query]))[0]
 
     def _early_query_vector(self, query: str) -> Callable[[], FloatArray | None]:
         """Start embedding ``query`` now, in a thread; the returned call waits for it.
@@ -358,6 +371,8 @@ class Knotwork:
         there), so a new process (every CLI call) skips reading every vector from SQLite;
         an in-memory store keeps both in memory only.
         """
+        from .retrieve.vectors import VectorIndex  # numpy: only once vectors are read
+
         if self._vindex is None or self._vindex.dim != dim:
             if self._vindex is not None:  # another model's vectors: its graph is of no use
                 self._vindex.close()

@@ -11,6 +11,9 @@ loads what it needs when first used.
     16
 """
 
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from knotwork.embed.base import (
     DEFAULT_EMBEDDER,
     Embedder,
@@ -20,10 +23,27 @@ from knotwork.embed.base import (
     open_embedder,
     valid_specs,
 )
-from knotwork.embed.hashing import HashEmbedder
-from knotwork.embed.minilm import MiniLMEmbedder
-from knotwork.embed.openai_compat import OpenAIEmbedder
-from knotwork.embed.st import SentenceTransformerEmbedder
+
+if TYPE_CHECKING:
+    from knotwork.embed.hashing import HashEmbedder
+    from knotwork.embed.minilm import MiniLMEmbedder
+    from knotwork.embed.openai_compat import OpenAIEmbedder
+    from knotwork.embed.st import SentenceTransformerEmbedder
+
+# The backends load when first named: a process that never embeds (``knotwork facts``,
+# a store without vectors) imports no numpy, which cost ~50-100 ms of every CLI call.
+_BACKENDS = {
+    "HashEmbedder": "knotwork.embed.hashing",
+    "MiniLMEmbedder": "knotwork.embed.minilm",
+    "OpenAIEmbedder": "knotwork.embed.openai_compat",
+    "SentenceTransformerEmbedder": "knotwork.embed.st",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _BACKENDS:
+        return getattr(importlib.import_module(_BACKENDS[name]), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 __all__ = [
     "DEFAULT_EMBEDDER",

@@ -20,12 +20,15 @@ from __future__ import annotations
 import inspect
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
-
-import numpy as np
-import numpy.typing as npt
+from typing import TYPE_CHECKING, Any, Protocol
 
 from knotwork.errors import ConfigError
+
+if TYPE_CHECKING:  # numpy loads with the first vector, not with the package
+    import numpy as np
+    import numpy.typing as npt
+
+    FloatMatrix = npt.NDArray[np.float32]
 
 __all__ = [
     "DEFAULT_EMBEDDER",
@@ -39,9 +42,6 @@ __all__ = [
 
 #: The spec ``open_embedder`` uses when none is given.
 DEFAULT_EMBEDDER = "minilm"
-
-FloatMatrix = npt.NDArray[np.float32]
-
 
 class Embedder(Protocol):
     """Turn texts into vectors: ``embed(texts)`` returns float32 ``[len(texts), dim]``.
@@ -106,6 +106,8 @@ def manifest(embedder: Embedder) -> EmbedderManifest:
 
 def l2_normalize(vectors: FloatMatrix) -> FloatMatrix:
     """Scale each row to unit length; all-zero rows stay zero (no NaN)."""
+    import numpy as np
+
     norms = np.linalg.norm(vectors, axis=1, keepdims=True)
     scaled: FloatMatrix = (vectors / np.maximum(norms, 1e-12)).astype(np.float32, copy=False)
     return scaled

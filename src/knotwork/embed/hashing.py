@@ -21,11 +21,15 @@ import hashlib
 import re
 from collections.abc import Sequence
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from knotwork.embed.base import FloatMatrix, l2_normalize
+from knotwork.embed.base import l2_normalize
 from knotwork.errors import ConfigError
+
+if TYPE_CHECKING:
+    from knotwork.embed.base import FloatMatrix
 
 __all__ = ["HashEmbedder"]
 

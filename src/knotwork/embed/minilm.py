@@ -31,11 +31,13 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from knotwork.embed.base import FloatMatrix, l2_normalize
+from knotwork.embed.base import l2_normalize
 from knotwork.errors import BackendUnavailable, ConfigError
 
 if TYPE_CHECKING:
     import tokenizers
+
+    from knotwork.embed.base import FloatMatrix
 
 __all__ = ["MiniLMEmbedder"]
 

@@ -13,12 +13,15 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from knotwork.embed.base import FloatMatrix, l2_normalize
+from knotwork.embed.base import l2_normalize
 from knotwork.errors import BackendUnavailable, ConfigError
+
+if TYPE_CHECKING:
+    from knotwork.embed.base import FloatMatrix
 
 __all__ = ["SentenceTransformerEmbedder"]
 
