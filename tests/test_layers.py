@@ -71,10 +71,7 @@ def test_no_layer_imports_a_higher_one() -> None:
 
 def test_a_query_process_never_loads_the_parser(tmp_path: Path) -> None:
     """`context` and `search` in a new process (every CLI call) skip the ingest modules."""
-    examples = Path(__file__).resolve().parents[1] / "examples" / "vault"
-    db = str(tmp_path / "kw.db")
-    with knotwork.Knotwork.open(examples, db=db, embedder="none") as kw:
-        kw.ingest()
+    db = _example_store(tmp_path)
     probe = (
         "import sys, knotwork\n"
         f"kw = knotwork.Knotwork.open(None, db={db!r}, embedder='none')\n"
@@ -88,10 +85,7 @@ def test_a_query_that_reads_no_vector_loads_no_embedder(tmp_path: Path) -> None:
     """`facts`, `entity` and `context` on a store without vectors, with the default
     embedder configured, in a new process: numpy and the embedding backends stay unloaded
     (they were ~0.1-0.2 s of every such CLI call)."""
-    examples = Path(__file__).resolve().parents[1] / "examples" / "vault"
-    db = str(tmp_path / "kw.db")
-    with knotwork.Knotwork.open(examples, db=db, embedder="none") as kw:
-        kw.ingest()
+    db = _example_store(tmp_path)
     probe = (
         "import sys, knotwork\n"
         f"kw = knotwork.Knotwork.open(None, db={db!r})\n"  # the default embedder
@@ -118,6 +112,15 @@ def test_a_parallel_ingest_leaves_the_parser_loaded_for_the_next_edit(tmp_path: 
         "assert kw.ingest().added == 240\n"
         "print('knotwork.ingest.markdown' in sys.modules)\n")
     assert _in_new_process(probe) == "True"
+
+
+def _example_store(tmp_path: Path) -> str:
+    """A store of the example vault, its text indexed and no chunk embedded."""
+    examples = Path(__file__).resolve().parents[1] / "examples" / "vault"
+    db = str(tmp_path / "kw.db")
+    with knotwork.Knotwork.open(examples, db=db, embedder="none") as kw:
+        kw.ingest()
+    return db
 
 
 def _in_new_process(code: str) -> str:
