@@ -403,36 +403,32 @@ class Writer:
         self.con.execute("DELETE FROM embeddings")
         self._event("clear_vectors")
 
-    def _pack_version(self, version_id: int) -> bool:
-        """Store the text of a version another one follows compressed (``text_z``).
-
-        Only current versions' text is read as a matter of course (``document_texts``);
-        a past one is unpacked on request (``Reader.version_text``), whole: the record of
-        what the note said loses nothing. A short text, or one that does not shrink,
-        stays as it is. Why not as each version is superseded: a row shrunk in place
-        frees no page (the next versions are appended elsewhere), so the room comes back
-        only when the file is rewritten (``compact --vacuum``), and compressing costs
-        ~0.1 ms a note.
-        """
-        row = self.con.execute("SELECT text FROM versions WHERE id=? AND text_z IS NULL",
-                               (version_id,)).fetchone()
-        raw = row[0].encode() if row is not None and len(row[0]) >= PACK_MIN else b""
-        packed = zlib.compress(raw) if raw else b""
-        if not packed or len(packed) >= len(raw):
-            return False
-        self.con.execute("UPDATE versions SET text='', text_z=? WHERE id=?",
-                         (packed, version_id))
-        return True
-
     def pack_versions(self, *, after: int = 0, limit: int = 500) -> tuple[int, int | None]:
         """Compress the text of up to ``limit`` past versions not compressed yet, those
         with an id past ``after``; return how many were, and the last id looked at (None
-        when there were no more). In parts: a write holds the store's lock."""
-        ids = [int(r[0]) for r in self.con.execute(
-            "SELECT v.id FROM versions v JOIN documents d ON d.id = v.document_id"
+        when there were no more). In parts: a write holds the store's lock.
+
+        The text moves to ``text_z`` (zlib). Only current versions' text is read as a
+        matter of course (``document_texts``); a past one is unpacked on request
+        (``Reader.version_text``), whole: the record of what the note said loses nothing.
+        A short text, or one that does not shrink, stays as it is. Why not as each version
+        is superseded: a row shrunk in place frees no page (the next versions are appended
+        elsewhere), so the room comes back only when the file is rewritten (``compact
+        --vacuum``), and compressing costs ~0.1 ms a note.
+        """
+        rows = self.con.execute(
+            "SELECT v.id, v.text FROM versions v JOIN documents d ON d.id = v.document_id"
             " WHERE v.id > ? AND v.text_z IS NULL AND v.id != d.version_id"
-            f" AND length(v.text) >= {PACK_MIN} ORDER BY v.id LIMIT ?", (after, limit))]
-        return sum(self._pack_version(vid) for vid in ids), (ids[-1] if ids else None)
+            f" AND length(v.text) >= {PACK_MIN} ORDER BY v.id LIMIT ?", (after, limit)
+        ).fetchall()
+        packed = []
+        for version_id, text in rows:
+            raw = text.encode()
+            z = zlib.compress(raw)
+            if len(z) < len(raw):
+                packed.append((z, version_id))
+        self.con.executemany("UPDATE versions SET text='', text_z=? WHERE id=?", packed)
+        return len(packed), (int(rows[-1][0]) if rows else None)
 
     def drop_uncited_chunks(self) -> int:
         """Delete the chunks of past versions that no fact cites; return how many.
