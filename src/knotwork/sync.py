@@ -744,8 +744,8 @@ def _mentions_in_workers(opener: Callable[[], Store], ids: list[int], *, actor: 
                          progress: Progress | None = None) -> tuple[int, int]:
     added = retracted = done = 0
     with _pool(opener, workers) as pool:
-        futures = {pool.submit(_worker_mentions, ids[i:i + batch_size], actor):
-                   len(ids[i:i + batch_size]) for i in range(0, len(ids), batch_size)}
+        parts = [ids[i:i + batch_size] for i in range(0, len(ids), batch_size)]
+        futures = {pool.submit(_worker_mentions, part, actor): len(part) for part in parts}
         for fut in as_completed(futures):
             a, r = fut.result()
             added, retracted, done = added + a, retracted + r, done + futures[fut]
