@@ -156,8 +156,8 @@ class Writer:
         live = (int(counts["live_chunks"]) + live_delta if "live_chunks" in counts else
                 self.con.execute("SELECT COUNT(*) FROM chunks WHERE live = 1").fetchone()[0])
         retired += int(counts.get("retired_chunks", 0))
-        self.con.executemany("INSERT OR REPLACE INTO meta(key, value) VALUES(?, ?)",
-                             [("live_chunks", str(live)), ("retired_chunks", str(retired))])
+        self.set_meta("live_chunks", str(live))
+        self.set_meta("retired_chunks", str(retired))
         if retired >= max(live, COMPACT_MIN):
             self.drop_uncited_chunks()
 
