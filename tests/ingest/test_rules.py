@@ -28,6 +28,7 @@ VAULT = Path(__file__).resolve().parents[2] / "examples" / "vault"
 FINGERPRINTS = {
     1: "6e059310c696b00a0de47dd9bf3499ed96986fd2462ba07afc9bbf4ca5984a25",
     2: "a825af9cd05273a99529d511d5afc098af8586a981e8227ba106f827659f53bd",
+    3: "670fc06de7c37dbdebd28c8fd0a8a851cc2ef97f8e0fc931602246064355f0d6",
 }
 
 # The mention facts of the same corpus, by (extraction rules, mention rules): a parser
@@ -36,6 +37,7 @@ MENTION_FINGERPRINTS = {
     (1, 1): "aedf8ed9528cc7b23cd4b4d6d3a732239dcb3c275ff06f0601c609284fa280ba",
     (2, 1): "300e8e7b095366d8179fe910675fe073169f62c23f909244aad4cf869f16387a",
     (2, 2): "2ad2a95cce4245e3e82ac2303da68d43a78b6e5a8af47d1ff229d3e67614b81f",
+    (3, 2): "2ad2a95cce4245e3e82ac2303da68d43a78b6e5a8af47d1ff229d3e67614b81f",
 }
 
 # Beside the example vault: the syntax it does not show, each in a few lines.
@@ -57,6 +59,10 @@ SAMPLES = {
     "mentions.md": "# Mentions\n\nThe Runbook says Web first; `Web` in code does not.\n\n"
                    "[Refs][r] and [[Fields]] too.\n\n[r]: <refs.md>\n[t]: <Traefik notes.md>\n"
                    "[page]: https://example.org/web\n\n| edge | runs behind Traefik |\n",
+    "adr-head.md": "# 7. Use queues\n\nDate: 2020-01-02\n\n## Status\n\n"
+                   "Superseded by [[Queue]]\n\n## Context\n\nText.\n",
+    "rfc-head.md": "- Feature Name: `queues`\n- Start Date: 2020-01-01\n"
+                   "- RFC PR #: [org/rfcs#7](https://example.org/7)\n\n## Summary\n\nText.\n",
 }
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left, bisect_right
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from functools import lru_cache
@@ -33,6 +33,7 @@ from .lexicon import (
     DETERMINERS,
     exact_relation,
     infer_relation,
+    known_key,
     normalize_key,
     normalize_relation,
 )
@@ -84,6 +85,25 @@ _COORDINATION = re.compile(
     re.IGNORECASE,
 )
 
+# A field written as a line of its own, "Key: value", with the key of one to four words,
+# maybe emphasised ("**Status:** Accepted", "**Date**: 2020-01-01"; "RFC PR #:" is "RFC
+# PR"): adr-tools writes "Date: 2017-07-04" under an ADR's title, and a Rust RFC opens
+# with "- Start Date: 2016-08-18".
+_LINE_FIELD = re.compile(
+    r"(?P<em>\*\*|__|\*|_)?(?P<key>[^\W\d_][\w'’\-#]*(?:[ \t]+[\w'’\-#]+){0,3})"
+    r"(?:(?(em)(?P=em))[ \t]*:|[ \t]*:(?(em)(?P=em)))[ \t]+(?P<value>\S.*?)[ \t]*\Z")
+# Sections whose whole body, one short line, is the value of their heading's key
+# ("## Status" / "Accepted" in an ADR): what a one-line section under another heading
+# says is prose about it, not its value.
+_SECTION_KEYS = frozenset({"status", "date", "owner", "author", "team", "role"})
+# A longer value (links counted by their text) is prose, such as a README's "- Source: …"
+_FIELD_VALUE_MAX = 120
+# Markup a field's literal value is read without: a link as its text, code, emphasis.
+_VALUE_WIKILINK = re.compile(r"!?\[\[([^\]|]*)(?:\|([^\]]*))?\]\]")
+_VALUE_MDLINK = re.compile(r"!?\[([^\]]*)\](?:\([^)]*\)|\[[^\]]*\])")
+_VALUE_MARKUP = re.compile(r"\*\*|__|`")
+_HeaderField = tuple[Field, str]  # a field of a line of its own, and its extractor
+
 _Relation = tuple[str, EntityRef]  # the predicate and subject an inferred link got
 # A fact's supporting text is its line (or sentence) up to this many characters; past it,
 # the part around what the fact was read from. Why: each of a long line's links kept the
@@ -103,6 +123,7 @@ class Block:
     list_item: bool = False
     task: bool = False
     table: bool = False
+    level: int = 0  # a heading's level (1-6); 0 for any other block
 
 
 @dataclass(slots=True)
@@ -295,13 +316,90 @@ def extract_facts(
     labels folded by ``reference_label``: "[text][label]" and "[label]" are links to them.
     """
     sink = _Sink(references=references)
+    stated: set[str] = set()  # the keys the frontmatter states: the body's do not repeat them
     for entry in entries:
-        _entry_facts(entry, sink)
+        stated.add(_entry_facts(entry, sink))
     note_dir = path.rpartition("/")[0]
-    for block in blocks:
-        if _may_hold_structure(block.masked):
-            _BlockReader(block, path, note_dir, sink).read()
+    blocks = blocks if isinstance(blocks, list) else list(blocks)
+    header = _header_fields(blocks, stated)
+    for i, block in enumerate(blocks):
+        fields = header.get(i) if header else None
+        if fields is not None or _may_hold_structure(block.masked):
+            _BlockReader(block, path, note_dir, sink).read(fields)
     return tuple(sink.facts.values()), tuple(sink.issues)
+
+
+def _header_fields(blocks: Sequence[Block], stated: set[str]) -> dict[int, list[_HeaderField]]:
+    """The fields a note writes as lines of their own, by the index of their block.
+
+    Two places hold them:
+    - the head: the blocks right after an opening "# Title" (or the top) up to the first
+      other heading, as long as every line of them is "Key: value". One such line counts
+      only when the lexicon knows its key ("Date:", "Stato:"): a note opening with
+      "Note: call Bob" states no field, one opening with two such lines does;
+    - a section whose heading is one of ``_SECTION_KEYS`` and whose whole body is one
+      short line ("## Status" / "Accepted").
+    A key the frontmatter states is left to it.
+    """
+    out: dict[int, list[_HeaderField]] = {}
+    i = 1 if blocks and blocks[0].level == 1 else 0
+    head: list[tuple[int, Field]] = []
+    while i < len(blocks) and not blocks[i].level and not blocks[i].table:
+        fields = _line_fields(blocks[i])
+        if fields is None:
+            break
+        head.extend((i, f) for f in fields)
+        i += 1
+    if len(head) >= 2 or (head and known_key(head[0][1].key)):
+        for i, f in head:
+            if normalize_key(f.key) not in stated:
+                out.setdefault(i, []).append((f, "header_field"))
+    for i, block in enumerate(blocks[:-1]):
+        if block.level < 2:
+            continue
+        key = known_key(block.raw[0][block.content:].strip().strip("#*_ \t"))
+        body = blocks[i + 1]
+        if (key not in _SECTION_KEYS or key in stated or body.level or body.table
+                or len(body.raw) != 1 or (i + 2 < len(blocks) and not blocks[i + 2].level)):
+            continue
+        line = body.masked[0]
+        value = line[body.content:].strip()
+        if not value:
+            continue
+        start = line.index(value[0], body.content)
+        plain = _plain_value(body.raw[0][start:start + len(value)])
+        if len(plain) > _FIELD_VALUE_MAX or (key == "date" and not any(map(str.isdigit, plain))):
+            continue  # "## Data" (a date in Italian) over a line of prose about data
+        out.setdefault(i + 1, []).append(
+            (Field(start, key, value, start, start + len(value)), "section_field"))
+    return out
+
+
+def _line_fields(block: Block) -> list[Field] | None:
+    """Each line of ``block`` as a "Key: value" field (offsets into its lines joined by
+    "\\n"), or None when a line is something else."""
+    out: list[Field] = []
+    pos = 0
+    for n, line in enumerate(block.masked):
+        start = block.content if n == 0 else len(line) - len(line.lstrip())
+        m = _LINE_FIELD.match(line, start)
+        if m is None or len(_plain_value(block.raw[n][m.start("value"):m.end("value")])) > (
+                _FIELD_VALUE_MAX):
+            return None
+        out.append(Field(pos + m.start(), m.group("key"), m.group("value"),
+                         pos + m.start("value"), pos + m.end("value")))
+        pos += len(line) + 1
+    return out
+
+
+def _plain_value(raw: str) -> str:
+    """A field's value as text: links as what they show, no code marks or emphasis,
+    no symbols before the first word ("✅ Accepted" is "Accepted")."""
+    text = _VALUE_WIKILINK.sub(lambda m: m.group(2) or m.group(1), raw)
+    text = _VALUE_MDLINK.sub(lambda m: m.group(1), text)
+    text = " ".join(_VALUE_MARKUP.sub("", text).split())
+    start = _LETTER.search(text)
+    return "" if start is None else text[start.start():].rstrip(" *_")
 
 
 def _may_hold_structure(lines: list[str]) -> bool:
@@ -321,11 +419,12 @@ def _may_hold_structure(lines: list[str]) -> bool:
 # ---------------------------------------------------------------- frontmatter
 
 
-def _entry_facts(entry: Entry, sink: _Sink) -> None:
-    """Emit one fact per value of a frontmatter key (title is a label, not a fact)."""
+def _entry_facts(entry: Entry, sink: _Sink) -> str:
+    """Emit one fact per value of a frontmatter key (title is a label, not a fact);
+    return the key's predicate."""
     canon = normalize_key(entry.key)
     if canon == "title":
-        return
+        return canon
     # a block list's items each cite their own lines (a one-item list is read as the list)
     if entry.items and isinstance(entry.value, list) and len(entry.value) == len(entry.items):
         parts = [([item], span, text)
@@ -336,11 +435,12 @@ def _entry_facts(entry: Entry, sink: _Sink) -> None:
     for value, span, text in parts:
         for predicate, leaf in _leaves(canon, value):
             if count >= MAX_VALUES_PER_KEY:
-                return
+                return canon
             count += 1
             predicate = _SPECIAL_PREDICATES.get(predicate, predicate)
             for obj in _yaml_objects(predicate, leaf):
                 sink.add(SELF, predicate, obj, span, _window(text, 0), "frontmatter")
+    return canon
 
 
 class _Target(str):
@@ -424,12 +524,18 @@ class _BlockReader:
         self._letters: list[int] | None = None
         self._masked: dict[str, str] = {}
 
-    def read(self) -> None:
+    def read(self, header: list[_HeaderField] | None = None) -> None:
+        """Read the block; ``header``: the fields it holds as lines of their own
+        (``_header_fields``), read first so their links are theirs."""
         for link in self.links:
             if link.escaped is not None:
                 issue = Issue(self.path, f"link escapes the vault: {link.escaped}",
                               self.line_of(link.start), fatal=False)
                 self.sink.issues.append(issue)
+        for f, extractor in header or ():
+            # a section's line keeps its links for themselves ("Superseded by [[ADR-7]]"
+            # is a status and a link the sentence names); a head field's links are its value
+            self.field(f, extractor, links=extractor != "section_field")
         self.fields()
         self.tags()
         if self.block.list_item and not self.block.task:
@@ -484,32 +590,40 @@ class _BlockReader:
         for f in find_fields(self.text):
             self.field(f)
 
-    def field(self, f: Field) -> None:
+    def field(self, f: Field, extractor: str = "inline_field", *, links: bool = True) -> None:
+        """A field's facts: one per note its value links to, else its value as a literal
+        (``links`` False: always the literal, the links left to the sentence)."""
         canon = normalize_key(f.key)
         predicate = _SPECIAL_PREDICATES.get(canon, canon)
-        if not f.value:
+        if not f.value or predicate == "title":  # a title names the note: no fact
             return
         # the links starting inside the value (links come in order: a bisection)
         inside = range(bisect_left(self.links, f.value_start, key=_start),
-                       bisect_left(self.links, f.value_end, key=_start))
-        if inside:
+                       bisect_left(self.links, f.value_end, key=_start)) if links else ()
+        notes = [i for i in inside
+                 if self.links[i].target is not None and not self.links[i].embed]
+        if notes:
             self.consumed.update(inside)
-            for i in inside:
+            for i in notes:
                 target = self.links[i].target
-                if target is not None and not self.links[i].embed:
-                    self.add(f.start, predicate, target, "inline_field", end=f.value_end)
+                assert target is not None
+                self.add(f.start, predicate, target, extractor, end=f.value_end)
             return
         raw_value = self.raw[f.value_start:f.value_end]
+        if inside or extractor != "inline_field":
+            # a link to no note (a web page) reads as its text: "[rfcs#1721](https://…)"
+            raw_value = _plain_value(raw_value)
+            if not raw_value:
+                return
         if predicate == "tag":
             for tag in _TAG_SPLIT.split(raw_value):
                 if tag.lstrip("#"):
-                    self.add(f.start, "tag", LiteralValue(tag.lstrip("#")), "inline_field",
+                    self.add(f.start, "tag", LiteralValue(tag.lstrip("#")), extractor,
                              end=f.value_end)
         elif predicate == "alias":
-            self.add(f.start, "alias", LiteralValue(raw_value), "inline_field", end=f.value_end)
+            self.add(f.start, "alias", LiteralValue(raw_value), extractor, end=f.value_end)
         else:
-            self.add(f.start, predicate, typed_literal(raw_value), "inline_field",
-                     end=f.value_end)
+            self.add(f.start, predicate, typed_literal(raw_value), extractor, end=f.value_end)
 
     def tags(self) -> None:
         if "#" not in self.text:

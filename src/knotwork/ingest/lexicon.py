@@ -53,6 +53,8 @@ KEY_SYNONYMS: dict[str, tuple[str, ...]] = {
              "étiquettes", "étiquette", "etiquetas", "etiqueta"),
     "aliases": ("aliases", "alias", "aliase", "alias_list", "pseudonyme", "pseudonimi"),
     "title": ("title", "titel", "titolo", "titre", "título"),
+    "superseded_by": ("superseded_by", "replaced_by", "ersetzt_durch", "abgelöst_durch",
+                      "sostituito_da", "remplacé_par", "reemplazado_por", "sustituido_por"),
     "type": ("type", "typ", "tipo"),
 }
 
@@ -68,6 +70,9 @@ RELATION_PATTERNS: dict[str, list[tuple[str, str]]] = {
         ("{reports,report} to", "reports_to"),
         ("{is,are} part of", "part_of"), ("part of", "part_of"), ("belongs to", "part_of"),
         ("owns", "owns"), ("{replaces,supersedes}", "replaces"),
+        # the passive says the link is the newer one ("Superseded by [[ADR-7]]")
+        ("{superseded,replaced} by", "superseded_by"),
+        ("{is,was,has been} {superseded,replaced} by", "superseded_by"),
         # A bare "use" is most often an instruction ("Use [[X]] to …", "please use",
         # "you can use"): the reader uses X, not the note. "We use", "we will use" (an
         # ADR's decision) and the like say the note's authors do.
@@ -84,6 +89,7 @@ RELATION_PATTERNS: dict[str, list[tuple[str, str]]] = {
         ("ist teil {von,der,des}", "part_of"), ("teil von", "part_of"),
         ("{gehört,gehören} {zu,zum,zur}", "part_of"),
         ("besitzt", "owns"), ("ersetzt", "replaces"),
+        ("{ersetzt,abgelöst} durch", "superseded_by"),
         ("{nutzt,nutzen,benutzt,benutzen,verwendet,verwenden}", "uses"),
         ("befindet sich {in,im}", "located_at"),
         ("siehe auch", "links_to"), ("siehe", "links_to"),
@@ -95,6 +101,7 @@ RELATION_PATTERNS: dict[str, list[tuple[str, str]]] = {
         ("riporta {a,al,allo,alla,ai,agli,alle,all'}", "reports_to"),
         ("fa parte {di,del,dello,della,dei,degli,delle,dell'}", "part_of"),
         ("possiede", "owns"), ("sostituisce", "replaces"), ("{usa,utilizza}", "uses"),
+        ("{sostituito,sostituita,rimpiazzato,rimpiazzata} da", "superseded_by"),
         ("si trova {a,in,nel,nella}", "located_at"),
         ("vedi anche", "links_to"), ("vedi", "links_to"),
     ],
@@ -103,6 +110,7 @@ RELATION_PATTERNS: dict[str, list[tuple[str, str]]] = {
         ("dépend {de,du,des,d'}", "depends_on"), ("travaille avec", "works_with"),
         ("rend compte {à,au}", "reports_to"), ("fait partie {de,du,des,d'}", "part_of"),
         ("possède", "owns"), ("remplace", "replaces"), ("utilise", "uses"),
+        ("{remplacé,remplacée} par", "superseded_by"),
         ("se trouve {à,au,en,dans}", "located_at"),
         ("est {situé,située} {à,au,en,dans}", "located_at"),
         ("voir aussi", "links_to"), ("voir", "links_to"),
@@ -113,6 +121,7 @@ RELATION_PATTERNS: dict[str, list[tuple[str, str]]] = {
         ("depende {de,del}", "depends_on"), ("trabaja con", "works_with"),
         ("reporta {a,al}", "reports_to"), ("forma parte {de,del}", "part_of"),
         ("es dueño de", "owns"), ("{reemplaza,sustituye}", "replaces"),
+        ("{reemplazado,reemplazada,sustituido,sustituida} por", "superseded_by"),
         ("{usa,utiliza}", "uses"),
         ("se encuentra en", "located_at"), ("está {ubicado,ubicada} en", "located_at"),
         ("ver también", "links_to"),
@@ -170,6 +179,13 @@ def normalize_key(key: str) -> str:
     if canon is None:
         canon = _KEY_TABLE.get(_fold(snake_case(key)))
     return canon if canon is not None else snake_case(key)
+
+
+def known_key(key: str) -> str | None:
+    """The canonical predicate of ``key`` when the table knows it (in any language), else
+    None: ``"Stato"`` → ``"status"``, ``"Feature Name"`` → None."""
+    folded = _fold(key)
+    return _KEY_TABLE.get(folded) or _KEY_TABLE.get(_fold(snake_case(key)))
 
 
 # What this process taught the lexicon, in order: part of the key a document's facts were

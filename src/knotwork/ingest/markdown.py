@@ -293,7 +293,7 @@ def blocks_of(lines: Sequence[str], start: int, scanned: list[ScannedLine]) -> l
             current.raw.append(lines[number - 1])
         else:
             current = Block(number, [line.masked], [lines[number - 1]], line.content,
-                            line.list_item, line.task, line.table)
+                            line.list_item, line.task, line.table, line.level)
             blocks.append(current)
         if line.kind == HEADING:
             current = None
