@@ -181,6 +181,7 @@ def normalize_key(key: str) -> str:
     return canon if canon is not None else snake_case(key)
 
 
+@lru_cache(maxsize=4096)
 def known_key(key: str) -> str | None:
     """The canonical predicate of ``key`` when the table knows it (in any language), else
     None: ``"Stato"`` → ``"status"``, ``"Feature Name"`` → None."""
@@ -204,6 +205,7 @@ def register_key(canonical: str, *synonyms: str) -> None:
         _KEY_TABLE[_fold(syn)] = canonical
     _REGISTERED.append(("key", canonical, *synonyms))
     normalize_key.cache_clear()
+    known_key.cache_clear()
     _phrase_table.cache_clear()  # its memo of normalize_relation read the old keys
 
 
