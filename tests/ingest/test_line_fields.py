@@ -98,6 +98,7 @@ def test_a_head_field_linking_a_note_points_at_it() -> None:
     "# Plan\n\n## Data\n\nNightly job durations for the team\n",  # "data" is a date in Italian
     "# Plan\n\n## Status\n\n" + "word " * 40 + "\n",  # a paragraph, not a value
     "# Plan\n\n- Source: " + "long words " * 20 + "\n- Licence: MIT\n",  # a README's list
+    "# Plan\n\n- [ ] Date: pick one\n- [ ] Status: ask\n",  # tasks
 ])
 def test_what_is_not_a_field_line(text: str) -> None:
     assert fields(parse(text)) == []
@@ -134,3 +135,15 @@ def test_an_inline_field_naming_a_web_page_keeps_its_text() -> None:
     doc = parse("Docs:: [the guide](https://example.org/guide)\n", "f.md")
     facts = [(f.predicate, f.object, f.extractor) for f in doc.facts]
     assert facts == [("docs", LiteralValue("the guide"), "inline_field")]
+
+
+def test_values_lose_their_decoration_but_not_their_signs() -> None:
+    doc = parse("# T\n\n- Status: **Accepted** 🎉\n- RFC PR: #1234\n- Owner: 👩‍💻 Ada\n", "t.md")
+    assert [(p, v) for p, v, *_ in fields(doc)] == [
+        ("status", "Accepted 🎉"), ("rfc_pr", "#1234"), ("owner", "Ada")]
+
+
+def test_an_owner_section_linking_a_note_points_at_it() -> None:
+    doc = parse("# T\n\n## Owner\n\n[[Ada Lovelace]]\n\n## Notes\n\nx\n", "t.md")
+    assert [(p, v) for p, v, *_ in fields(doc)] == [("owner", "ada lovelace")]
+    assert not any(f.predicate == "links_to" for f in doc.facts)

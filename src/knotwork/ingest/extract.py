@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from datetime import date, datetime
 from functools import lru_cache
 from types import MappingProxyType
+from unicodedata import category
 
 from ..types import (
     SELF,
@@ -103,6 +104,9 @@ _FIELD_VALUE_MAX = 120
 _VALUE_WIKILINK = re.compile(r"!?\[\[([^\]|]*)(?:\|([^\]]*))?\]\]")
 _VALUE_MDLINK = re.compile(r"!?\[([^\]]*)\](?:\([^)]*\)|\[[^\]]*\])")
 _VALUE_MARKUP = re.compile(r"\*\*|__|`")
+# What may stand before a value and is no part of it: emoji (and their joiners and
+# variation selectors), other symbols.
+_DECORATION = frozenset({"So", "Sk", "Mn", "Cf"})
 _HeaderField = tuple[Field, str]  # a field of a line of its own, and its extractor
 
 _Relation = tuple[str, EntityRef]  # the predicate and subject an inferred link got
@@ -354,7 +358,8 @@ def _header_fields(blocks: Sequence[Block], stated: set[str]) -> dict[int, list[
     out: dict[int, list[_HeaderField]] = {}
     i = 1 if blocks and blocks[0].level == 1 else 0
     head: list[tuple[int, Field]] = []
-    while i < len(blocks) and not blocks[i].level and not blocks[i].table:
+    while (i < len(blocks) and not blocks[i].level and not blocks[i].table
+           and not blocks[i].task):
         fields = _line_fields(blocks[i])
         if fields is None:
             break
@@ -407,13 +412,15 @@ def _line_fields(block: Block) -> list[Field] | None:
 
 
 def _plain_value(raw: str) -> str:
-    """A field's value as text: links as what they show, no code marks or emphasis,
-    no symbols before the first word ("✅ Accepted" is "Accepted")."""
+    """A field's value as text: links as what they show, no code marks or emphasis, no
+    emoji before it ("✅ Accepted" is "Accepted"; "#1234" stays)."""
     text = _VALUE_WIKILINK.sub(lambda m: m.group(2) or m.group(1), raw)
     text = _VALUE_MDLINK.sub(lambda m: m.group(1), text)
     text = " ".join(_VALUE_MARKUP.sub("", text).split())
-    start = _LETTER.search(text)
-    return "" if start is None else text[start.start():].rstrip(" *_")
+    i = 0
+    while i < len(text) and (text[i] in " *_" or category(text[i]) in _DECORATION):
+        i += 1
+    return text[i:].rstrip(" *_")
 
 
 def _may_hold_structure(lines: list[str]) -> bool:
@@ -596,9 +603,11 @@ class _BlockReader:
         """The fields the block holds as lines of their own (``_header_fields``), read
         before the rest so that their links are theirs."""
         for f, extractor in fields:
-            # a section's line keeps its links for themselves ("Superseded by [[ADR-7]]"
-            # is a status and a link the sentence names); a head field's links are its value
-            self.field(f, extractor, links=extractor != "section_field")
+            # a status section's line keeps its links for themselves ("Superseded by
+            # [[ADR-7]]" is a status, and a link the sentence names); any other field's
+            # links are its value ("## Owner" / "[[Ada]]")
+            self.field(f, extractor, links=not (extractor == "section_field"
+                                                and f.key == "status"))
 
     def fields(self) -> None:
         if "::" not in self.text:
