@@ -30,7 +30,11 @@ line = st.one_of(
     st.sampled_from(["", "Plain prose without links.", "## Section", "### Deeper", "#infra note",
                      "# Kota Host",
                      "- [decision] Pin the version #ops (after review)", "status:: active",
-                     "```", "port:: 443"]),
+                     "```", "port:: 443",
+                     # fields on lines of their own: at the head, and in a one-line section
+                     "Date: 2020-01-02", "## Status", "Accepted"]),
+    st.builds(lambda t: f"Owner: [[{t}]]", st.sampled_from(TARGETS)),
+    st.builds(lambda t: f"Superseded by [[{t}]]", st.sampled_from(TARGETS)),
     st.builds(lambda t: f"See [[{t}]] for details.", st.sampled_from(TARGETS)),
     st.builds(lambda a, b: f"[[{a}]] runs on [[{b}]].", st.sampled_from(TARGETS),
               st.sampled_from(TARGETS)),
