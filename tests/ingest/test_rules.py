@@ -29,6 +29,7 @@ FINGERPRINTS = {
     1: "6e059310c696b00a0de47dd9bf3499ed96986fd2462ba07afc9bbf4ca5984a25",
     2: "a825af9cd05273a99529d511d5afc098af8586a981e8227ba106f827659f53bd",
     3: "670fc06de7c37dbdebd28c8fd0a8a851cc2ef97f8e0fc931602246064355f0d6",
+    4: "47d649c34511b551cdb8c62dfe673f88779ef027ab37f958883ae704f5008a36",
 }
 
 # The mention facts of the same corpus, by (extraction rules, mention rules): a parser
@@ -38,6 +39,7 @@ MENTION_FINGERPRINTS = {
     (2, 1): "300e8e7b095366d8179fe910675fe073169f62c23f909244aad4cf869f16387a",
     (2, 2): "2ad2a95cce4245e3e82ac2303da68d43a78b6e5a8af47d1ff229d3e67614b81f",
     (3, 2): "2ad2a95cce4245e3e82ac2303da68d43a78b6e5a8af47d1ff229d3e67614b81f",
+    (4, 2): "2ad2a95cce4245e3e82ac2303da68d43a78b6e5a8af47d1ff229d3e67614b81f",
 }
 
 # Beside the example vault: the syntax it does not show, each in a few lines.

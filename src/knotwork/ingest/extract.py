@@ -108,6 +108,10 @@ _VALUE_MARKUP = re.compile(r"\*\*|__|`")
 # variation selectors), other symbols.
 _DECORATION = frozenset({"So", "Sk", "Mn", "Cf"})
 _HeaderField = tuple[Field, str]  # a field of a line of its own, and its extractor
+# A record's heading: an identifier of capitals and digits joined by hyphens, holding a
+# digit ("TASK-ALR-001", "ADR-7"), then its title ("### TASK-ALR-001: Define alert rules").
+_RECORD = re.compile(r"(?P<id>[A-Z][A-Z0-9]*(?:-[A-Z0-9]+)+)(?:[ \t]*[:.–—][ \t]*|[ \t]+|\Z)"
+                     r"(?P<title>.*)")
 
 _Relation = tuple[str, EntityRef]  # the predicate and subject an inferred link got
 # A fact's supporting text is its line (or sentence) up to this many characters; past it,
@@ -326,57 +330,84 @@ def extract_facts(
         stated.add(_entry_facts(entry, sink))
     note_dir = path.rpartition("/")[0]
     blocks = blocks if isinstance(blocks, list) else list(blocks)
-    header = _header_fields(blocks, stated)
-    if header:
+    header, records = _header_fields(blocks, stated, sink)
+    if header or records:
         for i, block in enumerate(blocks):
             fields = header.get(i)
+            subject = records.get(i, SELF)
             if fields is not None:
-                reader = _BlockReader(block, path, note_dir, sink)
+                reader = _BlockReader(block, path, note_dir, sink, subject)
                 reader.line_fields(fields)
                 reader.read()
             elif _may_hold_structure(block.masked):
-                _BlockReader(block, path, note_dir, sink).read()
-    else:  # most notes: no field lines, and no index to keep
+                _BlockReader(block, path, note_dir, sink, subject).read()
+    else:  # most notes: no field lines or records, and no index to keep
         for block in blocks:
             if _may_hold_structure(block.masked):
                 _BlockReader(block, path, note_dir, sink).read()
     return tuple(sink.facts.values()), tuple(sink.issues)
 
 
-def _header_fields(blocks: Sequence[Block], stated: set[str]) -> dict[int, list[_HeaderField]]:
-    """The fields a note writes as lines of their own, by the index of their block.
+def _header_fields(blocks: Sequence[Block], stated: set[str], sink: _Sink
+                   ) -> tuple[dict[int, list[_HeaderField]], dict[int, EntityRef]]:
+    """The fields a note writes as lines of their own, by the index of their block; and
+    the blocks that speak of a record rather than of the note, with that record.
 
-    Two places hold them:
-    - the head: the blocks right after an opening "# Title" (or the top) up to the first
-      other heading, as long as every line of them is "Key: value". One such line counts
-      only when the lexicon knows its key ("Date:", "Stato:"): a note opening with
-      "Note: call Bob" states no field, one opening with two such lines does;
+    Fields on lines of their own stand in two places:
+    - a head: the blocks right after an opening "# Title" (or the top), or after a
+      record's heading, up to the next heading, as long as every line of them is
+      "Key: value". One such line counts only when the lexicon knows its key ("Date:",
+      "Stato:"): a note opening with "Note: call Bob" states no field, one opening with
+      two such lines does;
     - a section whose heading is one of ``_SECTION_KEYS`` and whose whole body is one
       short line ("## Status" / "Accepted").
     A key the frontmatter states is left to it.
+
+    A record is a section headed by an identifier ("### TASK-ALR-001: Define alert
+    rules", ``_RECORD``) that holds fields: a feature spec's task, say. Its fields (on
+    lines of their own or ``key:: value``), down to the next heading of its level or
+    above, describe the record, not the note: a task's "status:: done" is not the
+    feature's. The record is ``part_of`` the note and titled by the rest of its heading
+    (written to ``sink`` here). Links, tags and prose under it stay the note's.
     """
     out: dict[int, list[_HeaderField]] = {}
-    i = 1 if blocks and blocks[0].level == 1 else 0
-    head: list[tuple[int, Field]] = []
-    while (i < len(blocks) and not blocks[i].level and not blocks[i].table
-           and not blocks[i].task):
-        fields = _line_fields(blocks[i])
-        if fields is None:
-            break
-        head.extend((i, f) for f in fields)
-        i += 1
-    if len(head) >= 2 or (head and known_key(head[0][1].key)):
-        for i, f in head:
-            if normalize_key(f.key) not in stated:
-                out.setdefault(i, []).append((f, "header_field"))
+    records: dict[int, EntityRef] = {}
     n = len(blocks)
-    for i in [i for i, b in enumerate(blocks) if b.level > 1 and i + 1 < n]:
-        block, body = blocks[i], blocks[i + 1]
+    heads = [i for i, b in enumerate(blocks) if b.level > 1]
+    note_head = 1 if n and blocks[0].level == 1 else 0
+    starts = [note_head]
+    found: list[tuple[int, NameRef, str]] = []  # heading index, record, title
+    for h in heads:
+        if "-" not in blocks[h].raw[0]:
+            continue  # no identifier: most headings, told at memchr speed
+        m = _RECORD.match(_heading_text(blocks[h]))
+        if m is not None and any(c.isdigit() for c in m.group("id")):
+            found.append((h, NameRef.of(m.group("id")), m.group("title").strip()))
+            starts.append(h + 1)
+    for start in starts:
+        head: list[tuple[int, Field]] = []
+        i = start
+        while (i < n and not blocks[i].level and not blocks[i].table
+               and not blocks[i].task):
+            fields = _line_fields(blocks[i])
+            if fields is None:
+                break
+            head.extend((i, f) for f in fields)
+            i += 1
+        if len(head) >= 2 or (head and known_key(head[0][1].key)):
+            for i, f in head:
+                # the frontmatter speaks for the note, not for its records
+                if start != note_head or normalize_key(f.key) not in stated:
+                    out.setdefault(i, []).append((f, "header_field"))
+    for i in heads:
+        if i + 1 >= n:
+            continue
+        body = blocks[i + 1]
         # the cheap tests first: most sections hold more than one block
         if body.level or len(body.raw) != 1 or body.table or (
                 i + 2 < n and not blocks[i + 2].level):
             continue
-        key = known_key(block.raw[0][block.content:].strip().strip("#*_ \t"))
+        key = known_key(_heading_text(blocks[i]))
         if key not in _SECTION_KEYS or key in stated:
             continue
         line = body.masked[0]
@@ -389,7 +420,25 @@ def _header_fields(blocks: Sequence[Block], stated: set[str]) -> dict[int, list[
             continue  # "## Data" (a date in Italian) over a line of prose about data
         out.setdefault(i + 1, []).append(
             (Field(start, key, value, start, start + len(value)), "section_field"))
-    return out
+    for h, ref, title in found:
+        level, end = blocks[h].level, h + 1
+        while end < n and not 0 < blocks[end].level <= level:
+            end += 1
+        inside = range(h + 1, end)
+        if not any(i in out or "::" in "".join(blocks[i].masked) for i in inside):
+            continue  # "## GPT-4 results" over prose: a heading, not a record
+        for i in inside:
+            records[i] = ref
+        heading = blocks[h]
+        span, text = _span(heading.first), _window(heading.raw[0].strip(), 0)
+        sink.add(ref, "part_of", SELF, span, text, "record")
+        if title:
+            sink.add(ref, "title", LiteralValue(title), span, text, "record")
+    return out, records
+
+
+def _heading_text(block: Block) -> str:
+    return block.raw[0][block.content:].strip().strip("#*_ \t")
 
 
 def _line_fields(block: Block) -> list[Field] | None:
@@ -525,11 +574,14 @@ def _string_objects(predicate: str, text: str) -> list[ObjectRef]:
 class _BlockReader:
     """Read one prose block; offsets are into the block's lines joined by "\\n"."""
 
-    __slots__ = ("block", "path", "sink", "text", "raw", "starts", "links", "consumed",
+    __slots__ = ("block", "path", "sink", "subject", "text", "raw", "starts", "links",
+                 "consumed",
                  "_ends", "_support", "_letters", "_masked")
 
-    def __init__(self, block: Block, path: str, note_dir: str, sink: _Sink) -> None:
+    def __init__(self, block: Block, path: str, note_dir: str, sink: _Sink,
+                 subject: EntityRef = SELF) -> None:
         self.block, self.path, self.sink = block, path, sink
+        self.subject = subject  # what the block's fields describe: the note, or a record
         if len(block.masked) == 1:  # most blocks are one line: skip the joins
             self.text, self.raw, self.starts = block.masked[0], block.raw[0], [0]
         else:
@@ -575,8 +627,10 @@ class _BlockReader:
     def add(
         self, pos: int, predicate: str, obj: ObjectRef, extractor: str,
         qualifiers: tuple[tuple[str, str], ...] = (), end: int = 0, whole_line: bool = False,
+        subject: EntityRef = SELF,
     ) -> None:
-        """Add a fact about the note read from ``[pos, end)`` (``end`` 0: from ``pos``).
+        """Add a fact about the note (or ``subject``) read from ``[pos, end)`` (``end``
+        0: from ``pos``).
 
         Its source is the line holding ``pos``, its text the sentence(s) of that line
         holding what it was read from (``_support_bounds``): a paragraph written as one
@@ -594,7 +648,7 @@ class _BlockReader:
             lo, hi = _support_bounds(self.plain_letters, self.support_ends(), pos, end,
                                      lo, hi)
         text = _cited(_window(self.raw, pos, lo, hi), self.block.table)
-        self.sink.add(SELF, predicate, obj, _span(self.block.first + index), text,
+        self.sink.add(subject, predicate, obj, _span(self.block.first + index), text,
                       extractor, qualifiers=qualifiers, column=pos - self.starts[index])
 
     # -- inline fields, fields on lines of their own, and tags
@@ -630,7 +684,8 @@ class _BlockReader:
             for i in span:
                 target = self.links[i].target
                 if target is not None and not self.links[i].embed:
-                    self.add(f.start, predicate, target, extractor, end=f.value_end)
+                    self.add(f.start, predicate, target, extractor, end=f.value_end,
+                             subject=self.subject)
                     inside = True
             if inside:
                 self.consumed.update(span)
@@ -646,11 +701,13 @@ class _BlockReader:
             for tag in _TAG_SPLIT.split(raw_value):
                 if tag.lstrip("#"):
                     self.add(f.start, "tag", LiteralValue(tag.lstrip("#")), extractor,
-                             end=f.value_end)
+                             end=f.value_end, subject=self.subject)
         elif predicate == "alias":
-            self.add(f.start, "alias", LiteralValue(raw_value), extractor, end=f.value_end)
+            self.add(f.start, "alias", LiteralValue(raw_value), extractor, end=f.value_end,
+                     subject=self.subject)
         else:
-            self.add(f.start, predicate, typed_literal(raw_value), extractor, end=f.value_end)
+            self.add(f.start, predicate, typed_literal(raw_value), extractor, end=f.value_end,
+                     subject=self.subject)
 
     def tags(self) -> None:
         if "#" not in self.text:
