@@ -32,7 +32,9 @@ line = st.one_of(
                      "- [decision] Pin the version #ops (after review)", "status:: active",
                      "```", "port:: 443",
                      # fields on lines of their own: at the head, and in a one-line section
-                     "Date: 2020-01-02", "## Status", "Accepted"]),
+                     "Date: 2020-01-02", "## Status", "Accepted",
+                     # a record: the fields under it are its own
+                     "### TASK-A-1: Do it"]),
     st.builds(lambda t: f"Owner: [[{t}]]", st.sampled_from(TARGETS)),
     st.builds(lambda t: f"Superseded by [[{t}]]", st.sampled_from(TARGETS)),
     st.builds(lambda t: f"See [[{t}]] for details.", st.sampled_from(TARGETS)),
