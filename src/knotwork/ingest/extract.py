@@ -403,12 +403,13 @@ def _header_fields(blocks: Sequence[Block], stated: set[str], sink: _Sink
         if i + 1 >= n:
             continue
         body = blocks[i + 1]
-        # the cheap tests first: most sections hold more than one block
-        if body.level or len(body.raw) != 1 or body.table or (
-                i + 2 < n and not blocks[i + 2].level):
+        # the cheap tests first: most sections hold more, and other, than one line
+        if body.level or len(body.raw) != 1 or body.table or len(body.raw[0]) > (
+                2 * _FIELD_VALUE_MAX) or (
+                i + 2 < n and not blocks[i + 2].level and "[" not in blocks[i + 2].raw[0]):
             continue
         key = known_key(_heading_text(blocks[i]))
-        if key not in _SECTION_KEYS or key in stated:
+        if key not in _SECTION_KEYS or key in stated or not _link_lines(blocks, i + 2):
             continue
         line = body.masked[0]
         value = line[body.content:].strip()
@@ -435,6 +436,21 @@ def _header_fields(blocks: Sequence[Block], stated: set[str], sink: _Sink
         if title:
             sink.add(ref, "title", LiteralValue(title), span, text, "record")
     return out, records
+
+
+def _link_lines(blocks: Sequence[Block], start: int) -> bool:
+    """Whether the blocks from ``start`` to the next heading are single lines holding a
+    link: a key section's line is its value when nothing else follows it ("Accepted",
+    then "Amended by [17. Data](0017-data.md)", as adr-tools writes), not when prose does.
+    """
+    for block in blocks[start:]:
+        if block.level:
+            return True
+        line = block.raw[0]
+        if len(block.raw) != 1 or len(line) > _FIELD_VALUE_MAX * 2 or (
+                "](" not in line and "[[" not in line):
+            return False
+    return True
 
 
 def _heading_text(block: Block) -> str:
