@@ -98,3 +98,13 @@ def test_the_example_feature_spec() -> None:
     assert ("task-alr-003", "status", "todo") in facts
     assert ("SELF", "status", "in-progress") in facts
     assert not {f for f in facts if f[0] == "SELF" and f[1] in ("wave", "assignee")}
+
+
+def test_an_identifier_opening_a_title_names_the_note() -> None:
+    """Every Kubernetes KEP is a README.md titled "# KEP-3017: …": other notes cite it
+    as "KEP-3017", and now find it by that."""
+    doc = parse("# KEP-3017: Unhealthy Pod Eviction Policy\n\nText.\n",
+                "keps/sig-apps/3017-x/README.md")
+    assert ("KEP-3017", "alias") in {(n.text, n.kind) for n in doc.names}
+    for title in ("# GPT4: results\n", "# COVID notes\n", "# Plain title\n"):
+        assert {n.kind for n in parse(title, "t.md").names} == {"path", "title"}

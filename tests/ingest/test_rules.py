@@ -31,6 +31,7 @@ FINGERPRINTS = {
     3: "670fc06de7c37dbdebd28c8fd0a8a851cc2ef97f8e0fc931602246064355f0d6",
     4: "47d649c34511b551cdb8c62dfe673f88779ef027ab37f958883ae704f5008a36",
     5: "aa6315792766d17274d7d42e021ede75304b59dfa35e79b2dbdd64b720165b5b",
+    6: "34458a7b216d49ac1088b03ccae5129eb152c26d19deaf2f57f77f9f1f376e19",
 }
 
 # The mention facts of the same corpus, by (extraction rules, mention rules): a parser
@@ -42,6 +43,7 @@ MENTION_FINGERPRINTS = {
     (3, 2): "2ad2a95cce4245e3e82ac2303da68d43a78b6e5a8af47d1ff229d3e67614b81f",
     (4, 2): "2ad2a95cce4245e3e82ac2303da68d43a78b6e5a8af47d1ff229d3e67614b81f",
     (5, 2): "2ad2a95cce4245e3e82ac2303da68d43a78b6e5a8af47d1ff229d3e67614b81f",
+    (6, 2): "c99243a18adfd7a901a0ccd915caf8e22db258407905f5affc62811e862850c4",
 }
 
 # Beside the example vault: the syntax it does not show, each in a few lines.
@@ -66,6 +68,8 @@ SAMPLES = {
     "adr-head.md": "# 7. Use queues\n\nDate: 2020-01-02\n\n## Status\n\n"
                    "Superseded by [[Queue]]\n\n## Context\n\nText.\n",
     "adr-amended.md": "# 10. Layout\n\n## Status\n\nAccepted\n\nAmended by [[ADR-17]]\n",
+    "keps/42/README.md": "# KEP-42: Queues for all\n\nWe also cite KEP-7.\n",
+    "keps/7/README.md": "# KEP-7: Older plan\n\nKEP-42 replaces this plan.\n",
     "rfc-head.md": "- Feature Name: `queues`\n- Start Date: 2020-01-01\n"
                    "- RFC PR #: [org/rfcs#7](https://example.org/7)\n\n## Summary\n\nText.\n",
 }

@@ -393,3 +393,17 @@ def test_a_name_inside_a_link_to_a_note_is_the_links_not_a_mention() -> None:
         "Created daily (e.g. by using `Foam: Open Daily Note`). Foam will look.\n"
         "Kota <!-- old --> Host, and Kota [[Other]] Host.\n"))])
     assert drafts == []
+
+
+def test_a_number_opening_a_title_is_cited_in_prose(tmp_path: Path) -> None:
+    # every Kubernetes KEP is a README.md titled "# KEP-1234: …", cited by its number
+    vault = tmp_path / "v"
+    for n, body in (("1847", "Auto delete PVCs."), ("3335", "Builds on KEP-1847 and kep-9.")):
+        (vault / "keps" / n).mkdir(parents=True)
+        (vault / "keps" / n / "README.md").write_text(f"# KEP-{n}: Title {n}\n\n{body}\n",
+                                                      encoding="utf-8")
+    with Knotwork.open(vault, db=str(tmp_path / "s.db"), embedder="none") as kw:
+        kw.ingest()
+        mentions = [f for f in kw.facts("KEP-3335") if f.predicate == "mentions"]
+        assert [m.value_label for m in mentions] == ["KEP-1847: Title 1847"]
+        assert kw.entity("KEP-1847") is not None
