@@ -32,6 +32,7 @@ FINGERPRINTS = {
     4: "47d649c34511b551cdb8c62dfe673f88779ef027ab37f958883ae704f5008a36",
     5: "aa6315792766d17274d7d42e021ede75304b59dfa35e79b2dbdd64b720165b5b",
     6: "34458a7b216d49ac1088b03ccae5129eb152c26d19deaf2f57f77f9f1f376e19",
+    7: "83e53043899562796877dc6cd545079c291d9853195904617d6846d2eb098d8a",
 }
 
 # The mention facts of the same corpus, by (extraction rules, mention rules): a parser
@@ -44,6 +45,7 @@ MENTION_FINGERPRINTS = {
     (4, 2): "2ad2a95cce4245e3e82ac2303da68d43a78b6e5a8af47d1ff229d3e67614b81f",
     (5, 2): "2ad2a95cce4245e3e82ac2303da68d43a78b6e5a8af47d1ff229d3e67614b81f",
     (6, 2): "c99243a18adfd7a901a0ccd915caf8e22db258407905f5affc62811e862850c4",
+    (7, 2): "c99243a18adfd7a901a0ccd915caf8e22db258407905f5affc62811e862850c4",
 }
 
 # Beside the example vault: the syntax it does not show, each in a few lines.
@@ -60,6 +62,7 @@ SAMPLES = {
     "bad-front.md": "---\ntitle: [unclosed\n---\nBody still links [[Here]].\n",
     "sentences.md": "First fact, e.g. a note. It works with [[Partner]]. Then #tagged here.\n",
     "long.md": "# Long\n\n" + " ".join(f"word{i} [[N{i}]]." for i in range(400)) + "\n",
+    "abstract.md": "# Abstract\n\n" + " ".join(f"term{i}" for i in range(200)) + "\n",
     "multi.md": "Il servizio gira su [[Server]]. Der Dienst hängt ab von [[Datenbank]].\n"
                 "Le service dépend de [[Base]]. El equipo usa [[Herramienta]].\n",
     "mentions.md": "# Mentions\n\nThe Runbook says Web first; `Web` in code does not.\n\n"
