@@ -108,3 +108,14 @@ def test_an_identifier_opening_a_title_names_the_note() -> None:
     assert ("KEP-3017", "alias") in {(n.text, n.kind) for n in doc.names}
     for title in ("# GPT4: results\n", "# COVID notes\n", "# Plain title\n"):
         assert {n.kind for n in parse(title, "t.md").names} == {"path", "title"}
+
+
+def test_a_records_status_section_is_its_own_beside_the_notes_frontmatter() -> None:
+    doc = parse("---\nstatus: active\n---\n# F\n\n## TASK-9: Ship\n\nwave:: 3\n\n"
+                "### Status\n\nBlocked\n", "f.md")
+    assert {("task-9", "status", "Blocked"), ("SELF", "status", "active"),
+            ("task-9", "wave", "3")} <= said(doc)
+
+
+def test_an_inline_title_field_stays_a_fact() -> None:
+    assert ("SELF", "title", "Other") in said(parse("A line.\ntitle:: Other\n", "t.md"))

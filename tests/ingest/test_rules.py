@@ -33,6 +33,7 @@ FINGERPRINTS = {
     5: "aa6315792766d17274d7d42e021ede75304b59dfa35e79b2dbdd64b720165b5b",
     6: "34458a7b216d49ac1088b03ccae5129eb152c26d19deaf2f57f77f9f1f376e19",
     7: "83e53043899562796877dc6cd545079c291d9853195904617d6846d2eb098d8a",
+    8: "02aa8e25168e54effa4e6ffad66c74f6bba534566945a3dc627e5ba1b6f5ed2e",
 }
 
 # The mention facts of the same corpus, by (extraction rules, mention rules): a parser
@@ -46,6 +47,7 @@ MENTION_FINGERPRINTS = {
     (5, 2): "2ad2a95cce4245e3e82ac2303da68d43a78b6e5a8af47d1ff229d3e67614b81f",
     (6, 2): "c99243a18adfd7a901a0ccd915caf8e22db258407905f5affc62811e862850c4",
     (7, 2): "c99243a18adfd7a901a0ccd915caf8e22db258407905f5affc62811e862850c4",
+    (8, 2): "c99243a18adfd7a901a0ccd915caf8e22db258407905f5affc62811e862850c4",
 }
 
 # Beside the example vault: the syntax it does not show, each in a few lines.
@@ -53,7 +55,10 @@ SAMPLES = {
     "refs.md": "This RFC replaces [RFC 593] and [the old one][old].\n\n"
                "[rfc 593]: 0593-x.md\n[old]: <old plan.md> \"title\"\n",
     "table.md": "| a | b |\n|---|---|\n| Web runs on [[Host A]] | x |\n",
-    "fields.md": "Owner:: [[Ada]]\nStatus:: active\nA line with [due:: 2026-01-01] inside.\n",
+    "fields.md": "Owner:: [[Ada]]\nStatus:: active\nA line with [due:: 2026-01-01] inside.\n"
+                 "title:: Fields\n",
+    "task.md": "---\nstatus: active\n---\n# F\n\n## TASK-9: Ship\n\nwave:: 3\n\n"
+               "### Status\n\nBlocked\n",
     "lists.md": "- depends_on [[Queue]] (for jobs)\n- [risk] slow disks #ops (seen twice)\n"
                 "  - nested item links [[Deep]]\n",
     "code.md": "```\n[[not a link]]\n```\nInline `[[nor this]]` but [[this]].\n"

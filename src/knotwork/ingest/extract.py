@@ -384,6 +384,13 @@ def _header_fields(blocks: Sequence[Block], stated: set[str], sink: _Sink
         if m is not None and any(c.isdigit() for c in m.group("id")):
             found.append((h, NameRef.of(m.group("id")), m.group("title").strip()))
             starts.append(h + 1)
+    extents = []  # each record's blocks: down to the next heading of its level or above
+    for h, _, _ in found:
+        end = h + 1
+        while end < n and not 0 < blocks[end].level <= blocks[h].level:
+            end += 1
+        extents.append(range(h + 1, end))
+    in_record = {i for extent in extents for i in extent}
     for start in starts:
         head: list[tuple[int, Field]] = []
         i = start
@@ -409,7 +416,8 @@ def _header_fields(blocks: Sequence[Block], stated: set[str], sink: _Sink
                 i + 2 < n and not blocks[i + 2].level and "[" not in blocks[i + 2].raw[0]):
             continue
         key = known_key(_heading_text(blocks[i]))
-        if key not in _SECTION_KEYS or key in stated or not _link_lines(blocks, i + 2):
+        if key not in _SECTION_KEYS or (key in stated and i + 1 not in in_record) or (
+                not _link_lines(blocks, i + 2)):
             continue
         line = body.masked[0]
         value = line[body.content:].strip()
@@ -421,11 +429,7 @@ def _header_fields(blocks: Sequence[Block], stated: set[str], sink: _Sink
             continue  # "## Data" (a date in Italian) over a line of prose about data
         out.setdefault(i + 1, []).append(
             (Field(start, key, value, start, start + len(value)), "section_field"))
-    for h, ref, title in found:
-        level, end = blocks[h].level, h + 1
-        while end < n and not 0 < blocks[end].level <= level:
-            end += 1
-        inside = range(h + 1, end)
+    for (h, ref, title), inside in zip(found, extents, strict=True):
         if not any(i in out or "::" in "".join(blocks[i].masked) for i in inside):
             continue  # "## GPT-4 results" over prose: a heading, not a record
         for i in inside:
@@ -591,8 +595,7 @@ class _BlockReader:
     """Read one prose block; offsets are into the block's lines joined by "\\n"."""
 
     __slots__ = ("block", "path", "sink", "subject", "text", "raw", "starts", "links",
-                 "consumed",
-                 "_ends", "_support", "_letters", "_masked")
+                 "consumed", "_ends", "_support", "_letters", "_masked")
 
     def __init__(self, block: Block, path: str, note_dir: str, sink: _Sink,
                  subject: EntityRef = SELF) -> None:
@@ -690,8 +693,8 @@ class _BlockReader:
         (``links`` False: always the literal, the links left to the sentence)."""
         canon = normalize_key(f.key)
         predicate = _SPECIAL_PREDICATES.get(canon, canon)
-        if not f.value or predicate == "title":  # a title names the note: no fact
-            return
+        if not f.value or (predicate == "title" and extractor != "inline_field"):
+            return  # "Title: …" at a note's head: a title names, as the frontmatter's does
         inside = False
         if links and self.links:
             # the links starting inside the value (links come in order: a bisection)
