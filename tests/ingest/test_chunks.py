@@ -92,8 +92,8 @@ def test_fenced_code_is_not_split_unless_it_alone_is_too_big() -> None:
 
 
 def test_a_single_overlong_line_is_cut_into_pieces_that_cite_it() -> None:
-    doc = parse("# H\n" + "x" * 900 + "\n", chunk_tokens=50)
-    assert [len(c.text) for c in doc.chunks] == [3, 200, 200, 200, 200, 100]
+    doc = parse("# H\n" + "x" * 1700 + "\n", chunk_tokens=50)
+    assert [len(c.text) for c in doc.chunks] == [3] + [200] * 8 + [100]
     assert_exact(doc)
     words = " ".join(f"word{i}" for i in range(400))  # one paragraph written as one line
     doc = parse(f"# H\n\n{words}\n\nafter\n", chunk_tokens=50)
@@ -104,9 +104,9 @@ def test_a_single_overlong_line_is_cut_into_pieces_that_cite_it() -> None:
     assert_exact(doc)
 
 
-def test_a_paragraph_written_as_one_line_stays_whole_up_to_four_budgets() -> None:
+def test_a_paragraph_written_as_one_line_stays_whole_up_to_eight_budgets() -> None:
     # a scientific abstract is one line: cut in two or three, BM25 scored its parts apart
-    for size, whole in ((800, True), (801, False)):
+    for size, whole in ((1600, True), (1601, False)):
         doc = parse("# H\n\n" + "x" * size + "\n", chunk_tokens=50)  # a budget: 200
         assert (len([c for c in doc.chunks if c.span.line_start == 3]) == 1) is whole
         assert_exact(doc)

@@ -34,6 +34,7 @@ FINGERPRINTS = {
     6: "34458a7b216d49ac1088b03ccae5129eb152c26d19deaf2f57f77f9f1f376e19",
     7: "83e53043899562796877dc6cd545079c291d9853195904617d6846d2eb098d8a",
     8: "02aa8e25168e54effa4e6ffad66c74f6bba534566945a3dc627e5ba1b6f5ed2e",
+    9: "cbd15f028dcc2944d2e4e0c648915a824a77ca926b7659054dd07b443e0089b3",
 }
 
 # The mention facts of the same corpus, by (extraction rules, mention rules): a parser
@@ -48,6 +49,7 @@ MENTION_FINGERPRINTS = {
     (6, 2): "c99243a18adfd7a901a0ccd915caf8e22db258407905f5affc62811e862850c4",
     (7, 2): "c99243a18adfd7a901a0ccd915caf8e22db258407905f5affc62811e862850c4",
     (8, 2): "c99243a18adfd7a901a0ccd915caf8e22db258407905f5affc62811e862850c4",
+    (9, 2): "c99243a18adfd7a901a0ccd915caf8e22db258407905f5affc62811e862850c4",
 }
 
 # Beside the example vault: the syntax it does not show, each in a few lines.
@@ -68,6 +70,7 @@ SAMPLES = {
     "sentences.md": "First fact, e.g. a note. It works with [[Partner]]. Then #tagged here.\n",
     "long.md": "# Long\n\n" + " ".join(f"word{i} [[N{i}]]." for i in range(400)) + "\n",
     "abstract.md": "# Abstract\n\n" + " ".join(f"term{i}" for i in range(200)) + "\n",
+    "essay.md": "# Essay\n\n" + " ".join(f"term{i}" for i in range(600)) + "\n",
     "multi.md": "Il servizio gira su [[Server]]. Der Dienst hängt ab von [[Datenbank]].\n"
                 "Le service dépend de [[Base]]. El equipo usa [[Herramienta]].\n",
     "mentions.md": "# Mentions\n\nThe Runbook says Web first; `Web` in code does not.\n\n"

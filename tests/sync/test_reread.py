@@ -21,7 +21,7 @@ NOTES = {
     "web.md": "# Web\n\nThe web tier is guarded by [[WAF]]. It runs on [[Host A]].\n",
     "waf.md": "---\ntags: [edge]\n---\n# WAF\n\nFilters requests, as the Runbook says.\n",
     "ops/runbook.md": "# Runbook\n\n## Restart\n\nRestart [[Web]] first.\n\n## Logs\n\n"
-                      + "Read the logs line by line. " * 60 + "\n",
+                      + "Read the logs line by line. " * 100 + "\n",
 }
 
 

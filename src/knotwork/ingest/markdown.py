@@ -431,8 +431,10 @@ class _Chunker:
         # line) is cut at blanks into pieces of a budget that all cite that line: one
         # chunk of megabytes was returned whole by every search and embedded by its first
         # words only. Why not every line over one budget: a paragraph written as one line
-        # (a scientific abstract) then became two or three chunks that BM25 scored apart,
-        # and SciFact's nDCG@10 fell from 0.695 to 0.678 (bench/README.md).
+        # (a scientific abstract) then became two or three chunks scored apart, and
+        # SciFact's nDCG@10 fell from 0.695 to 0.678 with BM25; past four budgets 26
+        # abstracts were still cut, and hybrid gave 0.7395 instead of 0.7408
+        # (bench/README.md). Past eight, 2 are: a paragraph, not a blob.
         # Each piece keeps the column it starts at: a fact cites the piece holding its text.
         cut = a == b and len(text) > CUT_AFTER * self.budget
         for column, piece in _cut(text, self.budget) if cut else ((0, text),):
@@ -440,7 +442,7 @@ class _Chunker:
                                        column))
 
 
-CUT_AFTER = 4  # a line is cut into chunks when longer than this many chunk budgets
+CUT_AFTER = 8  # a line is cut into chunks when longer than this many chunk budgets
 
 
 def _cut(text: str, budget: int) -> list[tuple[int, str]]:
