@@ -5,16 +5,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from knotwork.ingest import parse_markdown
 from knotwork.types import SELF, LiteralValue, NameRef, ParsedDocument, SelfRef
 
+from .test_line_fields import parse
+
 VAULT = Path(__file__).resolve().parents[2] / "examples" / "vault"
-
-
-def parse(text: str, path: str = "projects/FEAT-x.md") -> ParsedDocument:
-    doc = parse_markdown(path, text.encode())
-    assert isinstance(doc, ParsedDocument), doc
-    return doc
 
 
 def said(doc: ParsedDocument) -> set[tuple[str, str, str]]:
