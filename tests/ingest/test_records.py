@@ -101,7 +101,8 @@ def test_an_identifier_opening_a_title_names_the_note() -> None:
     doc = parse("# KEP-3017: Unhealthy Pod Eviction Policy\n\nText.\n",
                 "keps/sig-apps/3017-x/README.md")
     assert ("KEP-3017", "alias") in {(n.text, n.kind) for n in doc.names}
-    for title in ("# GPT4: results\n", "# COVID notes\n", "# Plain title\n"):
+    for title in ("# GPT4: results\n", "# COVID notes\n", "# Plain title\n",
+                  "# ADR-7.2 update\n", "# KEP-3017\n"):
         assert {n.kind for n in parse(title, "t.md").names} == {"path", "title"}
 
 

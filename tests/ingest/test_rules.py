@@ -35,6 +35,7 @@ FINGERPRINTS = {
     7: "83e53043899562796877dc6cd545079c291d9853195904617d6846d2eb098d8a",
     8: "02aa8e25168e54effa4e6ffad66c74f6bba534566945a3dc627e5ba1b6f5ed2e",
     9: "cbd15f028dcc2944d2e4e0c648915a824a77ca926b7659054dd07b443e0089b3",
+    10: "9eb8b4f20e9556a7b987ffbde74a22aa1302ba6068fc5ca744883a7502b7bc01",
 }
 
 # The mention facts of the same corpus, by (extraction rules, mention rules): a parser
@@ -50,6 +51,7 @@ MENTION_FINGERPRINTS = {
     (7, 2): "c99243a18adfd7a901a0ccd915caf8e22db258407905f5affc62811e862850c4",
     (8, 2): "c99243a18adfd7a901a0ccd915caf8e22db258407905f5affc62811e862850c4",
     (9, 2): "c99243a18adfd7a901a0ccd915caf8e22db258407905f5affc62811e862850c4",
+    (10, 2): "c99243a18adfd7a901a0ccd915caf8e22db258407905f5affc62811e862850c4",
 }
 
 # Beside the example vault: the syntax it does not show, each in a few lines.
@@ -60,7 +62,8 @@ SAMPLES = {
     "fields.md": "Owner:: [[Ada]]\nStatus:: active\nA line with [due:: 2026-01-01] inside.\n"
                  "title:: Fields\n",
     "task.md": "---\nstatus: active\n---\n# F\n\n## TASK-9: Ship\n\nwave:: 3\n\n"
-               "### Status\n\nBlocked\n",
+               "### Status\n\nBlocked\n\n## REL-1.2 notes\n\nwave:: 4\n",
+    "kep-1.md": "# KEP-1:Tight\n\nText.\n",
     "lists.md": "- depends_on [[Queue]] (for jobs)\n- [risk] slow disks #ops (seen twice)\n"
                 "  - nested item links [[Deep]]\n",
     "code.md": "```\n[[not a link]]\n```\nInline `[[nor this]]` but [[this]].\n"

@@ -108,10 +108,11 @@ _VALUE_MARKUP = re.compile(r"\*\*|__|`")
 # variation selectors), other symbols.
 _DECORATION = frozenset({"So", "Sk", "Mn", "Cf"})
 _HeaderField = tuple[Field, str]  # a field of a line of its own, and its extractor
-# A record's heading: an identifier of capitals and digits joined by hyphens, holding a
-# digit ("TASK-ALR-001", "ADR-7"), then its title ("### TASK-ALR-001: Define alert rules").
-_RECORD = re.compile(r"(?P<id>[A-Z][A-Z0-9]*(?:-[A-Z0-9]+)+)(?:[ \t]*[:.–—][ \t]*|[ \t]+|\Z)"
-                     r"(?P<title>.*)")
+# An identifier opening a heading or a title: capitals and digits joined by hyphens,
+# holding a digit ("TASK-ALR-001", "ADR-7", "KEP-3017"), then the rest after a separator
+# ("### TASK-ALR-001: Define alert rules").
+_IDENTIFIER = re.compile(r"(?P<id>[A-Z][A-Z0-9]*(?:-[A-Z0-9]+)+)"
+                         r"(?:[ \t]*[:–—][ \t]*|\.[ \t]+|[ \t]+|\Z)(?P<rest>.*)")
 
 _Relation = tuple[str, EntityRef]  # the predicate and subject an inferred link got
 # A fact's supporting text is its line (or sentence) up to this many characters; past it,
@@ -364,7 +365,7 @@ def _header_fields(blocks: Sequence[Block], stated: set[str], sink: _Sink
     A key the frontmatter states is left to it.
 
     A record is a section headed by an identifier ("### TASK-ALR-001: Define alert
-    rules", ``_RECORD``) that holds fields: a feature spec's task, say. Its fields (on
+    rules", ``opening_identifier``) that holds fields: a feature spec's task, say. Its fields (on
     lines of their own or ``key:: value``), down to the next heading of its level or
     above, describe the record, not the note: a task's "status:: done" is not the
     feature's. The record is ``part_of`` the note and titled by the rest of its heading
@@ -380,9 +381,9 @@ def _header_fields(blocks: Sequence[Block], stated: set[str], sink: _Sink
     for h in heads:
         if "-" not in blocks[h].raw[0]:
             continue  # no identifier: most headings, told at memchr speed
-        m = _RECORD.match(_heading_text(blocks[h]))
-        if m is not None and any(c.isdigit() for c in m.group("id")):
-            found.append((h, NameRef.of(m.group("id")), m.group("title").strip()))
+        opening = opening_identifier(_heading_text(blocks[h]))
+        if opening is not None:
+            found.append((h, NameRef.of(opening[0]), opening[1]))
             starts.append(h + 1)
     extents = []  # each record's blocks: down to the next heading of its level or above
     for h, _, _ in found:
@@ -440,6 +441,15 @@ def _header_fields(blocks: Sequence[Block], stated: set[str], sink: _Sink
         if title:
             sink.add(ref, "title", LiteralValue(title), span, text, "record")
     return out, records
+
+
+def opening_identifier(text: str) -> tuple[str, str] | None:
+    """The identifier ``text`` opens with and the rest of it ("TASK-ALR-001: Define
+    alert rules" → ("TASK-ALR-001", "Define alert rules")), or None."""
+    m = _IDENTIFIER.match(text)
+    if m is None or not any(c.isdigit() for c in m.group("id")):
+        return None
+    return m.group("id"), m.group("rest").strip()
 
 
 def _link_lines(blocks: Sequence[Block], start: int) -> bool:

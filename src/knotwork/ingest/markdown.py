@@ -24,7 +24,7 @@ from types import MappingProxyType
 
 from ..types import ChunkDraft, Issue, NameDecl, NameKind, ParsedDocument, Span, name_key
 from . import extraction_key
-from .extract import Block, extract_facts
+from .extract import Block, extract_facts, opening_identifier
 from .frontmatter import Entry, read_frontmatter
 from .lexicon import normalize_key
 from .links import reference_label
@@ -492,10 +492,6 @@ def decode(path: str, data: bytes, max_bytes: int) -> str | Issue:
 
 
 _H1 = re.compile(r"^#[ \t]+(.+?)(?:[ \t]+#+)?[ \t]*$")  # "# Title" or "# Title #"
-# The identifier a title opens with ("KEP-3017: Unhealthy Pod Eviction", "ADR-001 Use
-# Traefik"): capitals and digits joined by hyphens, holding a digit. Other notes cite the
-# note by it ("as KEP-3017 proposed"), and every Kubernetes KEP is a file named README.md.
-_TITLE_ID = re.compile(r"([A-Z][A-Z0-9]*(?:-[A-Z0-9]+)+)(?:[ \t]*[:.–—][ \t]|[ \t]+)")
 
 
 def leading_h1(lines: Sequence[str], start: int) -> str:
@@ -530,9 +526,11 @@ def _names(path: str, entries: Sequence[Entry], h1: str = ""
     candidates: list[tuple[str, NameKind]] = [(bare, "path"), (stem, "stem")]
     if title:
         candidates.append((title, "title"))
-        opening = _TITLE_ID.match(title)
-        if opening and any(c.isdigit() for c in opening.group(1)):
-            candidates.append((opening.group(1), "alias"))
+        # the identifier a title opens with ("KEP-3017: Unhealthy Pod Eviction"): other
+        # notes cite the note by it, and every Kubernetes KEP is a file named README.md
+        opening = opening_identifier(title)
+        if opening is not None and opening[1]:
+            candidates.append((opening[0], "alias"))
     candidates += [(alias, "alias") for alias in aliases]
     names: dict[str, NameDecl] = {}
     for text, kind in candidates:
