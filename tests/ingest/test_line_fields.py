@@ -104,7 +104,7 @@ def test_what_is_not_a_field_line(text: str) -> None:
     assert fields(parse(text)) == []
 
 
-def test_a_status_line_followed_by_short_lines_only() -> None:
+def test_a_status_line_followed_by_link_lines_only() -> None:
     doc = parse("# 10. Layout\n\n## Status\n\nAccepted\n\nAmended by [[ADR-17]]\n\n"
                 "## Context\n\nText.\n")
     assert [(p, v) for p, v, *_ in fields(doc)] == [("status", "Accepted")]
