@@ -103,3 +103,10 @@ def test_rejects_a_bare_string(minilm: MiniLMEmbedder) -> None:
 def test_bad_options_are_config_errors() -> None:
     with pytest.raises(ConfigError):
         MiniLMEmbedder(max_length=1000)
+
+
+def test_it_counts_the_tokens_it_embeds_as_count_tokens_does(minilm: MiniLMEmbedder) -> None:
+    texts = [q for pair in PAIRS for q in pair] + ["word " * 400]  # the last one truncated
+    before = minilm.tokens_embedded
+    minilm.embed(texts)
+    assert minilm.tokens_embedded - before == sum(minilm.count_tokens(texts))

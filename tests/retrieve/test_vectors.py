@@ -47,6 +47,23 @@ def test_ingest_embeds_every_chunk_once(kw: Knotwork) -> None:
     assert kw.embed()["embedded"] == 0  # nothing pending: nothing embedded twice
 
 
+def test_each_text_gets_its_own_vector_across_windows_and_batches(kw: Knotwork) -> None:
+    # pending chunks are read a window at a time and embedded shortest first in batches:
+    # small ones here, so that several windows and batches run, out of order
+    kw.ingest(embed=False)
+    report = kw.embed(batch=3, window=7)
+    assert report["embedded"] == kw.stats()["chunks"]
+    emb = kw.embedder()
+    assert emb is not None
+    con = kw.store._con()  # type: ignore[attr-defined]
+    rows = con.execute("SELECT c.context, c.text, e.vector FROM chunks c JOIN embeddings e"
+                       " ON e.text_hash = c.text_hash WHERE c.live = 1").fetchall()
+    assert len(rows) == report["embedded"]
+    want = emb.embed([f"{context}\n{text}" for context, text, _ in rows])
+    got = np.stack([np.frombuffer(v, dtype=np.float32) for *_, v in rows])
+    assert np.array_equal(got, want)
+
+
 def test_edit_reembeds_only_changed_chunks_and_delete_leaves_no_vector(kw: Knotwork) -> None:
     kw.ingest(embed=False)
     first = kw.embed()

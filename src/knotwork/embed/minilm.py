@@ -96,6 +96,7 @@ class MiniLMEmbedder:
                 hint=f"got batch_size={batch_size}, max_length={max_length}",
             )
         self.batch_size = batch_size
+        self.tokens_embedded = 0  # model tokens embedded so far (throughput statistics)
         self.max_length = max_length
         self.threads = threads or _default_threads()
         self._model_path, package_version = _model_path()
@@ -155,6 +156,8 @@ class MiniLMEmbedder:
             return out
         encodings = self._tokenizer().encode_batch(list(texts))
         ids = [enc.ids for enc in encodings]
+        # what ``count_tokens`` would say of ``texts``, without tokenising them again
+        self.tokens_embedded += sum(map(len, ids))
         order = sorted(range(len(ids)), key=lambda i: len(ids[i]))
         session = self._get_session()
         for start in range(0, len(order), self.batch_size):
