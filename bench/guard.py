@@ -1,0 +1,69 @@
+"""Retrieval quality floors, checked in seconds: run before ending a change.
+
+A change to chunking once cost SciFact's BM25 nDCG@10 0.017 (0.695 → 0.678) and went
+unseen for 156 commits, because no test reads a benchmark corpus. This runs
+``bench/beir.py`` on the shared datasets and compares each number with the floor #4 set
+(or, where #4 set none, with what was measured less a margin). It prints one JSON line per
+check and exits 1 when any falls below its floor.
+
+    python bench/guard.py                 # BM25 only: ~15 s
+    python bench/guard.py --full          # also hybrid and graph: embeds (minutes, once;
+                                          # the stores are kept under --workdir)
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+# (dataset, split, mode, metric, floor): #4's targets, and BM25 on HotpotQA as measured
+# (0.933 / 0.94) less 0.01
+CHECKS = [
+    ("scifact", "train", "bm25", "ndcg@10", 0.69),
+    ("hotpotqa_dev50", "dev", "bm25", "ndcg@10", 0.923),
+    ("hotpotqa_dev50", "dev", "bm25", "recall@5", 0.93),
+]
+FULL = [
+    ("scifact", "train", "hybrid", "ndcg@10", 0.74),
+    ("hotpotqa_dev50", "dev", "graph", "recall@2", 0.90),
+    ("hotpotqa_dev50", "dev", "graph", "recall@5", 0.98),
+]
+
+
+def run(datasets: Path, workdir: Path, dataset: str, split: str, mode: str) -> dict[str, object]:
+    out = subprocess.run(
+        [sys.executable, str(HERE / "beir.py"), "--data", str(datasets / dataset),
+         "--split", split, "--mode", mode, "--workdir", str(workdir / dataset)],
+        capture_output=True, text=True, check=True)
+    lines = [line for line in out.stdout.splitlines() if line.startswith("{")]
+    return json.loads(lines[-1])  # type: ignore[no-any-return]
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--datasets", type=Path, default=HERE.parent.parent / "shared" / "datasets")
+    ap.add_argument("--workdir", type=Path,
+                    default=Path(tempfile.gettempdir()) / "knotwork-guard")
+    ap.add_argument("--full", action="store_true", help="also hybrid and graph (embeds)")
+    args = ap.parse_args()
+    results: dict[tuple[str, str, str], dict[str, object]] = {}
+    failed = 0
+    for dataset, split, mode, metric, floor in CHECKS + (FULL if args.full else []):
+        key = (dataset, split, mode)
+        if key not in results:
+            results[key] = run(args.datasets, args.workdir, dataset, split, mode)
+        value = float(results[key][metric])  # type: ignore[arg-type]
+        ok = value >= floor
+        failed += not ok
+        print(json.dumps({"dataset": dataset, "mode": mode, "metric": metric,
+                          "value": value, "floor": floor, "ok": ok}))
+    sys.exit(1 if failed else 0)
+
+
+if __name__ == "__main__":
+    main()
