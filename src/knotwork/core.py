@@ -265,25 +265,22 @@ class Knotwork:
         self._check_manifest(emb)
         reader = self.store.reader
         done_before, live = reader.vector_counts()
-        started, done, tokens = time.perf_counter(), 0, 0
-        counted = getattr(emb, "tokens_embedded", None)  # else count them apart, if it can
-        counter = None if counted is not None else getattr(emb, "count_tokens", None)
+        started, done = time.perf_counter(), 0
+        # tokens embedded, for the statistics: counted by the embedder as it embeds (MiniLM)
+        counted_before = getattr(emb, "tokens_embedded", 0)
+        stamp = json.dumps(asdict(manifest(emb)))
         while pending := reader.pending_chunks(window):
             pending.sort(key=lambda item: len(item[1]))  # characters: tokens' stand-in
             for i in range(0, len(pending), batch):
                 items = pending[i:i + batch]
-                texts = [t for _, t in items]
-                vecs = _float32(emb.embed(texts))
-                if counter is not None:
-                    tokens += sum(counter(texts))
+                vecs = _float32(emb.embed([t for _, t in items]))
                 with self.store.write(actor=self.actor) as w:
-                    w.set_meta("embedder", json.dumps(asdict(manifest(emb))))
+                    w.set_meta("embedder", stamp)
                     w.put_vectors([(h, vecs[j].tobytes()) for j, (h, _) in enumerate(items)])
                 done += len(items)
                 if progress:
                     progress(done_before + done, live)
-        if counted is not None:
-            tokens = emb.tokens_embedded - counted  # type: ignore[attr-defined]
+        tokens = getattr(emb, "tokens_embedded", 0) - counted_before
         # past ann_threshold, leave a graph the next search can load (built here if need be)
         self.vector_index(emb.dim).prepare(reader, vectors=done_before + done)
         return {"embedded": done, "tokens": tokens, "embedder": emb.name,

@@ -140,7 +140,8 @@ class MiniLMEmbedder:
     def count_tokens(self, texts: Sequence[str]) -> list[int]:
         """Count the model tokens of each text as embedded: with [CLS]/[SEP], truncated.
 
-        For throughput statistics (tokens/s) and chunk sizing against ``max_length``.
+        For chunk sizing against ``max_length``; ``embed`` counts what it embeds in
+        ``tokens_embedded`` (throughput statistics) without tokenising again.
         """
         if not texts:
             return []
