@@ -174,10 +174,7 @@ def normalize_key(key: str) -> str:
     in different languages describe the same relation; unknown keys become lower snake
     case (``"Runs On"`` → ``"runs_on"``, ``"kep-number"`` → ``"kep_number"``).
     """
-    folded = _fold(key)
-    canon = _KEY_TABLE.get(folded)
-    if canon is None:
-        canon = _KEY_TABLE.get(_fold(snake_case(key)))
+    canon = known_key(key)
     return canon if canon is not None else snake_case(key)
 
 
