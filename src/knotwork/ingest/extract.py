@@ -705,21 +705,20 @@ class _BlockReader:
         predicate = _SPECIAL_PREDICATES.get(canon, canon)
         if not f.value or (predicate == "title" and extractor != "inline_field"):
             return  # "Title: …" at a note's head: a title names, as the frontmatter's does
-        inside = False
-        if links and self.links:
-            # the links starting inside the value (links come in order: a bisection)
-            span = range(bisect_left(self.links, f.value_start, key=_start),
-                         bisect_left(self.links, f.value_end, key=_start))
-            for i in span:
-                target = self.links[i].target
-                if target is not None and not self.links[i].embed:
-                    self.add(f.start, predicate, target, extractor, end=f.value_end,
-                             subject=self.subject)
-                    inside = True
-            if inside:
-                self.consumed.update(span)
-                return
-            inside = bool(span)
+        inside = range(0)  # the links starting inside the value
+        if links and self.links:  # (links come in order: a bisection)
+            inside = range(bisect_left(self.links, f.value_start, key=_start),
+                           bisect_left(self.links, f.value_end, key=_start))
+        linked = False
+        for i in inside:
+            target = self.links[i].target
+            if target is not None and not self.links[i].embed:
+                self.add(f.start, predicate, target, extractor, end=f.value_end,
+                         subject=self.subject)
+                linked = True
+        if linked:
+            self.consumed.update(inside)
+            return
         raw_value = self.raw[f.value_start:f.value_end]
         if inside or extractor != "inline_field":
             # a link to no note (a web page) reads as its text: "[rfcs#1721](https://…)"
