@@ -144,8 +144,9 @@ def ingest(path: Annotated[str, typer.Argument(
                                  " another one (the notes this folder lacks are deleted).")]
            = False,
            as_json: JsonOpt = False) -> None:
-    """Ingest a folder of Markdown, or one note of it: only what changed is applied, then
-    the new chunks are embedded."""
+    """Ingest a folder of Markdown, or one note of it, then embed the new chunks.
+
+    Only what changed since the last ingest is applied."""
     show = not (quiet or as_json)
     with _kw(patterns=pattern) as kw, _bars(enabled=show) as bar:
         report = kw.ingest(path, force=force, dry_run=dry_run, embed=not no_embed,
@@ -320,8 +321,9 @@ def compact(vacuum: Annotated[bool, typer.Option(
                 "--vacuum", help="Also shrink the store file (it is copied whole: takes a"
                                  " while on a big store).")] = False,
             as_json: JsonOpt = False) -> None:
-    """Give back the room history takes: drop the chunks of past versions no fact cites,
-    pack past versions' text; answers, history and citations stay as they are."""
+    """Give back the room history takes; answers, history and citations stay the same.
+
+    Drops the chunks of past versions that no fact cites, and packs past versions' text."""
     with _kw(read_only=True) as kw:
         result = kw.compact(vacuum=vacuum)
     if as_json:
