@@ -78,6 +78,24 @@ def test_long_section_splits_at_paragraphs() -> None:
     assert len(covered) == len(set(covered))
 
 
+def test_no_line_or_two_is_left_over_as_a_chunk_of_its_own() -> None:
+    # greedy packing cut [heading + both paragraphs] and left the link definition alone
+    text = ("## Goals\n\n" + "goal " * 100 + "\n\n" + "more " * 72 + "[plan]\n\n"
+            "[plan]: https://example.org/plan\n")
+    doc = parse(text)  # a budget of 880 characters
+    assert [(c.span.line_start, c.span.line_end) for c in doc.chunks] == [(1, 3), (5, 7)]
+    assert_exact(doc)
+    # a list too big for one chunk is packed by lines: its last line ("custom
+    # controller.", the end of an item) goes with lines before it, and what follows the
+    # list joins its end instead of starting a chunk of its own
+    items = "\n".join(f"- step {i}: " + "run the job " * 6 for i in range(14))
+    doc = parse(f"# Steps\n\n{items}\n  custom controller.\n\nDone.\n", chunk_tokens=100)
+    sizes = [len(c.text) for c in doc.chunks]
+    assert all(size <= 400 for size in sizes) and min(sizes) >= 100, sizes
+    assert doc.chunks[-1].text.endswith("custom controller.\n\nDone.")
+    assert_exact(doc)
+
+
 def test_fenced_code_is_not_split_unless_it_alone_is_too_big() -> None:
     code = "```\n" + "\n\n".join(f"line {i} " * 5 for i in range(10)) + "\n```"
     doc = parse(f"# C\n\nintro\n\n{code}\n\nafter\n", chunk_tokens=150)

@@ -36,6 +36,7 @@ FINGERPRINTS = {
     8: "02aa8e25168e54effa4e6ffad66c74f6bba534566945a3dc627e5ba1b6f5ed2e",
     9: "cbd15f028dcc2944d2e4e0c648915a824a77ca926b7659054dd07b443e0089b3",
     10: "9eb8b4f20e9556a7b987ffbde74a22aa1302ba6068fc5ca744883a7502b7bc01",
+    11: "134a723d68b4224b98bbe9d98414271386b384fd6c4da4beb4501bf8e75e019e",
 }
 
 # The mention facts of the same corpus, by (extraction rules, mention rules): a parser
@@ -52,6 +53,7 @@ MENTION_FINGERPRINTS = {
     (8, 2): "c99243a18adfd7a901a0ccd915caf8e22db258407905f5affc62811e862850c4",
     (9, 2): "c99243a18adfd7a901a0ccd915caf8e22db258407905f5affc62811e862850c4",
     (10, 2): "c99243a18adfd7a901a0ccd915caf8e22db258407905f5affc62811e862850c4",
+    (11, 2): "c99243a18adfd7a901a0ccd915caf8e22db258407905f5affc62811e862850c4",
 }
 
 # Beside the example vault: the syntax it does not show, each in a few lines.
@@ -86,6 +88,9 @@ SAMPLES = {
     "keps/7/README.md": "# KEP-7: Older plan\n\nKEP-42 replaces this plan.\n",
     "rfc-head.md": "- Feature Name: `queues`\n- Start Date: 2020-01-01\n"
                    "- RFC PR #: [org/rfcs#7](https://example.org/7)\n\n## Summary\n\nText.\n",
+    # a section over the budget whose greedy cut would leave the link definition alone
+    "tail.md": "## Goals\n\n" + "goal " * 100 + "\n\n" + "more " * 72 + "[plan]\n\n"
+               "[plan]: https://example.org/plan\n",
 }
 
 
