@@ -85,6 +85,10 @@ def test_no_line_or_two_is_left_over_as_a_chunk_of_its_own() -> None:
     doc = parse(text)  # a budget of 880 characters
     assert [(c.span.line_start, c.span.line_end) for c in doc.chunks] == [(1, 3), (5, 7)]
     assert_exact(doc)
+    # ...but never past the budget: here the paragraph before would make the last 882
+    text = "## H\n\n" + "a " * 20 + "\n\n" + "b " * 380 + "\n\n" + "c " * 60 + "\n"
+    doc = parse(text)
+    assert [(c.span.line_start, c.span.line_end) for c in doc.chunks] == [(1, 5), (7, 7)]
     # a list too big for one chunk is packed by lines: its last line ("custom
     # controller.", the end of an item) goes with lines before it, and what follows the
     # list joins its end instead of starting a chunk of its own

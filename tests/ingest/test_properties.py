@@ -88,15 +88,23 @@ def check(doc: ParsedDocument) -> None:
     last_end = 0
     for i, chunk in enumerate(doc.chunks):
         assert chunk.ord == i
-        assert last_end < chunk.span.line_start <= chunk.span.line_end <= len(lines)
-        assert chunk.text == "\n".join(lines[chunk.span.line_start - 1:chunk.span.line_end])
+        whole = "\n".join(lines[chunk.span.line_start - 1:chunk.span.line_end])
+        if chunk.span.line_start == last_end:  # the next piece of a line cut into pieces
+            assert chunk.span.line_end == last_end and chunk.column > 0
+            assert whole.startswith(chunk.text, chunk.column)
+        else:
+            assert last_end < chunk.span.line_start <= chunk.span.line_end <= len(lines)
+            assert (chunk.text, chunk.column) == (whole, 0) or (
+                chunk.span.line_start == chunk.span.line_end and chunk.column == 0
+                and whole.startswith(chunk.text))
         assert chunk.text.strip()
         last_end = chunk.span.line_end
     for fact in doc.facts:
         span = fact.span
         assert 1 <= span.line_start <= span.line_end <= len(lines)
         source = "\n".join(lines[span.line_start - 1:span.line_end])
-        assert fact.supporting_text and fact.supporting_text in source
+        # a long sentence is quoted around the fact, with "…" where it was cut
+        assert fact.supporting_text and fact.supporting_text.strip("…") in source
         if span.line_start == span.line_end:  # the column is a place in the cited line
             assert 0 <= fact.column < max(1, len(source))
         assert fact.predicate and fact.trust == "stated"
@@ -134,3 +142,32 @@ def test_any_bytes_give_a_document_or_a_fatal_issue(data: bytes) -> None:
         check(result)
     else:
         assert result.fatal
+
+
+# Lines the generator above does not write: head fields, one-line key sections, records,
+# link definitions, and lines and sections far over a chunk budget
+FIELDS = st.sampled_from([
+    "Date: 2020-01-02", "Status: Accepted", "**Status:** Proposed", "- Feature Name: `x`",
+    "- Start Date: 2020-01-01", "## Status", "Accepted", "Superseded by [[ADR-2]]",
+    "### TASK-A-1: Do it", "wave:: 3", "depends_on:: [[TASK-A-2]]", "[ref]: https://x.org/a",
+    "[n]: other.md", "# KEP-12: Title", "Owner: [[Bob]]", "Team: Platform",
+    "word " * 120, "long " * 500, "x" * 3000, "- item " + "y " * 150, "  continuation.",
+])
+
+
+@st.composite
+def record_document(draw: st.DrawFn) -> bytes:
+    parts = draw(st.lists(st.one_of(block(), FIELDS), max_size=20))
+    return "".join(p + draw(st.sampled_from(["\n", "\n\n"])) for p in parts).encode()
+
+
+@settings(max_examples=200, deadline=None)
+@given(record_document(), st.sampled_from([20, 40, 220]))
+def test_fields_records_and_long_sections_keep_the_invariants(data: bytes, tokens: int) -> None:
+    doc = parse_markdown("dir/Note.md", data, chunk_tokens=tokens)
+    assert isinstance(doc, ParsedDocument)
+    check(doc)
+    for chunk in doc.chunks:  # over the budget only what cannot be cut between lines
+        if len(chunk.text) > tokens * 4:
+            assert chunk.span.line_start == chunk.span.line_end or any(
+                mark in chunk.text for mark in ("```", "~~~", "    ")), chunk
