@@ -130,9 +130,10 @@ class MiniLMEmbedder:
                     opts.intra_op_num_threads = self.threads
                     opts.inter_op_num_threads = 1
                     opts.log_severity_level = 3  # errors only: no optimizer chatter on stderr
-                    # Basic graph rewrites only: the extended ones (fused attention, GELU)
-                    # made this quantized model 5-9% slower to embed with, same vectors
-                    # within 5e-6 (bench/README.md, "ONNX Runtime's graph optimisation").
+                    # Basic graph rewrites only: with the extended ones too (the default
+                    # level, "all", includes them) this quantised model embedded 5-9%
+                    # slower here, to the same vectors within 5e-6 (bench/README.md,
+                    # "ONNX Runtime's graph optimisation").
                     opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_BASIC
                     self._session = ort.InferenceSession(
                         str(self._model_path), opts, providers=["CPUExecutionProvider"]
