@@ -55,3 +55,35 @@ def test_a_numbered_record_is_named_by_its_subject(tmp_path: Path) -> None:
     assert "named in the question" in ctx.entities[0].why
     assert label_words("2394-async_await") == ["async", "await"]
     assert label_words("1998 FIFA World Cup") == ["1998", "fifa", "world", "cup"]
+
+
+def test_an_acronym_label_is_named_by_the_words_it_abbreviates(tmp_path: Path) -> None:
+    """``2094-nll.md`` is the record about non-lexical lifetimes: a question that spells
+    the words out names it, even when its text never does (here it is not otherwise a hit
+    at all). A capitalised word ("Cat") is a word, not an acronym."""
+    vault = tmp_path / "rfcs"
+    vault.mkdir()
+    (vault / "2094-nll.md").write_text(
+        "## Summary\n\nExtend the borrow checker so that a borrow lasts as long as its"
+        " last use, not its whole scope.\n", encoding="utf-8")
+    (vault / "2025-two-phase.md").write_text(
+        "## Summary\n\nNon-lexical lifetimes make two-phase reads possible; non-lexical"
+        " lifetimes come first.\n", encoding="utf-8")
+    (vault / "Cat.md").write_text("# Cat\n\nA small animal.\n", encoding="utf-8")
+    (vault / "trophies.md").write_text(
+        "# Trophies\n\nThe Canadian Army Trophy was a tank gunnery contest.\n",
+        encoding="utf-8")
+    with Knotwork.open(vault, db=str(tmp_path / "kw.db"), embedder="none") as kw:
+        kw.ingest()
+        nll = kw.context("what did non-lexical lifetimes change", explain=True)
+        cat = kw.context("who won the Canadian Army Trophy", explain=True)
+    found = {e.label: e for e in nll.entities}
+    assert "named in the question by its initials" in found["2094-nll"].why
+    assert [e.label for e in nll.entities][:2] == ["2025-two-phase", "2094-nll"]
+    assert "Cat" not in [e.label for e in cat.entities]
+
+
+def test_initialisms_skip_stop_words_and_numbers() -> None:
+    assert query.initialisms(words("Bureau of Labor Statistics")) == {}
+    assert query.initialisms(words("the 2094 non lexical lifetimes")) == {"nll": (2, 5)}
+    assert query.initialisms(words("a b")) == {}

@@ -33,7 +33,15 @@ from ..types import (
 )
 from . import fulltext, rank
 from .budget import Loader, Measure, pack
-from .query import label_words, name_words, named_spans, query_terms
+from .query import (
+    acronym,
+    fts_match,
+    initialisms,
+    label_words,
+    name_words,
+    named_spans,
+    query_terms,
+)
 
 SemanticSearch = Callable[[str, int], list[tuple[int, float]]]  # (chunk id, cosine)
 
@@ -157,14 +165,28 @@ def _direct(reader: StoreReader, query: str, opts: ContextOptions,
     hits = fulltext.search_entities(reader, query, limit=50, scopes=opts.scopes)
     qlist = name_words(query)
     qwords = set(qlist)
-    rows = reader.entities([h.id for h in hits])
-    labels = {h.id: label_words(rows[h.id].label) for h in hits if h.id in rows}
-    named = named_spans(qlist, labels)
-    for h in hits:
+    # labels the question may spell by their initials ("non-lexical lifetimes", 2094-nll)
+    initials = initialisms(qlist)
+    if initials:
+        seen = {h.id for h in hits}
+        # one lookup on the label column, unranked by term counts: a label either is
+        # one of these words or is not named by them
+        match = f"label : ({fts_match(list(initials))})"
+        spelled = [h for h in reader.search_entities(match, limit=20, scopes=opts.scopes)
+                   if h.id not in seen]
+    else:
+        spelled = []
+    rows = reader.entities([h.id for h in hits + spelled])
+    labels = {h.id: label_words(rows[h.id].label) for h in hits + spelled if h.id in rows}
+    named = named_spans(qlist, labels, initials,
+                        {e: acronym(rows[e].label) for e in labels} if initials else None)
+    for h in hits + [h for h in spelled if h.id in named]:
         c = cands.setdefault(h.id, _Cand())
         if h.id in named:
+            start, end = named[h.id]
             c.signals.append(rank.NAMED_SCORE)
-            c.why.append("named in the question")
+            c.why.append("named in the question" if end - start == len(labels[h.id])
+                         else "named in the question by its initials")
             continue
         label = labels.get(h.id, [])
         coverage = sum(w in qwords for w in label) / len(label) if label else 0.0

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 
 _WORD = re.compile(r"\w+", re.UNICODE)
 _NAME_SPLIT = re.compile(r"[\W_]+", re.UNICODE)
@@ -45,21 +46,72 @@ def label_words(label: str) -> list[str]:
     return out[lead:] if lead < len(out) else out
 
 
-def named_spans(query: list[str], labels: dict[int, list[str]]) -> dict[int, tuple[int, int]]:
+def initialisms(query: list[str], *, shortest: int = 3, longest: int = 5
+                ) -> dict[str, tuple[int, int]]:
+    """What each run of 3–5 consecutive question words spells by its initials, with the
+    run's word span (the first run wins). A stop word or a word with digits ends a run.
+
+    >>> initialisms(words("How do non-lexical lifetimes change borrowck?"))
+    {'nll': (2, 5), 'nllc': (2, 6), 'nllcb': (2, 7), 'llc': (3, 6), 'llcb': (3, 7), 'lcb': (4, 7)}
+    """
+    out: dict[str, tuple[int, int]] = {}
+    for i in range(len(query)):
+        letters = ""
+        for j in range(i, min(len(query), i + longest)):
+            w = query[j]
+            if not w.isalpha() or w in STOPWORDS:
+                break
+            letters += w[0]
+            if j - i + 1 >= shortest:
+                out.setdefault(letters, (i, j + 1))
+    return out
+
+
+def acronym(label: str) -> str | None:
+    """The word a label is, if it may be an acronym: one word of 3–5 letters (a numbered
+    record's number aside), written in capitals or as a lower-case file name.
+
+    Why the casing: "NLL" and ``2094-nll`` name a thing by its initials; "Cat" is a word.
+
+    >>> acronym("2094-nll"), acronym("NLL"), acronym("Cat"), acronym("HPA v2"), acronym("nl")
+    ('nll', 'nll', None, None, None)
+    """
+    found = label_words(label)
+    if len(found) != 1 or not 3 <= len(found[0]) <= 5 or not found[0].isalpha():
+        return None
+    if label.isupper() or (label.islower() and not any(c.isspace() for c in label)):
+        return found[0]
+    return None
+
+
+def named_spans(query: list[str], labels: dict[int, list[str]],
+                initials: Mapping[str, tuple[int, int]] | None = None,
+                acronyms: Mapping[int, str | None] | None = None
+                ) -> dict[int, tuple[int, int]]:
     """The labels the query spells out in full, word for word: key → (start, end) word span.
 
     The rule a passage's plain text follows to mention a note (``ingest.mentions``): word-
     bounded, the whole label, at least four characters, not only stop words or digits, and
     the longest match wins — a label lying inside a longer named one is not named by it.
+    A label that is an acronym (``acronyms``: key → its word) is also named by the words
+    it abbreviates (``initials``: what ``initialisms`` found in the query).
 
     >>> q = words("Is Kestrel Queue Admin faster than 200 West Street?")
     >>> named_spans(q, {1: words("Kestrel Queue Admin"), 2: words("Kestrel Queue"),
     ...                 3: words("200 West Street"), 4: words("West Street District"),
     ...                 5: words("Is"), 6: words("200")})
     {1: (1, 4), 3: (6, 9)}
+    >>> q = words("Did non-lexical lifetimes fix lifetimes?")
+    >>> named_spans(q, {1: ["nll"], 2: ["fix", "lifetimes"], 3: ["lifetimes"]},
+    ...             initialisms(q), {1: "nll"})
+    {1: (1, 4), 2: (4, 6)}
     """
     found: dict[int, tuple[int, int]] = {}
     for key, label in labels.items():
+        short = acronyms.get(key) if acronyms and initials else None
+        if short is not None and initials and short in initials:
+            found[key] = initials[short]
+            continue
         n = len(label)
         if not n or len("".join(label)) < 4 or all(w in STOPWORDS or w.isdigit() for w in label):
             continue
