@@ -151,3 +151,19 @@ def test_an_empty_section_joins_the_deeper_one_after_it() -> None:
         (("A", "Next"), Span(7, 7)),  # a sibling follows: nothing deeper to join
         (("A", "Last"), Span(9, 10)),
     ]
+
+
+def test_comment_only_lines_make_no_chunk_and_edge_no_chunk() -> None:
+    """A KEP's template instructions (one comment before its title) are no chunk; a
+    comment inside a paragraph stays in its chunk, as the file has it."""
+    doc = parse("<!--\n**Note:** fill this in.\n\n- [x] Pick a SIG.\n-->\n"
+                "# KEP-1: Title\n\n<!-- toc -->\nText one.\n<!-- inline -->\nText two.\n"
+                "<!-- /toc -->\n\n## Empty\n\n%% only a note %%\n\n### Full\n\nBody.\n")
+    assert_exact(doc)
+    assert [(c.heading_path, c.text) for c in doc.chunks] == [
+        (("KEP-1: Title",), "# KEP-1: Title\n\n<!-- toc -->\nText one.\n<!-- inline -->\n"
+                           "Text two."),
+        # a section of only a comment joins the deeper one after it, as an empty one does
+        (("KEP-1: Title", "Empty", "Full"), "## Empty\n\n%% only a note %%\n\n### Full\n\n"
+                                            "Body."),
+    ]

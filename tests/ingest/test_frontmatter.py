@@ -168,6 +168,29 @@ def test_title_falls_back_to_the_opening_h1_then_the_file_name() -> None:
     assert {n.kind for n in parse("# Kestrel Queue\n").names} == {"path", "stem", "title"}
 
 
+def test_comments_before_the_opening_h1_and_a_setext_h1() -> None:
+    # a KEP: the template's instructions in a comment, then "# KEP-2322: Suspend Jobs"
+    assert parse("<!--\n- [x] Pick a SIG.\n-->\n\n# KEP-2322: Suspend Jobs\n").title == (
+        "KEP-2322: Suspend Jobs")
+    assert parse("%% draft %%\n<!-- toc -->\n# Kestrel Queue\n").title == "Kestrel Queue"
+    assert parse("Kestrel Queue\n=============\n\nText.\n").title == "Kestrel Queue"
+    # a comment is not a heading, and text beside a comment is content
+    assert parse("<!-- # Hidden -->\n\nIntro.\n").title == "Alice Smith"
+    assert parse("Intro <!-- c -->\n# Later\n").title == "Alice Smith"
+
+
+def test_an_untitled_folder_page_is_labelled_by_its_folder() -> None:
+    assert parse("Text.\n", "keps/sig-apps/2232-suspend-jobs/README.md").title == (
+        "2232-suspend-jobs")
+    assert parse("Text.\n", "docs/guide/index.md").title == "guide"
+    assert parse("Text.\n", "content/posts/_index.md").title == "posts"
+    assert parse("Text.\n", "README.md").title == "README"  # the vault's own page
+    assert parse("# Guide\n", "docs/guide/index.md").title == "Guide"  # a title wins
+    # only a label: links by the folder's name resolve as before (to nothing here)
+    assert [n.text for n in parse("Text.\n", "docs/guide/index.md").names] == [
+        "docs/guide/index", "index"]
+
+
 def test_malformed_yaml_is_a_warning_and_the_body_still_counts() -> None:
     text = "---\ntitle: ok\nkey: [unclosed\nother: 1\n---\n# Body\nUses [[Tool]]. #tag\n"
     doc = parse(text)

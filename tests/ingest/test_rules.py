@@ -37,6 +37,7 @@ FINGERPRINTS = {
     9: "cbd15f028dcc2944d2e4e0c648915a824a77ca926b7659054dd07b443e0089b3",
     10: "9eb8b4f20e9556a7b987ffbde74a22aa1302ba6068fc5ca744883a7502b7bc01",
     11: "134a723d68b4224b98bbe9d98414271386b384fd6c4da4beb4501bf8e75e019e",
+    12: "419a11034b5be97f0877bb7e5dad30a75226fa6f215b9fbd9afdf15c488fa12e",
 }
 
 # The mention facts of the same corpus, by (extraction rules, mention rules): a parser
@@ -54,6 +55,7 @@ MENTION_FINGERPRINTS = {
     (9, 2): "c99243a18adfd7a901a0ccd915caf8e22db258407905f5affc62811e862850c4",
     (10, 2): "c99243a18adfd7a901a0ccd915caf8e22db258407905f5affc62811e862850c4",
     (11, 2): "c99243a18adfd7a901a0ccd915caf8e22db258407905f5affc62811e862850c4",
+    (12, 2): "c99243a18adfd7a901a0ccd915caf8e22db258407905f5affc62811e862850c4",
 }
 
 # Beside the example vault: the syntax it does not show, each in a few lines.
@@ -88,6 +90,10 @@ SAMPLES = {
     "keps/7/README.md": "# KEP-7: Older plan\n\nKEP-42 replaces this plan.\n",
     "rfc-head.md": "- Feature Name: `queues`\n- Start Date: 2020-01-01\n"
                    "- RFC PR #: [org/rfcs#7](https://example.org/7)\n\n## Summary\n\nText.\n",
+    # a title after the template's comment; an untitled folder page; a Setext title
+    "keps/9/README.md": "<!--\n- [x] **Pick a hosting SIG.**\n-->\n# KEP-9: Commented\n\nText.\n",
+    "docs/guide/index.md": "An untitled page of [[Queue]].\n",
+    "setext.md": "Setext Title\n============\n\nText.\n",
     # a section over the budget whose greedy cut would leave the link definition alone
     "tail.md": "## Goals\n\n" + "goal " * 100 + "\n\n" + "more " * 72 + "[plan]\n\n"
                "[plan]: https://example.org/plan\n",

@@ -57,6 +57,28 @@ def test_a_numbered_record_is_named_by_its_subject(tmp_path: Path) -> None:
     assert label_words("1998 FIFA World Cup") == ["1998", "fifa", "world", "cup"]
 
 
+def test_a_record_titled_by_its_identifier_is_named_by_its_subject(tmp_path: Path) -> None:
+    """Every KEP is a README.md titled "KEP-1441: kubectl debug": asking about the
+    graduation criteria for kubectl debug names that KEP, not the one whose text says
+    "kubectl debug" and "graduation criteria" most."""
+    vault = tmp_path / "keps"
+    for number, title, body in (
+            ("1441", "kubectl debug", "Run an ephemeral container to debug a pod.\n\n"
+             "## Graduation Criteria\n\nBeta after one release."),
+            ("4292", "Custom profiling support in kubectl debug command",
+             "Profiles for kubectl debug. Graduation criteria: kubectl debug profiles"
+             " graduate with kubectl debug; the criteria follow kubectl debug.")):
+        (vault / number).mkdir(parents=True)
+        (vault / number / "README.md").write_text(
+            f"<!--\n- [x] Pick a hosting SIG.\n-->\n# KEP-{number}: {title}\n\n{body}\n",
+            encoding="utf-8")
+    with Knotwork.open(vault, db=str(tmp_path / "kw.db"), embedder="none") as kw:
+        kw.ingest()
+        ctx = kw.context("graduation criteria for kubectl debug", explain=True)
+    assert ctx.entities[0].label == "KEP-1441: kubectl debug"
+    assert "named in the question" in ctx.entities[0].why
+
+
 def test_an_acronym_label_is_named_by_the_words_it_abbreviates(tmp_path: Path) -> None:
     """``2094-nll.md`` is the record about non-lexical lifetimes: a question that spells
     the words out names it, even when its text never does (here it is not otherwise a hit

@@ -45,6 +45,7 @@ _LIST = re.compile(r"[ \t]*(?:[-*+]|\d{1,9}[.)])(?:[ \t]+|$)")
 # A task box "[ ]", "[x]" or any one-character Obsidian status such as "[-]" or "[/]".
 _TASK = re.compile(r"\[[^\[\]]\](?:[ \t]+|$)")
 _SPECIAL = re.compile(r"`+|<!--|%%")
+_HIDDEN = "\x00 \t"  # what a line that is all comment holds once masked
 # A link reference definition "[label]: destination" (not a footnote "[^1]: text"): no
 # prose; it makes "[label]" in prose a link (so "- [label] text" is no observation).
 REF_DEF = re.compile(r" {0,3}\[([^\]^][^\]]*)\]:[ \t]*(<[^<>\n]*>|\S+)")
@@ -139,6 +140,7 @@ class _Scanner:
     prev_raw: str = ""  # the last prose line, for a Setext heading's text
     references: dict[str, str] = field(default_factory=dict)  # label -> destination
     out: list[ScannedLine] = field(default_factory=list)
+    hidden: list[int] = field(default_factory=list)  # offsets of lines that are all comment
 
     def scan(self, lines: Sequence[str], start: int) -> list[ScannedLine]:
         for raw in lines[start:]:
@@ -152,6 +154,8 @@ class _Scanner:
         if self.comment:  # a comment left open masks on; no block syntax inside it
             masked, self.comment = mask_inline(raw, self.comment)
             self.after_break = False
+            if not masked.strip(_HIDDEN):
+                self.hidden.append(len(self.out))
             return self.keep(ScannedLine(TEXT, masked), raw)
         if not raw:  # an empty line, the most common blank one
             self.after_break = True
@@ -225,6 +229,8 @@ class _Scanner:
             self.references.setdefault(reference_label(ref.group(1)), ref.group(2))
             self.after_break = False
             return ScannedLine(RULE)
+        if first in "<%" and not masked.strip(_HIDDEN):
+            self.hidden.append(len(self.out))
         line = self.structure(raw, masked, first, indent)
         self.after_break = False
         return line
@@ -269,11 +275,14 @@ class _Scanner:
 
 
 def scan_body(lines: Sequence[str], start: int
-              ) -> tuple[list[ScannedLine], Mapping[str, str]]:
+              ) -> tuple[list[ScannedLine], Mapping[str, str], frozenset[int]]:
     """Classify ``lines[start:]`` (aligned with them); also the link reference definitions
-    (label, as ``reference_label`` folds it -> destination)."""
+    (label, as ``reference_label`` folds it -> destination) and the lines that are all
+    comment (0-based indices into ``lines``: nothing on them is shown to a reader)."""
     scanner = _Scanner()
-    return scanner.scan(lines, start), MappingProxyType(scanner.references)
+    scanned = scanner.scan(lines, start)
+    return (scanned, MappingProxyType(scanner.references),
+            frozenset(start + k for k in scanner.hidden))
 
 
 def blocks_of(lines: Sequence[str], start: int, scanned: list[ScannedLine]) -> list[Block]:
@@ -305,12 +314,13 @@ def blocks_of(lines: Sequence[str], start: int, scanned: list[ScannedLine]) -> l
 
 
 def build_chunks(
-    lines: Sequence[str], start: int, scanned: list[ScannedLine], chunk_tokens: int
+    lines: Sequence[str], start: int, scanned: list[ScannedLine], chunk_tokens: int,
+    hidden: frozenset[int] = frozenset()
 ) -> tuple[ChunkDraft, ...]:
     """Cut the body at headings; split long sections at paragraphs, then at lines."""
     budget = max(1, chunk_tokens) * 4  # tokens estimated as characters / 4
     prefix = list(accumulate((len(line) + 1 for line in lines), initial=0))
-    chunker = _Chunker(lines, start, scanned, budget, prefix)
+    chunker = _Chunker(lines, start, scanned, budget, prefix, hidden)
     return chunker.chunks()
 
 
@@ -323,6 +333,7 @@ class _Chunker:
     scanned: list[ScannedLine]
     budget: int
     prefix: list[int]
+    hidden: frozenset[int]  # lines that are all comment (``scan_body``)
     out: list[ChunkDraft] = field(default_factory=list)
 
     def size(self, a: int, b: int) -> int:
@@ -342,7 +353,7 @@ class _Chunker:
             # chunk of the deeper heading after it: a chunk of one heading line is noise.
             bare = bool(stack) and (stack[-1][0] < line.level and section_start >= self.start
                     and self.scanned[section_start - self.start].kind == HEADING
-                    and all(not self.lines[i].strip() for i in range(section_start + 1, index)))
+                    and all(self.empty(i) for i in range(section_start + 1, index)))
             if not bare:
                 self.section(section_start, index - 1, path)
             while stack and stack[-1][0] >= line.level:
@@ -354,15 +365,30 @@ class _Chunker:
         self.section(section_start, len(self.lines) - 1, path)
         return tuple(self.out)
 
+    def empty(self, i: int) -> bool:
+        """A line with nothing a reader sees: blank, or all comment (``<!-- -->``, ``%%``).
+
+        Why comments: they are the author's notes, hidden when the page is shown, and no
+        fact comes from them. Every Kubernetes KEP opens with 60 lines of the template's
+        instructions in one comment: four chunks a KEP, the same in each, that matched
+        questions about KEPs better than the KEPs did. A comment inside a paragraph stays
+        in its chunk (a chunk's text is its lines as the file has them).
+        """
+        return not self.lines[i].strip() or i in self.hidden
+
     def blank(self, i: int) -> bool:
-        """A blank line outside fenced code (where blank lines are content)."""
-        return not self.lines[i].strip() and self.scanned[i - self.start].kind != CODE
+        """An empty line outside fenced code (where blank lines are content); a comment
+        line never is code."""
+        if self.lines[i].strip():
+            return i in self.hidden
+        return self.scanned[i - self.start].kind != CODE
 
     def trimmed(self, a: int, b: int) -> tuple[int, int]:
-        """Lines ``a..b`` without blank lines at either end (``a > b`` when none are left)."""
-        while a <= b and not self.lines[a].strip():
+        """Lines ``a..b`` without empty lines at either end (``a > b`` when none are left)."""
+        lines, hidden = self.lines, self.hidden  # ``empty``, inlined: called per section
+        while a <= b and (not lines[a].strip() or a in hidden):
             a += 1
-        while b >= a and not self.lines[b].strip():
+        while b >= a and (not lines[b].strip() or b in hidden):
             b -= 1
         return a, b
 
@@ -496,19 +522,18 @@ def decode(path: str, data: bytes, max_bytes: int) -> str | Issue:
     return text[1:] if text.startswith("\ufeff") else text
 
 
-_H1 = re.compile(r"^#[ \t]+(.+?)(?:[ \t]+#+)?[ \t]*$")  # "# Title" or "# Title #"
-
-
-def leading_h1(lines: Sequence[str], start: int) -> str:
+def leading_h1(scanned: Sequence[ScannedLine]) -> str:
     """The text of a level-1 heading that opens the body, else "".
 
     Why: in a docs tree (ADRs, RFCs, BEIR-style passages) the opening "# Title" is the
     document's name; a frontmatter ``title`` still wins, and the file stem stays a name.
+    Comments before it are not content: every Kubernetes KEP opens with the template's
+    instructions in ``<!-- -->`` and only then says "# KEP-2322: Suspend Jobs".
     """
-    for line in lines[start:]:
-        if line.strip():
-            m = _H1.match(line.strip())
-            return m.group(1).strip() if m else ""
+    for line in scanned:
+        if line.kind == BLANK or (line.kind == TEXT and not line.masked.strip(_HIDDEN)):
+            continue
+        return line.heading if line.kind == HEADING and line.level == 1 else ""
     return ""
 
 
@@ -542,7 +567,24 @@ def _names(path: str, entries: Sequence[Entry], h1: str = ""
         key = name_key(text)
         if key and key not in names:
             names[key] = NameDecl(key, text, kind)
-    return title or stem, doc_type, tuple(names.values())
+    return title or _folder_label(bare, stem), doc_type, tuple(names.values())
+
+
+# File names a docs tree gives a folder's own page (GitHub, Hugo, MkDocs, Docusaurus).
+_FOLDER_PAGES = frozenset({"readme", "index", "_index"})
+
+
+def _folder_label(bare: str, stem: str) -> str:
+    """An untitled note's label: its stem, or for a folder's page its folder's name.
+
+    Why: ``keps/sig-apps/2232-suspend-jobs/README.md`` is the page of
+    ``2232-suspend-jobs``; forty notes all labelled "README" tell an answer's reader
+    nothing. Only the label: the folder's name is not made a name links resolve by, so no
+    link that resolved before changes its target.
+    """
+    if stem.casefold() in _FOLDER_PAGES and "/" in bare:
+        return posixpath.basename(posixpath.dirname(bare))
+    return stem
 
 
 def _scalar(value: object) -> bool:
@@ -576,11 +618,11 @@ def parse_markdown(
         return text
     lines = split_lines(text) if text else []
     front = read_frontmatter(path, lines)
-    scanned, references = scan_body(lines, front.body_start)
-    chunks = build_chunks(lines, front.body_start, scanned, chunk_tokens)
+    scanned, references, hidden = scan_body(lines, front.body_start)
+    chunks = build_chunks(lines, front.body_start, scanned, chunk_tokens, hidden)
     blocks = blocks_of(lines, front.body_start, scanned)
     facts, issues = extract_facts(path, front.entries, blocks, references)
-    title, doc_type, names = _names(path, front.entries, leading_h1(lines, front.body_start))
+    title, doc_type, names = _names(path, front.entries, leading_h1(scanned))
     return ParsedDocument(
         path=path,
         text=text,

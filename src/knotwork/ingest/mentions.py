@@ -316,7 +316,7 @@ def _prose(chunks: Sequence[ChunkText]) -> tuple[list[_Line], Mapping[str, str]]
         return [], {}
     first = min(pieces)
     body = [" ".join(pieces.get(n, ())) for n in range(first, max(pieces) + 1)]
-    scanned, references = scan_body(body, 0)
+    scanned, references, _ = scan_body(body, 0)
     out: list[_Line] = []
     for n, line in enumerate(scanned, first):
         if line.kind in (CODE, HEADING) or n not in pieces:

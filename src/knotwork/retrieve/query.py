@@ -24,22 +24,36 @@ def name_words(text: str) -> list[str]:
     return [w for w in _NAME_SPLIT.split(text.casefold()) if w]
 
 
+# A record's identifier opening its title: "KEP-1441: kubectl debug", "RFC 2094: NLL",
+# "7. Use queues" (adr-tools), "TASK-ALR-001: Define alert rules".
+_RECORD_TITLE = re.compile(r"(?:[A-Z][A-Z0-9]*(?:[- ][A-Z0-9]*\d[A-Z0-9]*)+|\d+)"
+                           r"[ \t]*[.:–—][ \t]+(?P<rest>\S.*)")
+
+
 def label_words(label: str) -> list[str]:
-    """A label's words as a question would name it: a slug's leading number left out.
+    """A label's words as a question would name it: a record's number left out.
 
     Why: numbered records are named by file name — ``0001-use-postgres``,
-    ``2394-async_await``, ``2024-05-01-standup`` — and a question asks about the subject,
-    rarely the number. Only a slug (no spaces) loses its leading digits, and only when a
-    word remains: in "1998 FIFA World Cup" the year is part of the name.
+    ``2394-async_await``, ``2024-05-01-standup`` — or by a title that opens with their
+    identifier — "KEP-1441: kubectl debug" —, and a question asks about the subject,
+    rarely the number. A slug (no spaces) loses its leading digits, and a title the
+    identifier before its colon, only when a word remains: in "1998 FIFA World Cup" the
+    year is part of the name.
 
     >>> label_words("2394-async_await"), label_words("1998 FIFA World Cup")
     (['async', 'await'], ['1998', 'fifa', 'world', 'cup'])
     >>> label_words("2024-05-01-standup"), label_words("404")
     (['standup'], ['404'])
+    >>> label_words("KEP-1441: kubectl debug"), label_words("7. Use queues")
+    (['kubectl', 'debug'], ['use', 'queues'])
+    >>> label_words("Apollo 11: The Untold Story")
+    ['apollo', '11', 'the', 'untold', 'story']
     """
-    out = name_words(label)
     if any(c.isspace() for c in label):
-        return out
+        record = _RECORD_TITLE.match(label)
+        subject = name_words(record.group("rest")) if record else []
+        return subject or name_words(label)
+    out = name_words(label)
     lead = 0
     while lead < len(out) and out[lead].isdigit():
         lead += 1
