@@ -57,6 +57,25 @@ def test_a_numbered_record_is_named_by_its_subject(tmp_path: Path) -> None:
     assert label_words("1998 FIFA World Cup") == ["1998", "fifa", "world", "cup"]
 
 
+def test_a_named_note_whose_text_matches_too_wins_a_tie_with_text_alone(
+        tmp_path: Path) -> None:
+    """Both notes' best chunks score the same; the one the question also names goes first,
+    whichever was ingested first (the lower id used to win)."""
+    vault = tmp_path / "rfcs"
+    vault.mkdir()
+    (vault / "2033-experimental-coroutines.md").write_text(
+        "## Motivation\n\nAsync await syntax, async await syntax everywhere.\n",
+        encoding="utf-8")
+    (vault / "2394-async_await.md").write_text(
+        "## Summary\n\nAdd async await syntax to the language, so that futures can be"
+        " written as plainly as the blocking code they replace.\n", encoding="utf-8")
+    with Knotwork.open(vault, db=str(tmp_path / "kw.db"), embedder="none") as kw:
+        kw.ingest()
+        ctx = kw.context("async await syntax", explain=True)
+    assert [e.label for e in ctx.entities] == ["2394-async_await", "2033-experimental-coroutines"]
+    assert "named in the question" in ctx.entities[0].why
+
+
 def test_a_record_titled_by_its_identifier_is_named_by_its_subject(tmp_path: Path) -> None:
     """Every KEP is a README.md titled "KEP-1441: kubectl debug": asking about the
     graduation criteria for kubectl debug names that KEP, not the one whose text says

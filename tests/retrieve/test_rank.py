@@ -45,7 +45,10 @@ def test_hub_factor_and_linked_score() -> None:
 def test_signals_combine_as_the_best_plus_a_share_of_the_rest(
         monkeypatch: pytest.MonkeyPatch) -> None:
     assert rank.combine_signals([]) == 0.0
-    assert rank.combine_signals([0.6, 0.5]) == 0.6  # the tuned default: the best alone
+    # the tuned default: the best, and the rest only as a tie-breaker
+    assert rank.combine_signals([0.6]) == 0.6
+    assert 0.6 < rank.combine_signals([0.6, 0.5]) < 0.601
+    assert rank.combine_signals([0.6, 0.5]) < rank.combine_signals([0.6, 0.5, 0.1])
     monkeypatch.setattr(rank, "EXTRA_SIGNAL_WEIGHT", 0.5)
     assert rank.combine_signals([0.6, 0.5, 0.4]) == pytest.approx(0.6 + 0.5 * 0.9)
 
