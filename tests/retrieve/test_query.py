@@ -32,6 +32,12 @@ def test_a_label_is_named_whole_word_bounded_and_in_order() -> None:
         "200 West Street": (2, 5)}  # the longest match wins, as in prose mentions
 
 
+def test_a_plural_names_a_singular_label_and_back() -> None:
+    assert spans("Which Kestrel Queues run here?", "Kestrel Queue") == {"Kestrel Queue": (1, 3)}
+    assert spans("the access policy", "Access Policies") == {"Access Policies": (1, 3)}
+    assert spans("our status page", "Statu Page") == {}  # "status" is no plural
+
+
 def test_short_stop_word_and_number_labels_are_never_named() -> None:
     assert spans("What is it about 1958 and Tosca?", "It", "The Who", "1958", "Tosca", "abc"
                  ) == {"Tosca": (6, 7)}

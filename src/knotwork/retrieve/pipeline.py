@@ -35,6 +35,7 @@ from . import fulltext, rank
 from .budget import Loader, Measure, pack
 from .query import (
     acronym,
+    fold,
     fts_match,
     initialisms,
     label_words,
@@ -164,7 +165,7 @@ def _direct(reader: StoreReader, query: str, opts: ContextOptions,
             c.why.append("exact name match")
     hits = fulltext.search_entities(reader, query, limit=50, scopes=opts.scopes)
     qlist = name_words(query)
-    qwords = set(qlist)
+    qwords = {fold(w) for w in qlist}
     # labels the question may spell by their initials ("non-lexical lifetimes", 2094-nll)
     initials = initialisms(qlist)
     if initials:
@@ -189,7 +190,7 @@ def _direct(reader: StoreReader, query: str, opts: ContextOptions,
                          else "named in the question by its initials")
             continue
         label = labels.get(h.id, [])
-        coverage = sum(w in qwords for w in label) / len(label) if label else 0.0
+        coverage = sum(fold(w) in qwords for w in label) / len(label) if label else 0.0
         c.signals.append(rank.label_score(coverage))
         c.why.append(f"label/alias/value match (label coverage {coverage:.2f})")
     chunk_hits, holding = fulltext.search_chunks_holding(reader, query, limit=40,

@@ -60,6 +60,20 @@ def label_words(label: str) -> list[str]:
     return out[lead:] if lead < len(out) else out
 
 
+def fold(word: str) -> str:
+    """A word with an English plural ending folded: how a question and a name are compared
+    ("Kestrel Queues" names "Kestrel Queue"; "editions" covers "3501-edition-2024").
+
+    Both sides fold alike, so a wrong singular ("series" → "sery") still matches itself.
+
+    >>> [fold(w) for w in ("queues", "policies", "policy", "class", "bus", "os", "dns")]
+    ['queue', 'policy', 'policy', 'class', 'bus', 'os', 'dns']
+    """
+    if len(word) < 4 or word[-1] != "s" or word[-2] in "su" or not word.isalpha():
+        return word
+    return word[:-3] + "y" if word.endswith("ies") else word[:-1]
+
+
 def initialisms(query: list[str], *, shortest: int = 3, longest: int = 5
                 ) -> dict[str, tuple[int, int]]:
     """What each run of 3–5 consecutive question words spells by its initials, with the
@@ -121,6 +135,7 @@ def named_spans(query: list[str], labels: dict[int, list[str]],
     {1: (1, 4), 2: (4, 6)}
     """
     found: dict[int, tuple[int, int]] = {}
+    folded = [fold(w) for w in query]
     for key, label in labels.items():
         short = acronyms.get(key) if acronyms and initials else None
         if short is not None and initials and short in initials:
@@ -129,8 +144,9 @@ def named_spans(query: list[str], labels: dict[int, list[str]],
         n = len(label)
         if not n or len("".join(label)) < 4 or all(w in STOPWORDS or w.isdigit() for w in label):
             continue
+        label = [fold(w) for w in label]
         for i in range(len(query) - n + 1):
-            if query[i:i + n] == label:
+            if folded[i:i + n] == label:
                 found[key] = (i, i + n)
                 break
     return {k: (a, b) for k, (a, b) in found.items()
