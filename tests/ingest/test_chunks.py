@@ -167,3 +167,14 @@ def test_comment_only_lines_make_no_chunk_and_edge_no_chunk() -> None:
         (("KEP-1: Title", "Empty", "Full"), "## Empty\n\n%% only a note %%\n\n### Full\n\n"
                                             "Body."),
     ]
+
+
+def test_a_run_of_empty_sections_joins_the_first_section_with_text() -> None:
+    doc = parse("## Proposal\n\n### User Stories\n\n#### Story 1\n\nText one.\n\n"
+                "#### Story 2\n\nText two.\n")
+    assert_exact(doc)
+    assert [(c.heading_path, c.text) for c in doc.chunks] == [
+        (("Proposal", "User Stories", "Story 1"),
+         "## Proposal\n\n### User Stories\n\n#### Story 1\n\nText one."),
+        (("Proposal", "User Stories", "Story 2"), "#### Story 2\n\nText two."),
+    ]

@@ -195,3 +195,23 @@ def test_chunks_an_and_query_found_are_not_tokenised_again(tmp_path: Path,
     # "kestrel ferries grain" and "queue mill": no chunk holds all the words, so the OR
     # query ran, and its hits hold some of them only.
     assert shortcut == [True, True, True, False, False]
+
+
+def test_a_chunk_that_says_nothing_is_no_evidence(tmp_path: Path) -> None:
+    """"## Infrastructure Needed / None." matches "suspend jobs" best (its heading path
+    holds the title; BM25 favours short rows) but tells the reader nothing."""
+    vault = _vault(tmp_path / "v", {
+        "Suspend Jobs": "## Goals\n\nAllow suspending and resuming Jobs without deleting them."
+                        "\n\n## Infrastructure Needed\n\nNone.\n\n## Proposal\n\n### Stories",
+        "Indexed Job": "## Summary\n\nJobs whose pods get an index.",
+    })
+    with Knotwork.open(vault, db=str(tmp_path / "s.db"), embedder="none") as kw:
+        kw.ingest()
+        ctx = kw.context("suspend jobs", max_tokens=0)
+        hits = [h.text for h in kw.search("suspend jobs")]
+    assert ctx.entities[0].label == "Suspend Jobs"
+    texts = [e.text for e in ctx.evidence]
+    assert any("Allow suspending" in t for t in texts)
+    assert not any(t.endswith(("None.", "### Stories")) for t in texts)
+    # what was left out matched, and search still finds it
+    assert any(t.endswith("None.") for t in hits)

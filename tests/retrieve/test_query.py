@@ -8,11 +8,11 @@ from pathlib import Path
 import pytest
 
 from knotwork import Knotwork
-from knotwork.retrieve import query, rank
+from knotwork.retrieve import pipeline, query, rank
 from knotwork.retrieve.query import label_words, named_spans, words
 
 
-@pytest.mark.parametrize("module", [query, rank])
+@pytest.mark.parametrize("module", [pipeline, query, rank])
 def test_docstring_examples(module: object) -> None:
     failed, attempted = doctest.testmod(module)  # type: ignore[arg-type]
     assert attempted > 0 and failed == 0

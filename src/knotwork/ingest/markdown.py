@@ -351,9 +351,12 @@ class _Chunker:
             index = self.start + offset
             # A heading whose section is empty ("## Routing" then "### Routers") joins the
             # chunk of the deeper heading after it: a chunk of one heading line is noise.
+            # So does a run of them ("## Proposal", "### User Stories", "#### Story 1"):
+            # the headings between are the ones joined already.
             bare = bool(stack) and (stack[-1][0] < line.level and section_start >= self.start
                     and self.scanned[section_start - self.start].kind == HEADING
-                    and all(self.empty(i) for i in range(section_start + 1, index)))
+                    and all(self.empty(i) or self.scanned[i - self.start].kind == HEADING
+                            for i in range(section_start + 1, index)))
             if not bare:
                 self.section(section_start, index - 1, path)
             while stack and stack[-1][0] >= line.level:

@@ -17,6 +17,7 @@ Every score carries its reasons (``explain=True``).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
@@ -419,11 +420,43 @@ def _evidence(reader: StoreReader, ranked: list[tuple[int, _Cand]], opts: Contex
     for _, c in ranked:
         for cid, s in c.chunks.items():
             scored[cid] = max(scored.get(cid, 0.0), s)
-    top = sorted(scored.items(), key=lambda kv: (-kv[1], kv[0]))[: opts.max_evidence]
-    rows = reader.chunks([cid for cid, _ in top])
-    return [Evidence(chunk_id=cid, path=rows[cid].path, heading=rows[cid].heading_path,
-                     line_start=rows[cid].line_start, line_end=rows[cid].line_end,
-                     text=rows[cid].text, score=s) for cid, s in top if cid in rows]
+    order = sorted(scored.items(), key=lambda kv: (-kv[1], kv[0]))
+    out: list[Evidence] = []
+    start, want = 0, opts.max_evidence
+    # read as many as are wanted, then more only for those left out
+    while len(out) < want and start < len(order):
+        part = order[start:start + want - len(out)]
+        start += len(part)
+        rows = reader.chunks([cid for cid, _ in part])
+        out += [Evidence(chunk_id=cid, path=rows[cid].path, heading=rows[cid].heading_path,
+                         line_start=rows[cid].line_start, line_end=rows[cid].line_end,
+                         text=rows[cid].text, score=s)
+                for cid, s in part if cid in rows and says_something(rows[cid].text)]
+    return out
+
+
+def says_something(text: str) -> bool:
+    """Whether a chunk holds more than headings and a word or two: "## Infrastructure
+    Needed / None.", a run of headings. Such a chunk can match a question best (its
+    heading path names the note, and BM25 favours short rows) yet tells the reader
+    nothing, so it is no evidence; the entity it speaks for still ranks by it.
+
+    >>> says_something("## Infrastructure Needed\\n\\nNone."), says_something("# A\\n\\n## B")
+    (False, False)
+    >>> says_something("## Status\\n\\nAccepted by the team.")
+    True
+    """
+    words = 0
+    for line in text.splitlines():
+        if not line.lstrip().startswith("#"):
+            words += len(_WORD.findall(line))
+            if words >= _SUBSTANCE:
+                return True
+    return False
+
+
+_WORD = re.compile(r"\w+")
+_SUBSTANCE = 3  # words outside headings that make a chunk evidence
 
 
 def _chain(entities: list[ContextEntity], ranked: list[tuple[int, _Cand]]) -> list[str]:
