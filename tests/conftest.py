@@ -32,4 +32,6 @@ def taught_relation() -> Iterator[None]:
     lexicon._KEY_TABLE.update(keys)
     lexicon._REGISTERED[:] = taught
     lexicon.normalize_key.cache_clear()
+    lexicon.known_key.cache_clear()
+    lexicon._first_words.cache_clear()
     lexicon._phrase_table.cache_clear()

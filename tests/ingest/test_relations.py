@@ -192,6 +192,49 @@ def test_list_items_that_are_prose() -> None:
     assert doc.facts[1].extractor == "wikilink" and doc.facts[1].confidence == 0.8
 
 
+def test_a_heading_that_names_a_relation_gives_it_to_its_list_items() -> None:
+    doc = parse(
+        "## Dependencies\n\n"
+        "- [[Postgres]]\n"
+        "- **[[Kestrel Queue]]** for jobs, see [[Runbook]]\n"
+        "- See [[Other]] too\n"
+        "- uses [[Redis]]\n"
+        "- [ ] drop [[MySQL]]\n\n"
+        "Prose about [[Prose]].\n\n"
+        "## Owners\n\n- [[Ada]]\n- [[Bob]] and [[Cy]]\n\n"
+        "## Teil von\n\n1. [[Plattform]]\n\n"
+        "### Notes\n\n- [[After]]\n"
+    )
+    assert triples(doc) == [
+        ("SELF", "depends_on", "Postgres"),
+        ("SELF", "depends_on", "Kestrel Queue"),
+        ("SELF", "links_to", "Runbook"),  # not at the item's start
+        ("SELF", "links_to", "Other"),
+        ("SELF", "uses", "Redis"),  # the item names its own relation
+        ("SELF", "links_to", "MySQL"),  # a task
+        ("SELF", "links_to", "Prose"),  # no list item
+        ("SELF", "owner", "Ada"),
+        ("SELF", "owner", "Bob"),
+        ("SELF", "owner", "Cy"),
+        ("SELF", "part_of", "Plattform"),
+        ("SELF", "links_to", "After"),  # another heading ends the section
+    ]
+    first = doc.facts[0]
+    assert first.extractor == "section_list" and first.confidence == 1.0
+    assert first.supporting_text == "- [[Postgres]]" and first.span.line_start == 3
+
+
+def test_relation_headings_in_other_languages_and_taught_ones(taught_relation: None) -> None:
+    from knotwork.ingest import lexicon
+
+    text = "## Dépendances\n\n- [[Base]]\n\n## Voraussetzungen\n\n- [[Netz]]\n"
+    assert triples(parse(text)) == [("SELF", "depends_on", "Base"),
+                                    ("SELF", "links_to", "Netz")]
+    lexicon.register_key("depends_on", "Voraussetzungen")
+    assert triples(parse(text)) == [("SELF", "depends_on", "Base"),
+                                    ("SELF", "depends_on", "Netz")]
+
+
 def test_nested_list_relations() -> None:
     doc = parse("- parent\n  - uses [[Child]]\n    - part_of [[Grand]]\n")
     assert triples(doc) == [("SELF", "uses", "Child"), ("SELF", "part_of", "Grand")]

@@ -35,6 +35,7 @@ from .lexicon import (
     exact_relation,
     infer_relation,
     known_key,
+    may_be_key,
     normalize_key,
     normalize_relation,
 )
@@ -98,6 +99,12 @@ _LINE_FIELD = re.compile(
 # ("## Status" / "Accepted" in an ADR): what a one-line section under another heading
 # says is prose about it, not its value.
 _SECTION_KEYS = frozenset({"status", "date", "owner", "author", "team", "role"})
+# A heading that names a relation to other notes: the links that open its list items are
+# that relation ("## Dependencies" / "- [[Postgres]]"), not ``links_to``.
+_LIST_SECTION_KEYS = frozenset({"depends_on", "part_of", "uses", "runs_on", "owner", "author",
+                                "team", "superseded_by", "located_at"})
+# What may stand before the first link of such an item: blanks and emphasis.
+_LEAD = re.compile(r"[\s*_]*\Z")
 # A longer value (links counted by their text) is prose, such as a README's "- Source: …"
 _FIELD_VALUE_MAX = 120
 # Markup a field's literal value is read without: a link as its text, code, emphasis.
@@ -332,21 +339,36 @@ def extract_facts(
     note_dir = path.rpartition("/")[0]
     blocks = blocks if isinstance(blocks, list) else list(blocks)
     header, records = _header_fields(blocks, stated, sink)
+    # the relation the current heading names, for the list items under it
+    section: str | None = None
     if header or records:
         for i, block in enumerate(blocks):
+            if block.level:
+                section = _list_section(block)
             fields = header.get(i)
             subject = records.get(i, SELF)
             if fields is not None:
-                reader = _BlockReader(block, path, note_dir, sink, subject)
+                reader = _BlockReader(block, path, note_dir, sink, subject, section)
                 reader.line_fields(fields)
                 reader.read()
             elif _may_hold_structure(block.masked):
-                _BlockReader(block, path, note_dir, sink, subject).read()
+                _BlockReader(block, path, note_dir, sink, subject, section).read()
     else:  # most notes: no field lines or records, and no index to keep
         for block in blocks:
+            if block.level:
+                section = _list_section(block)
             if _may_hold_structure(block.masked):
-                _BlockReader(block, path, note_dir, sink).read()
+                _BlockReader(block, path, note_dir, sink, SELF, section).read()
     return tuple(sink.facts.values()), tuple(sink.issues)
+
+
+def _list_section(heading: Block) -> str | None:
+    """The relation a heading names for the list items under it, down to the next heading
+    of any level: "## Dependencies", "## Owners", "## Teil von" (``_LIST_SECTION_KEYS``).
+    """
+    text = _heading_text(heading)
+    found = known_key(text) if may_be_key(text) else None
+    return found if found in _LIST_SECTION_KEYS else None
 
 
 def _header_fields(blocks: Sequence[Block], stated: set[str], sink: _Sink
@@ -420,6 +442,8 @@ def _header_fields(blocks: Sequence[Block], stated: set[str], sink: _Sink
         if key not in _SECTION_KEYS or (key in stated and i + 1 not in in_record) or (
                 not _link_lines(blocks, i + 2)):
             continue
+        if body.list_item and key in _LIST_SECTION_KEYS and "[" in body.raw[0]:
+            continue  # "## Owners" / "- [[Ada]]" / "- [[Bob]]": every item's (_list_section)
         line = body.masked[0]
         value = line[body.content:].strip()
         if not value:
@@ -604,13 +628,14 @@ def _string_objects(predicate: str, text: str) -> list[ObjectRef]:
 class _BlockReader:
     """Read one prose block; offsets are into the block's lines joined by "\\n"."""
 
-    __slots__ = ("block", "path", "sink", "subject", "text", "raw", "starts", "links",
-                 "consumed", "_ends", "_support", "_letters", "_masked")
+    __slots__ = ("block", "path", "sink", "subject", "section", "text", "raw", "starts",
+                 "links", "consumed", "_ends", "_support", "_letters", "_masked")
 
     def __init__(self, block: Block, path: str, note_dir: str, sink: _Sink,
-                 subject: EntityRef = SELF) -> None:
+                 subject: EntityRef = SELF, section: str | None = None) -> None:
         self.block, self.path, self.sink = block, path, sink
         self.subject = subject  # what the block's fields describe: the note, or a record
+        self.section = section  # the relation the item's heading names (``_list_section``)
         if len(block.masked) == 1:  # most blocks are one line: skip the joins
             self.text, self.raw, self.starts = block.masked[0], block.raw[0], [0]
         else:
@@ -637,6 +662,8 @@ class _BlockReader:
         if self.block.list_item and not self.block.task:
             self.observation()
             self.list_relation()
+            if self.section is not None:
+                self.section_list(self.section)
         self.sentence_links()
 
     # -- positions
@@ -798,6 +825,27 @@ class _BlockReader:
             assert target is not None
             self.consumed.add(i)
             self.add(self.links[i].start, predicate, target, "list_relation", whole_line=True)
+
+    def section_list(self, predicate: str) -> None:
+        """Under "## Dependencies": ``- [[Postgres]]`` → SELF depends_on Postgres.
+
+        The links that open the item's first line count, and those joined to them by
+        "," or "and" ("- [[kota]] and [[vega]]"); "- See [[Runbook]]" only links. A link
+        another extractor claimed ("- uses [[X]]") stays its.
+        """
+        line_end = self.first_line_end()
+        before = self.block.content
+        for i, link in enumerate(self.links):
+            if link.start >= line_end or link.target is None or link.embed or (
+                    i in self.consumed):
+                return
+            between = self.text[before:link.start]
+            if not (_LEAD.match(between) if before == self.block.content
+                    else _COORDINATION.match(between)):
+                return
+            self.consumed.add(i)
+            self.add(link.start, predicate, link.target, "section_list", whole_line=True)
+            before = link.end
 
     # -- links in sentences
 

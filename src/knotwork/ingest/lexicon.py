@@ -186,6 +186,28 @@ def known_key(key: str) -> str | None:
     return _KEY_TABLE.get(folded) or _KEY_TABLE.get(_fold(snake_case(key)))
 
 
+@lru_cache(maxsize=1)
+def _first_words() -> frozenset[str]:
+    """The first word of every key the table knows, in its lookup form."""
+    return frozenset(folded.split("_", 1)[0] for folded in _KEY_TABLE)
+
+
+def may_be_key(text: str) -> bool:
+    """A cheap test before ``known_key`` on text that is rarely a key (a heading): whether
+    its first word opens one of the table's keys.
+
+    Why: ``known_key`` folds its text (Unicode decomposition, two expressions), ~10 µs for
+    a text it has not seen, and a vault's headings are nearly all new to it.
+    """
+    head = text.split(None, 1)
+    if not head:
+        return False
+    word = head[0].strip("*_:.#").casefold()
+    if not word.isascii():
+        word = _fold(word)
+    return word.split("-", 1)[0] in _first_words()
+
+
 # What this process taught the lexicon, in order: part of the key a document's facts were
 # extracted under (``knotwork.ingest.extraction_key``), so notes read before are read again.
 _REGISTERED: list[tuple[str, ...]] = []
@@ -203,6 +225,7 @@ def register_key(canonical: str, *synonyms: str) -> None:
     _REGISTERED.append(("key", canonical, *synonyms))
     normalize_key.cache_clear()
     known_key.cache_clear()
+    _first_words.cache_clear()
     _phrase_table.cache_clear()  # its memo of normalize_relation read the old keys
 
 
