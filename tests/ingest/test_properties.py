@@ -152,6 +152,8 @@ FIELDS = st.sampled_from([
     "### TASK-A-1: Do it", "wave:: 3", "depends_on:: [[TASK-A-2]]", "[ref]: https://x.org/a",
     "[n]: other.md", "# KEP-12: Title", "Owner: [[Bob]]", "Team: Platform",
     "word " * 120, "long " * 500, "x" * 3000, "- item " + "y " * 150, "  continuation.",
+    "## Dependencies", "## Owners", "- [[A]] and [[B]] too", "- [[C]]", "<!--", "-->",
+    "%% note %%", "===",
 ])
 
 

@@ -20,7 +20,7 @@ from knotwork.types import FactRow
 # and "kestrel-queue" is a file name of the same words: a note linking one of the two
 # means it by those words, and the words' mentions move between them
 NAMES = ["Alpha", "Beta", "ops/Gamma", "ops/deep/Delta", "Kestrel Queue", "kota", "Kestrel",
-         "x/kestrel-queue"]
+         "x/kestrel-queue", "ops/README"]
 TARGETS = ["Alpha", "Beta", "Gamma", "Delta", "Kestrel Queue", "kota", "KQ", "Missing Note",
            "ops/Gamma", "kestrel-queue"]
 
@@ -34,7 +34,13 @@ line = st.one_of(
                      # fields on lines of their own: at the head, and in a one-line section
                      "Date: 2020-01-02", "## Status", "Accepted",
                      # a record: the fields under it are its own
-                     "### TASK-A-1: Do it"]),
+                     "### TASK-A-1: Do it",
+                     # a heading naming a relation for the list items under it; comments,
+                     # which make no chunk and come before a title; a Setext underline
+                     "## Dependencies", "<!--", "-->", "%% hidden %%", "==="]),
+    st.builds(lambda t: f"- [[{t}]]", st.sampled_from(TARGETS)),
+    st.builds(lambda a, b: f"- [[{a}]] and [[{b}]] here", st.sampled_from(TARGETS),
+              st.sampled_from(TARGETS)),
     st.builds(lambda t: f"Owner: [[{t}]]", st.sampled_from(TARGETS)),
     st.builds(lambda t: f"Superseded by [[{t}]]", st.sampled_from(TARGETS)),
     st.builds(lambda t: f"See [[{t}]] for details.", st.sampled_from(TARGETS)),
