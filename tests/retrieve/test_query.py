@@ -134,3 +134,28 @@ def test_initialisms_skip_stop_words_and_numbers() -> None:
     assert query.initialisms(words("Bureau of Labor Statistics")) == {}
     assert query.initialisms(words("the 2094 non lexical lifetimes")) == {"nll": (2, 5)}
     assert query.initialisms(words("a b")) == {}
+
+
+def test_an_acronym_in_capitals_names_the_label_it_abbreviates(tmp_path: Path) -> None:
+    """"HPA" names "Horizontal Pod Autoscaler" even where its text never says HPA; in
+    lower case "war" is a word, not "Web Application Resource"."""
+    vault = tmp_path / "v"
+    vault.mkdir()
+    notes = {
+        "Horizontal Pod Autoscaler": "Scales a workload's replicas on observed metrics.",
+        "Web Application Resource": "A packaged web application archive.",
+        "Scaling": "Workloads scale out when the HPA says so; the war on toil goes on.",
+        "United States of America": "A country.",
+    }
+    for title, text in notes.items():
+        (vault / f"{title}.md").write_text(f"# {title}\n\n{text}\n", encoding="utf-8")
+    with Knotwork.open(vault, db=str(tmp_path / "kw.db"), embedder="none") as kw:
+        kw.ingest()
+        hpa = kw.context("how does the HPA scale", explain=True)
+        war = kw.context("the war on toil", explain=True)
+        usa = kw.context("USA", explain=True)
+    why = {e.label: e.why for e in hpa.entities}
+    assert "named in the question by its acronym" in why["Horizontal Pod Autoscaler"]
+    assert hpa.entities[0].label == "Horizontal Pod Autoscaler"
+    assert "Web Application Resource" not in [e.label for e in war.entities]
+    assert usa.entities[0].label == "United States of America"  # its words but "of"

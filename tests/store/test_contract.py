@@ -572,3 +572,22 @@ def test_every_version_says_what_it_said(store: Store) -> None:
     assert [store.reader.version_text(int(v)) for v in versions] == texts
     assert store.reader.version_text(10_000) is None
     assert store.reader.document_texts("default", ["a.md"]) == {"a.md": "short"}
+
+
+def test_a_label_is_found_by_its_initials_as_it_changes(store: Store) -> None:
+    apply(store, doc("hpa.md", [fact("uses", link("Custom Resource Definition"), 2)],
+                     title="Horizontal Pod Autoscaler", body="scales pods"))
+    note = store.reader.find_entity("hpa", "hpa")
+    # a note's label only: no note is named Custom Resource Definition
+    assert store.reader.spelled_by(["hpa", "crd", "xyz"]) == [(note, "hpa")]
+    assert store.reader.spelled_by(["hpa"], scopes=["other"]) == []
+    apply(store, doc("crd.md", [], title="Custom Resource Definition", body="a kind"))
+    crd = store.reader.find_entity("crd", "crd")
+    assert store.reader.spelled_by(["crd"]) == [(crd, "crd")]
+    # a new title spells something else
+    apply(store, doc("hpa.md", [], title="Vertical Pod Autoscaler", body="scales pods"))
+    assert store.reader.spelled_by(["hpa"]) == []
+    assert store.reader.spelled_by(["vpa"]) == [(note, "vpa")]
+    with store.write(actor="test") as w:
+        w.delete("default", "hpa.md")
+    assert store.reader.spelled_by(["vpa"]) == []

@@ -208,3 +208,19 @@ def test_upgrading_a_store_takes_orphaned_names_out_of_the_index(tmp_path: Path)
     assert indexed == {"vega"}
     assert con.execute("SELECT orphan FROM entities WHERE key = 'name:kota'").fetchone() == (1,)
     store.close()
+
+
+def test_upgrading_a_store_indexes_the_initials_of_its_labels(tmp_path: Path) -> None:
+    path = str(tmp_path / "s.db")
+    store = SQLiteStore(path)
+    with store.write(actor="test") as w:
+        w.apply("default", doc("hpa.md", [fact("uses", link("Custom Resource Definition"), 1)],
+                               title="Horizontal Pod Autoscaler", body="scales"))
+    con = store._con()
+    con.execute("DROP TABLE entity_initials")  # as a store written before migration 15
+    con.execute("UPDATE meta SET value = '14' WHERE key = 'schema_version'")
+    con.commit()
+    store.close()
+    store = SQLiteStore(path)  # migrates to the current schema
+    assert [s for _, s in store.reader.spelled_by(["hpa", "crd"])] == ["hpa"]
+    store.close()

@@ -57,6 +57,9 @@ class _Cand:
     chunks: dict[int, float] = field(default_factory=dict)
     via: tuple[int, str, str] | None = None  # (parent id, predicate, "out" | "in")
     links: dict[int, tuple[float, str]] = field(default_factory=dict)  # hit -> (conf, pred)
+    # the question's words that name it without being its label's ("non lexical lifetimes"
+    # for 2094-nll, "hpa" for Horizontal Pod Autoscaler): they count as words it holds
+    naming: set[str] = field(default_factory=set)
 
 
 @dataclass(frozen=True, slots=True)
@@ -187,13 +190,25 @@ def _direct(reader: StoreReader, query: str, opts: ContextOptions,
         if h.id in named:
             start, end = named[h.id]
             c.signals.append(rank.NAMED_SCORE)
-            c.why.append("named in the question" if end - start == len(labels[h.id])
-                         else "named in the question by its initials")
+            if end - start == len(labels[h.id]):
+                c.why.append("named in the question")
+            else:
+                c.why.append("named in the question by its initials")
+                c.naming.update(qlist[start:end])
             continue
         label = labels.get(h.id, [])
         coverage = sum(fold(w) in qwords for w in label) / len(label) if label else 0.0
         c.signals.append(rank.label_score(coverage))
         c.why.append(f"label/alias/value match (label coverage {coverage:.2f})")
+    # an acronym the question writes in capitals names the label it abbreviates ("HPA",
+    # "Horizontal Pod Autoscaler"); in lower case it is a word ("war", "cat")
+    capitals = sorted({w.casefold() for w in _CAPITALS.findall(query) if w.isupper()})
+    for eid, short in reader.spelled_by(capitals, scopes=opts.scopes) if capitals else ():
+        c = cands.setdefault(eid, _Cand())
+        c.naming.add(short)
+        if rank.NAMED_SCORE not in c.signals:
+            c.signals.append(rank.NAMED_SCORE)
+            c.why.append("named in the question by its acronym")
     chunk_hits, holding = fulltext.search_chunks_holding(reader, query, limit=40,
                                                          scopes=opts.scopes, freqs=freqs)
     _add_chunk_hits(reader, cands, _text_then(reader, [(h.id, h.score) for h in chunk_hits],
@@ -320,6 +335,7 @@ def _cover(reader: StoreReader, cands: dict[int, _Cand], freqs: list[tuple[str, 
         held = {index[w] for cid in c.chunks for w in held_by_chunk.get(cid, ())}
         if eid in rows:
             held.update(index[w] for w in name_words(rows[eid].label) if w in index)
+        held.update(index[w] for w in c.naming if w in index)
         items.append((eid, c.score, frozenset(held)))
     links = {e: {nb: conf for nb, (conf, _) in c.links.items()} for e, c in pool if c.links}
     out = []
@@ -456,6 +472,7 @@ def says_something(text: str) -> bool:
 
 
 _WORD = re.compile(r"\w+")
+_CAPITALS = re.compile(r"\b[^\W\d_]{3,5}\b")  # a word an acronym may be: 3–5 letters
 _SUBSTANCE = 3  # words outside headings that make a chunk evidence
 
 

@@ -5,59 +5,15 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
+from ..types import STOPWORDS, label_words, name_words
+
+__all__ = ["STOPWORDS", "acronym", "fold", "fts_match", "fts_query", "initialisms",
+           "label_words", "name_words", "named_spans", "query_terms", "selective_terms",
+           "words"]
+
 _WORD = re.compile(r"\w+", re.UNICODE)
-_NAME_SPLIT = re.compile(r"[\W_]+", re.UNICODE)
-STOPWORDS = frozenset("""
-a an and are as at be by for from has have how i in is it its of on or that the this to was
-what when where which who why will with does do did about into can you your we our they
-der die das und ist ein eine zu mit von den dem des im il lo la le e di da che un una per
-les des et est du en el los las y es que del se por con
-""".split())
-
-
 def words(text: str) -> list[str]:
     return [w.casefold() for w in _WORD.findall(text)]
-
-
-def name_words(text: str) -> list[str]:
-    """Casefolded words for matching names: ``_`` separates words too (``async_await``)."""
-    return [w for w in _NAME_SPLIT.split(text.casefold()) if w]
-
-
-# A record's identifier opening its title: "KEP-1441: kubectl debug", "RFC 2094: NLL",
-# "7. Use queues" (adr-tools), "TASK-ALR-001: Define alert rules".
-_RECORD_TITLE = re.compile(r"(?:[A-Z][A-Z0-9]*(?:[- ][A-Z0-9]*\d[A-Z0-9]*)+|\d+)"
-                           r"[ \t]*[.:–—][ \t]+(?P<rest>\S.*)")
-
-
-def label_words(label: str) -> list[str]:
-    """A label's words as a question would name it: a record's number left out.
-
-    Why: numbered records are named by file name — ``0001-use-postgres``,
-    ``2394-async_await``, ``2024-05-01-standup`` — or by a title that opens with their
-    identifier — "KEP-1441: kubectl debug" —, and a question asks about the subject,
-    rarely the number. A slug (no spaces) loses its leading digits, and a title the
-    identifier before its colon, only when a word remains: in "1998 FIFA World Cup" the
-    year is part of the name.
-
-    >>> label_words("2394-async_await"), label_words("1998 FIFA World Cup")
-    (['async', 'await'], ['1998', 'fifa', 'world', 'cup'])
-    >>> label_words("2024-05-01-standup"), label_words("404")
-    (['standup'], ['404'])
-    >>> label_words("KEP-1441: kubectl debug"), label_words("7. Use queues")
-    (['kubectl', 'debug'], ['use', 'queues'])
-    >>> label_words("Apollo 11: The Untold Story")
-    ['apollo', '11', 'the', 'untold', 'story']
-    """
-    if any(c.isspace() for c in label):
-        record = _RECORD_TITLE.match(label)
-        subject = name_words(record.group("rest")) if record else []
-        return subject or name_words(label)
-    out = name_words(label)
-    lead = 0
-    while lead < len(out) and out[lead].isdigit():
-        lead += 1
-    return out[lead:] if lead < len(out) else out
 
 
 def fold(word: str) -> str:

@@ -19,6 +19,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from ...errors import SchemaVersionError, StoreError
+from ...types import label_initials
 from .. import record_time
 from .prepare import entity_key, name_iri
 from .schema import MIGRATIONS, SCHEMA_VERSION
@@ -78,8 +79,15 @@ def connect(path: str, *, synchronous: str = "FULL", busy_timeout_ms: int = 30_0
                             deterministic=True)
         con.create_function("kw_name_iri", 2, name_iri, deterministic=True)
         con.create_function("kw_nfc", 1, _nfc, deterministic=True)
+        con.create_function("kw_initials", 2, _initials, deterministic=True)
         _migrate(con)
     return con
+
+
+def _initials(label: str | None, i: int) -> str | None:
+    """The ``i``-th of what ``label`` spells by its initials, or NULL (migration 15)."""
+    found = label_initials(label) if label else ()
+    return found[i] if i < len(found) else None
 
 
 def _nfc(text: str | None) -> str | None:

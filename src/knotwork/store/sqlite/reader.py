@@ -402,6 +402,22 @@ class Reader:
             best[eid] = max(best.get(eid, 0.0), -float(r))
         return [Hit(e, s) for e, s in best.items()]
 
+    def spelled_by(self, initials: Sequence[str], *, limit: int = 20,
+                   scopes: Sequence[str] | None = None) -> list[tuple[int, str]]:
+        """(note, what it spells) for the notes whose label spells one of ``initials``
+        (``types.label_initials``): an indexed lookup."""
+        if not initials:
+            return []
+        where, args = [f"i.initials IN ({_marks(initials)})"], list(initials)
+        if scopes:
+            where.append(f"e.scope IN ({_marks(scopes)})")
+            args.extend(scopes)
+        rows = self.con.execute(
+            "SELECT DISTINCT e.id, i.initials FROM entity_initials i"
+            f" JOIN entities e ON e.id = i.entity_id WHERE {' AND '.join(where)}"
+            " ORDER BY 1, 2 LIMIT ?", [*args, limit]).fetchall()
+        return [(int(r[0]), str(r[1])) for r in rows]
+
     def search_chunks(self, match: str, *, limit: int,
                       scopes: Sequence[str] | None = None) -> list[Hit]:
         if not scopes:

@@ -314,4 +314,20 @@ MIGRATIONS.append([
     """ALTER TABLE versions ADD COLUMN text_z BLOB""",
 ])
 
+# 15: what each indexed note's label spells by its initials (``types.label_initials``):
+# a question that says "HPA" names the note "Horizontal Pod Autoscaler". Kept beside the
+# entity search index, by the same writes (``Writer._index_entity``); ``kw_initials`` is
+# the Python code's own spelling (``connection.connect``).
+MIGRATIONS.append([
+    """CREATE TABLE IF NOT EXISTS entity_initials(initials TEXT NOT NULL,
+        entity_id INTEGER NOT NULL,
+        PRIMARY KEY (initials, entity_id)) WITHOUT ROWID""",
+    """CREATE INDEX IF NOT EXISTS entity_initials_entity ON entity_initials(entity_id)""",
+    *(f"""INSERT OR IGNORE INTO entity_initials(initials, entity_id)
+        SELECT kw_initials(label, {i}), id FROM entities
+        WHERE kind = 'note' AND kw_initials(label, {i}) IS NOT NULL
+        AND id IN (SELECT rowid FROM entity_fts)"""
+      for i in (0, 1)),
+])
+
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -25,7 +25,15 @@ from itertools import groupby
 from operator import itemgetter
 
 from ...errors import Conflict
-from ...types import Applied, Deleted, FactDraft, ParsedDocument, Unchanged, mention_labels
+from ...types import (
+    Applied,
+    Deleted,
+    FactDraft,
+    ParsedDocument,
+    Unchanged,
+    label_initials,
+    mention_labels,
+)
 from .. import Prepared
 from .connection import Transaction, map_driver_errors, now_iso
 from .prepare import (
@@ -60,6 +68,8 @@ PACK_MIN = 256
 # by themselves: as many as the store has live chunks, and never fewer than this.
 COMPACT_MIN = 10_000
 
+
+_ADD_INITIALS = "INSERT OR IGNORE INTO entity_initials(initials, entity_id) VALUES(?, ?)"
 
 def _chunk_parts(row: Sequence[object]) -> tuple[object, ...]:
     """What a chunk row of ``Writer._live_chunk_rows`` says, as ``prepare`` gives a new
@@ -133,8 +143,16 @@ class Writer:
                     RESOLVE_NAMES + " WHERE name_key = ?", [(k,) for k in sorted(self._unresolved)])
                 self._unresolved.clear()
             stale, self._stale_fts = sorted(self._stale_fts), set()
+            for i in range(0, len(stale), 500):  # their labels' initials, said again below
+                part = stale[i:i + 500]
+                self.con.execute(
+                    f"DELETE FROM entity_initials WHERE entity_id IN ({','.join('?' * len(part))})",
+                    part)
+            spelled: list[tuple[str, int]] = []
             for eid in stale:
-                self._index_entity(eid)
+                spelled.extend((short, eid) for short in self._index_entity(eid))
+            if spelled:
+                self.con.executemany(_ADD_INITIALS, spelled)
             if self._live_delta or self._retired:
                 self._count_chunks(self._live_delta, self._retired)
                 self._live_delta = self._retired = 0
@@ -663,26 +681,32 @@ class Writer:
         """Re-index label, names and live literal values of the entities (in ``finish``)."""
         self._stale_fts.update(entity_ids)
 
-    def _index_entity(self, eid: int) -> None:
+    def _index_entity(self, eid: int) -> tuple[str, ...]:
+        """Index an entity's label, names and literals for search, or take it out of the
+        index when nothing is left to find it by; return what a note's label spells by its
+        initials if it stays (``entity_initials``, written by the caller)."""
         self.con.execute("DELETE FROM entity_fts WHERE rowid=?", (eid,))
         row = self.con.execute("SELECT label, kind FROM entities WHERE id=?", (eid,)).fetchone()
         if row is None:
-            return  # created in a savepoint that was rolled back
+            return ()  # created in a savepoint that was rolled back
         aliases = " ".join(r[0] for r in self.con.execute(
             "SELECT DISTINCT text FROM names WHERE entity_id=?", (eid,)))
         if row[1] == "note" and not aliases:
-            return  # a deleted note: nothing left to find it by
+            return ()  # a deleted note: nothing left to find it by
         if row[1] == "name":
             orphan = self.con.execute(
                 f"SELECT NOT ({NAME_REFERRED}) FROM entities WHERE id=?", (eid,)).fetchone()[0]
             self.con.execute("UPDATE entities SET orphan=? WHERE id=?", (orphan, eid))
             if orphan:
-                return  # nothing refers to it any more: a fresh ingest would not have it
+                return ()  # nothing refers to it any more: a fresh ingest would not have it
         literals = " ".join(r[0] for r in self.con.execute(
             "SELECT value FROM facts WHERE subject_id=? AND retracted_at IS NULL"
             " AND object_id IS NULL LIMIT 200", (eid,)))
         self.con.execute("INSERT INTO entity_fts(rowid, label, aliases, literals)"
                          " VALUES(?,?,?,?)", (eid, row[0], aliases, literals))
+        # a note's label only: a name resolves to its note, and one that names no note is
+        # rarely asked about by its acronym (a cold ingest makes a name per link target)
+        return label_initials(row[0]) if row[1] == "note" else ()
 
     def apply_mentions(self, doc_id: int, drafts: Sequence[FactDraft]) -> tuple[int, int]:
         """Diff a live document's ``mentions`` facts against ``drafts``: (added, retracted)."""
