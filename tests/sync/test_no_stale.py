@@ -28,7 +28,7 @@ line = st.one_of(
     # "# Kota Host" as a first line titles the note: "kota", its file name, is then no
     # name prose mentions it by (``mention_labels``), and is again when the title goes
     st.sampled_from(["", "Plain prose without links.", "## Section", "### Deeper", "#infra note",
-                     "# Kota Host",
+                     "# Kota Host", "# Horizontal Pod Autoscaler",
                      "- [decision] Pin the version #ops (after review)", "status:: active",
                      "```", "port:: 443",
                      # fields on lines of their own: at the head, and in a one-line section
@@ -75,6 +75,8 @@ def note(draw: st.DrawFn) -> str:
             head.append("tags: [x, y")  # malformed YAML: an error, the body still counts
         head.append("---")
     body = draw(st.lists(line, max_size=8))
+    if draw(st.booleans()):  # a title: a label of three words spells "hpa"
+        body.insert(0, draw(st.sampled_from(["# Horizontal Pod Autoscaler", "# Kota Host"])))
     return "\n".join(head + body) + ("\n" if draw(st.booleans()) else "")
 
 
@@ -98,6 +100,13 @@ def canon(f: FactRow) -> tuple[object, ...]:
 
 def live(kw: Knotwork) -> list[tuple[object, ...]]:
     return sorted((canon(f) for f in kw.store.reader.live_facts()), key=repr)
+
+
+def spelled(kw: Knotwork) -> list[tuple[str, str]]:
+    """What the notes' labels spell by their initials, as the store indexes it."""
+    return sorted(kw.store.reader.con.execute(
+        "SELECT e.label, i.initials FROM entity_initials i JOIN entities e"
+        " ON e.id = i.entity_id").fetchall())
 
 
 def uncited(kw: Knotwork) -> list[int]:
@@ -155,6 +164,7 @@ def test_live_facts_equal_a_fresh_ingest_after_every_step(ops: list[tuple[str, s
                     fresh.ingest()
                     assert live(kw) == live(fresh), f"step {i}: {kind} {name}"
                     assert kw.stats()["documents"] == fresh.stats()["documents"]
+                    assert spelled(kw) == spelled(fresh), f"step {i}: {kind} {name}"
                     assert not uncited(kw), f"step {i}: {kind} {name}"
                 finally:
                     fresh.close()
