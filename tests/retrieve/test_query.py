@@ -10,6 +10,7 @@ import pytest
 from knotwork import Knotwork
 from knotwork.retrieve import pipeline, query, rank
 from knotwork.retrieve.query import label_words, named_spans, words
+from knotwork.types import KnowledgeContext
 
 
 @pytest.mark.parametrize("module", [pipeline, query, rank])
@@ -43,20 +44,30 @@ def test_short_stop_word_and_number_labels_are_never_named() -> None:
                  ) == {"Tosca": (6, 7)}
 
 
+def ask(tmp_path: Path, files: dict[str, str], *questions: str) -> list[KnowledgeContext]:
+    """Write ``files`` (vault path → text) into a vault, ingest it, answer ``questions``."""
+    vault = tmp_path / "vault"
+    for path, text in files.items():
+        (vault / path).parent.mkdir(parents=True, exist_ok=True)
+        (vault / path).write_text(text, encoding="utf-8")
+    with Knotwork.open(vault, db=str(tmp_path / "kw.db"), embedder="none") as kw:
+        kw.ingest()
+        return [kw.context(q, explain=True) for q in questions]
+
+
+def labels(ctx: KnowledgeContext) -> list[str]:
+    return [e.label for e in ctx.entities]
+
+
 def test_a_numbered_record_is_named_by_its_subject(tmp_path: Path) -> None:
     """ADRs, RFCs and KEPs are files like ``2000-const-generics.md``: asking about "const
     generics" names that record, even when another note says the words more often."""
-    vault = tmp_path / "rfcs"
-    vault.mkdir()
-    (vault / "2000-const-generics.md").write_text(
-        "- Feature Name: const_generics\n\n# Summary\n\nAllow types to be generic over"
-        " constant values.\n", encoding="utf-8")
-    (vault / "3935-project-goals.md").write_text(
-        "# Goals\n\nConst generics everywhere: const generics in traits, const generics"
-        " defaults, const generics for arrays.\n", encoding="utf-8")
-    with Knotwork.open(vault, db=str(tmp_path / "kw.db"), embedder="none") as kw:
-        kw.ingest()
-        ctx = kw.context("const generics", explain=True)
+    [ctx] = ask(tmp_path, {
+        "2000-const-generics.md": "- Feature Name: const_generics\n\n# Summary\n\nAllow"
+                                  " types to be generic over constant values.\n",
+        "3935-project-goals.md": "# Goals\n\nConst generics everywhere: const generics in"
+                                 " traits, const generics defaults, const generics for"
+                                 " arrays.\n"}, "const generics")
     assert ctx.entities[0].label == "2000-const-generics"
     assert "named in the question" in ctx.entities[0].why
     assert label_words("2394-async_await") == ["async", "await"]
@@ -67,18 +78,13 @@ def test_a_named_note_whose_text_matches_too_wins_a_tie_with_text_alone(
         tmp_path: Path) -> None:
     """Both notes' best chunks score the same; the one the question also names goes first,
     whichever was ingested first (the lower id used to win)."""
-    vault = tmp_path / "rfcs"
-    vault.mkdir()
-    (vault / "2033-experimental-coroutines.md").write_text(
-        "## Motivation\n\nAsync await syntax, async await syntax everywhere.\n",
-        encoding="utf-8")
-    (vault / "2394-async_await.md").write_text(
-        "## Summary\n\nAdd async await syntax to the language, so that futures can be"
-        " written as plainly as the blocking code they replace.\n", encoding="utf-8")
-    with Knotwork.open(vault, db=str(tmp_path / "kw.db"), embedder="none") as kw:
-        kw.ingest()
-        ctx = kw.context("async await syntax", explain=True)
-    assert [e.label for e in ctx.entities] == ["2394-async_await", "2033-experimental-coroutines"]
+    [ctx] = ask(tmp_path, {
+        "2033-experimental-coroutines.md": "## Motivation\n\nAsync await syntax, async"
+                                           " await syntax everywhere.\n",
+        "2394-async_await.md": "## Summary\n\nAdd async await syntax to the language, so"
+                               " that futures can be written as plainly as the blocking"
+                               " code they replace.\n"}, "async await syntax")
+    assert labels(ctx) == ["2394-async_await", "2033-experimental-coroutines"]
     assert "named in the question" in ctx.entities[0].why
 
 
@@ -86,20 +92,16 @@ def test_a_record_titled_by_its_identifier_is_named_by_its_subject(tmp_path: Pat
     """Every KEP is a README.md titled "KEP-1441: kubectl debug": asking about the
     graduation criteria for kubectl debug names that KEP, not the one whose text says
     "kubectl debug" and "graduation criteria" most."""
-    vault = tmp_path / "keps"
-    for number, title, body in (
-            ("1441", "kubectl debug", "Run an ephemeral container to debug a pod.\n\n"
-             "## Graduation Criteria\n\nBeta after one release."),
-            ("4292", "Custom profiling support in kubectl debug command",
-             "Profiles for kubectl debug. Graduation criteria: kubectl debug profiles"
-             " graduate with kubectl debug; the criteria follow kubectl debug.")):
-        (vault / number).mkdir(parents=True)
-        (vault / number / "README.md").write_text(
-            f"<!--\n- [x] Pick a hosting SIG.\n-->\n# KEP-{number}: {title}\n\n{body}\n",
-            encoding="utf-8")
-    with Knotwork.open(vault, db=str(tmp_path / "kw.db"), embedder="none") as kw:
-        kw.ingest()
-        ctx = kw.context("graduation criteria for kubectl debug", explain=True)
+    kep = "<!--\n- [x] Pick a hosting SIG.\n-->\n# KEP-{}: {}\n\n{}\n"
+    [ctx] = ask(tmp_path, {
+        "1441/README.md": kep.format("1441", "kubectl debug", "Run an ephemeral container"
+                                     " to debug a pod.\n\n## Graduation Criteria\n\nBeta"
+                                     " after one release."),
+        "4292/README.md": kep.format("4292", "Custom profiling support in kubectl debug"
+                                     " command", "Profiles for kubectl debug. Graduation"
+                                     " criteria: kubectl debug profiles graduate with"
+                                     " kubectl debug; the criteria follow kubectl debug."),
+    }, "graduation criteria for kubectl debug")
     assert ctx.entities[0].label == "KEP-1441: kubectl debug"
     assert "named in the question" in ctx.entities[0].why
 
@@ -108,26 +110,19 @@ def test_an_acronym_label_is_named_by_the_words_it_abbreviates(tmp_path: Path) -
     """``2094-nll.md`` is the record about non-lexical lifetimes: a question that spells
     the words out names it, even when its text never does (here it is not otherwise a hit
     at all). A capitalised word ("Cat") is a word, not an acronym."""
-    vault = tmp_path / "rfcs"
-    vault.mkdir()
-    (vault / "2094-nll.md").write_text(
-        "## Summary\n\nExtend the borrow checker so that a borrow lasts as long as its"
-        " last use, not its whole scope.\n", encoding="utf-8")
-    (vault / "2025-two-phase.md").write_text(
-        "## Summary\n\nNon-lexical lifetimes make two-phase reads possible; non-lexical"
-        " lifetimes come first.\n", encoding="utf-8")
-    (vault / "Cat.md").write_text("# Cat\n\nA small animal.\n", encoding="utf-8")
-    (vault / "trophies.md").write_text(
-        "# Trophies\n\nThe Canadian Army Trophy was a tank gunnery contest.\n",
-        encoding="utf-8")
-    with Knotwork.open(vault, db=str(tmp_path / "kw.db"), embedder="none") as kw:
-        kw.ingest()
-        nll = kw.context("what did non-lexical lifetimes change", explain=True)
-        cat = kw.context("who won the Canadian Army Trophy", explain=True)
+    nll, cat = ask(tmp_path, {
+        "2094-nll.md": "## Summary\n\nExtend the borrow checker so that a borrow lasts as"
+                       " long as its last use, not its whole scope.\n",
+        "2025-two-phase.md": "## Summary\n\nNon-lexical lifetimes make two-phase reads"
+                             " possible; non-lexical lifetimes come first.\n",
+        "Cat.md": "# Cat\n\nA small animal.\n",
+        "trophies.md": "# Trophies\n\nThe Canadian Army Trophy was a tank gunnery"
+                       " contest.\n",
+    }, "what did non-lexical lifetimes change", "who won the Canadian Army Trophy")
     found = {e.label: e for e in nll.entities}
     assert "named in the question by its initials" in found["2094-nll"].why
-    assert [e.label for e in nll.entities][:2] == ["2025-two-phase", "2094-nll"]
-    assert "Cat" not in [e.label for e in cat.entities]
+    assert labels(nll)[:2] == ["2025-two-phase", "2094-nll"]
+    assert "Cat" not in labels(cat)
 
 
 def test_initialisms_skip_stop_words_and_numbers() -> None:
@@ -139,23 +134,14 @@ def test_initialisms_skip_stop_words_and_numbers() -> None:
 def test_an_acronym_in_capitals_names_the_label_it_abbreviates(tmp_path: Path) -> None:
     """"HPA" names "Horizontal Pod Autoscaler" even where its text never says HPA; in
     lower case "war" is a word, not "Web Application Resource"."""
-    vault = tmp_path / "v"
-    vault.mkdir()
-    notes = {
+    hpa, war, usa = ask(tmp_path, {f"{title}.md": f"# {title}\n\n{text}\n" for title, text in {
         "Horizontal Pod Autoscaler": "Scales a workload's replicas on observed metrics.",
         "Web Application Resource": "A packaged web application archive.",
         "Scaling": "Workloads scale out when the HPA says so; the war on toil goes on.",
         "United States of America": "A country.",
-    }
-    for title, text in notes.items():
-        (vault / f"{title}.md").write_text(f"# {title}\n\n{text}\n", encoding="utf-8")
-    with Knotwork.open(vault, db=str(tmp_path / "kw.db"), embedder="none") as kw:
-        kw.ingest()
-        hpa = kw.context("how does the HPA scale", explain=True)
-        war = kw.context("the war on toil", explain=True)
-        usa = kw.context("USA", explain=True)
+    }.items()}, "how does the HPA scale", "the war on toil", "USA")
     why = {e.label: e.why for e in hpa.entities}
     assert "named in the question by its acronym" in why["Horizontal Pod Autoscaler"]
     assert hpa.entities[0].label == "Horizontal Pod Autoscaler"
-    assert "Web Application Resource" not in [e.label for e in war.entities]
+    assert "Web Application Resource" not in labels(war)
     assert usa.entities[0].label == "United States of America"  # its words but "of"
