@@ -202,16 +202,20 @@ def test_a_chunk_that_says_nothing_is_no_evidence(tmp_path: Path) -> None:
     holds the title; BM25 favours short rows) but tells the reader nothing."""
     vault = _vault(tmp_path / "v", {
         "Suspend Jobs": "## Goals\n\nAllow suspending and resuming Jobs without deleting them."
-                        "\n\n## Infrastructure Needed\n\nNone.\n\n## Proposal\n\n### Stories",
+                        "\n\n## Infrastructure Needed\n\nNone.\n\n## Proposal\n\n### Stories"
+                        "\n\n## Does it add new API types?\n\nNo.",
         "Indexed Job": "## Summary\n\nJobs whose pods get an index.",
     })
     with Knotwork.open(vault, db=str(tmp_path / "s.db"), embedder="none") as kw:
         kw.ingest()
         ctx = kw.context("suspend jobs", max_tokens=0)
         hits = [h.text for h in kw.search("suspend jobs")]
+        api = kw.context("suspend jobs: new API types?", max_tokens=0)
     assert ctx.entities[0].label == "Suspend Jobs"
     texts = [e.text for e in ctx.evidence]
     assert any("Allow suspending" in t for t in texts)
     assert not any(t.endswith(("None.", "### Stories")) for t in texts)
     # what was left out matched, and search still finds it
     assert any(t.endswith("None.") for t in hits)
+    # under a heading that asks, a word is an answer
+    assert any(e.text.endswith("?\n\nNo.") for e in api.evidence)

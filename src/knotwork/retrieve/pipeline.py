@@ -455,18 +455,23 @@ def says_something(text: str) -> bool:
     """Whether a chunk holds more than headings and a word or two: "## Infrastructure
     Needed / None.", a run of headings. Such a chunk can match a question best (its
     heading path names the note, and BM25 favours short rows) yet tells the reader
-    nothing, so it is no evidence; the entity it speaks for still ranks by it.
+    nothing, so it is no evidence; the entity it speaks for still ranks by it. Under a
+    heading that asks a question, a word is an answer (a KEP's "Will enabling this feature
+    result in new API types?" / "No.").
 
     >>> says_something("## Infrastructure Needed\\n\\nNone."), says_something("# A\\n\\n## B")
     (False, False)
-    >>> says_something("## Status\\n\\nAccepted by the team.")
-    True
+    >>> says_something("## Status\\n\\nAccepted by the team."), says_something("## New API?\\nNo.")
+    (True, True)
     """
-    words = 0
+    words, need = 0, _SUBSTANCE
     for line in text.splitlines():
-        if not line.lstrip().startswith("#"):
+        if line.lstrip().startswith("#"):
+            if line.rstrip().endswith("?"):
+                need = 1
+        else:
             words += len(_WORD.findall(line))
-            if words >= _SUBSTANCE:
+            if words >= need:
                 return True
     return False
 
