@@ -178,3 +178,13 @@ def test_a_run_of_empty_sections_joins_the_first_section_with_text() -> None:
          "## Proposal\n\n### User Stories\n\n#### Story 1\n\nText one."),
         (("Proposal", "User Stories", "Story 2"), "#### Story 2\n\nText two."),
     ]
+
+
+def test_a_template_section_left_as_it_came_makes_no_chunk() -> None:
+    """A heading over only the template's comment answers nothing; an empty heading the
+    author wrote alone, or one holding a link, stays a chunk."""
+    doc = parse("## Goals\n\n<!--\nList the goals.\n-->\n\n## Non-Goals\n\nNone at all, yet.\n\n"
+                "## Risks\n\n## Links [[Runbook]]\n\n<!-- add more -->\n")
+    assert_exact(doc)
+    assert [c.heading_path for c in doc.chunks] == [("Non-Goals",), ("Risks",),
+                                                   ("Links [[Runbook]]",)]

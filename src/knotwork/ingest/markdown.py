@@ -368,6 +368,29 @@ class _Chunker:
         self.section(section_start, len(self.lines) - 1, path)
         return tuple(self.out)
 
+    def only_headings(self, a: int, b: int) -> bool:
+        """Whether lines ``a..b`` are headings with nothing under them but blanks and
+        comments, and no link, tag or field in them (no fact can cite such a chunk).
+
+        Why: a template's section left as it came ("###### Will enabling this feature
+        result in new API types?" over only the template's comment, in the Kubernetes
+        KEPs) is a chunk that answers nothing yet is searched, embedded and matched. A
+        section left empty without a comment stays a chunk, as a note that is only its
+        title does: the author wrote that heading alone.
+        """
+        if a < self.start:
+            return False
+        scanned, start = self.scanned, self.start
+        for i in range(a, b + 1):
+            line = scanned[i - start]
+            if line.kind == HEADING:
+                text = line.masked[line.content:]
+                if "[" in text or "#" in text or "::" in text:
+                    return False
+            elif not self.empty(i):
+                return False
+        return True
+
     def empty(self, i: int) -> bool:
         """A line with nothing a reader sees: blank, or all comment (``<!-- -->``, ``%%``).
 
@@ -396,9 +419,11 @@ class _Chunker:
         return a, b
 
     def section(self, a: int, b: int, path: tuple[str, ...]) -> None:
-        """Emit lines ``a..b`` as one chunk, or as pieces when over the budget."""
+        """Emit lines ``a..b`` as one chunk, or as pieces when over the budget; a section
+        of headings over nothing but comments is none (``only_headings``)."""
+        commented = bool(self.hidden) and any(i in self.hidden for i in range(a, b + 1))
         a, b = self.trimmed(a, b)
-        if a > b:
+        if a > b or (commented and self.only_headings(a, b)):
             return
         if self.size(a, b) <= self.budget:
             self.emit(a, b, path)
