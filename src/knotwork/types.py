@@ -35,6 +35,7 @@ les des et est du en el los las y es que del se por con
 
 
 _NAME_SPLIT = re.compile(r"[\W_]+", re.UNICODE)
+_SPACE = re.compile(r"\s")
 
 
 def name_words(text: str) -> list[str]:
@@ -67,8 +68,11 @@ def label_words(label: str) -> list[str]:
     >>> label_words("Apollo 11: The Untold Story")
     ['apollo', '11', 'the', 'untold', 'story']
     """
-    if any(c.isspace() for c in label):
-        record = _RECORD_TITLE.match(label)
+    if _SPACE.search(label):
+        # (the separators a record's identifier ends with, tested first: most labels have
+        # none, and the expression is the slower test)
+        record = _RECORD_TITLE.match(label) if (":" in label or ". " in label or "–" in label
+                                                or "—" in label) else None
         subject = name_words(record.group("rest")) if record else []
         return subject or name_words(label)
     out = name_words(label)

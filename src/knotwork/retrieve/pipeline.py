@@ -469,14 +469,13 @@ def says_something(text: str) -> bool:
         if line.lstrip().startswith("#"):
             if line.rstrip().endswith("?"):
                 need = 1
-        else:
-            words += len(_WORD.findall(line))
+        else:  # words by blanks, and no more of them than are needed
+            words += len(line.split(None, need))
             if words >= need:
                 return True
     return False
 
 
-_WORD = re.compile(r"\w+")
 _CAPITALS = re.compile(r"\b[^\W\d_]{3,5}\b")  # a word an acronym may be: 3–5 letters
 _SUBSTANCE = 3  # words outside headings that make a chunk evidence
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from functools import lru_cache
 
 from ..types import STOPWORDS, label_words, name_words
 
@@ -16,6 +17,7 @@ def words(text: str) -> list[str]:
     return [w.casefold() for w in _WORD.findall(text)]
 
 
+@lru_cache(maxsize=65536)
 def fold(word: str) -> str:
     """A word with an English plural ending folded: how a question and a name are compared
     ("Kestrel Queues" names "Kestrel Queue"; "editions" covers "3501-edition-2024").
