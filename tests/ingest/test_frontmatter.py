@@ -177,6 +177,7 @@ def test_comments_before_the_opening_h1_and_a_setext_h1() -> None:
     # a comment is not a heading, and text beside a comment is content
     assert parse("<!-- # Hidden -->\n\nIntro.\n").title == "Alice Smith"
     assert parse("Intro <!-- c -->\n# Later\n").title == "Alice Smith"
+    assert parse("`code`\n# Later\n").title == "Alice Smith"  # code is shown: content
 
 
 def test_an_untitled_folder_page_is_labelled_by_its_folder() -> None:

@@ -41,6 +41,7 @@ FINGERPRINTS = {
     13: "b2e97d642ffbe1040292039c78826780b868fc30b100628809bf46442fe3b3d0",
     14: "1386d82df5fc6570570143276bf67710b2dc0a58e224136a5d6d7389d28a8aad",
     15: "548cc789427e9e10f91534c894a67265d36c323cbe9c90f189688c3ef0444790",
+    16: "95fe8bf9bb9aac32d51fdf10856637110a1e7ac416a4362a619a7f12c2da5eb5",
 }
 
 # The mention facts of the same corpus, by (extraction rules, mention rules): a parser
@@ -62,6 +63,7 @@ MENTION_FINGERPRINTS = {
     (13, 2): "c99243a18adfd7a901a0ccd915caf8e22db258407905f5affc62811e862850c4",
     (14, 2): "c99243a18adfd7a901a0ccd915caf8e22db258407905f5affc62811e862850c4",
     (15, 2): "c99243a18adfd7a901a0ccd915caf8e22db258407905f5affc62811e862850c4",
+    (16, 2): "c99243a18adfd7a901a0ccd915caf8e22db258407905f5affc62811e862850c4",
 }
 
 # Beside the example vault: the syntax it does not show, each in a few lines.
@@ -102,6 +104,7 @@ SAMPLES = {
     "setext.md": "Setext Title\n============\n\nText.\n",
     "sections.md": "# S\n\n## Dependencies\n\n- [[Queue]] and [[Ada]]\n\n## Owners\n\n"
                    "- [[Ada]]\n- [[Lena Vogt]]\n",
+    "code-first.md": "`status: draft`\n# Not a title: code came first\n",
     "template.md": "# T\n\n## Goals\n\n<!--\nList the goals.\n-->\n\n## Risks\n\nFew.\n",
     "chain.md": "# Chain\n\n## Proposal\n\n### User Stories\n\n#### Story 1\n\nText.\n",
     # a section over the budget whose greedy cut would leave the link definition alone

@@ -396,7 +396,7 @@ class _Chunker:
 
         Why comments: they are the author's notes, hidden when the page is shown, and no
         fact comes from them. Every Kubernetes KEP opens with 60 lines of the template's
-        instructions in one comment: four chunks a KEP, the same in each, that matched
+        instructions in one comment: up to four chunks a KEP, alike in each, that matched
         questions about KEPs better than the KEPs did. A comment inside a paragraph stays
         in its chunk (a chunk's text is its lines as the file has them).
         """
@@ -550,7 +550,8 @@ def decode(path: str, data: bytes, max_bytes: int) -> str | Issue:
     return text[1:] if text.startswith("\ufeff") else text
 
 
-def leading_h1(scanned: Sequence[ScannedLine]) -> str:
+def leading_h1(scanned: Sequence[ScannedLine], hidden: frozenset[int] = frozenset(),
+               start: int = 0) -> str:
     """The text of a level-1 heading that opens the body, else "".
 
     Why: in a docs tree (ADRs, RFCs, BEIR-style passages) the opening "# Title" is the
@@ -558,8 +559,8 @@ def leading_h1(scanned: Sequence[ScannedLine]) -> str:
     Comments before it are not content: every Kubernetes KEP opens with the template's
     instructions in ``<!-- -->`` and only then says "# KEP-2322: Suspend Jobs".
     """
-    for line in scanned:
-        if line.kind == BLANK or (line.kind == TEXT and not line.masked.strip(_HIDDEN)):
+    for k, line in enumerate(scanned):
+        if line.kind == BLANK or start + k in hidden:  # (``hidden``: ``scan_body``'s)
             continue
         return line.heading if line.kind == HEADING and line.level == 1 else ""
     return ""
@@ -606,7 +607,7 @@ def _folder_label(bare: str, stem: str) -> str:
     """An untitled note's label: its stem, or for a folder's page its folder's name.
 
     Why: ``keps/sig-apps/2232-suspend-jobs/README.md`` is the page of
-    ``2232-suspend-jobs``; forty notes all labelled "README" tell an answer's reader
+    ``2232-suspend-jobs``; 38 KEPs all labelled "README" told an answer's reader
     nothing. Only the label: the folder's name is not made a name links resolve by, so no
     link that resolved before changes its target.
     """
@@ -650,7 +651,8 @@ def parse_markdown(
     chunks = build_chunks(lines, front.body_start, scanned, chunk_tokens, hidden)
     blocks = blocks_of(lines, front.body_start, scanned)
     facts, issues = extract_facts(path, front.entries, blocks, references)
-    title, doc_type, names = _names(path, front.entries, leading_h1(scanned))
+    title, doc_type, names = _names(path, front.entries,
+                                    leading_h1(scanned, hidden, front.body_start))
     return ParsedDocument(
         path=path,
         text=text,
