@@ -378,8 +378,6 @@ class _Chunker:
         section left empty without a comment stays a chunk, as a note that is only its
         title does: the author wrote that heading alone.
         """
-        if a < self.start:
-            return False
         scanned, start = self.scanned, self.start
         for i in range(a, b + 1):
             line = scanned[i - start]

@@ -181,10 +181,12 @@ def _direct(reader: StoreReader, query: str, opts: ContextOptions,
                    if h.id not in seen]
     else:
         spelled = []
-    rows = reader.entities([h.id for h in hits + spelled])
-    labels = {h.id: label_words(rows[h.id].label) for h in hits + spelled if h.id in rows}
-    named = named_spans(qlist, labels, initials,
-                        {e: acronym(rows[e].label) for e in labels} if initials else None)
+    found = hits + spelled
+    rows = reader.entities([h.id for h in found])
+    labels = {h.id: label_words(rows[h.id].label) for h in found if h.id in rows}
+    named = named_spans(qlist, labels, initials, {e: acronym(rows[e].label, words)
+                                                  for e, words in labels.items()}
+                        if initials else None)
     for h in hits + [h for h in spelled if h.id in named]:
         c = cands.setdefault(h.id, _Cand())
         if h.id in named:

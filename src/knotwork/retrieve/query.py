@@ -13,6 +13,8 @@ __all__ = ["STOPWORDS", "acronym", "fold", "fts_match", "fts_query", "initialism
            "words"]
 
 _WORD = re.compile(r"\w+", re.UNICODE)
+
+
 def words(text: str) -> list[str]:
     return [w.casefold() for w in _WORD.findall(text)]
 
@@ -53,16 +55,16 @@ def initialisms(query: list[str], *, shortest: int = 3, longest: int = 5
     return out
 
 
-def acronym(label: str) -> str | None:
+def acronym(label: str, found: list[str]) -> str | None:
     """The word a label is, if it may be an acronym: one word of 3–5 letters (a numbered
-    record's number aside), written in capitals or as a lower-case file name.
+    record's number aside), written in capitals or as a lower-case file name. ``found``:
+    the label's ``label_words``, which the caller has already.
 
     Why the casing: "NLL" and ``2094-nll`` name a thing by its initials; "Cat" is a word.
 
-    >>> acronym("2094-nll"), acronym("NLL"), acronym("Cat"), acronym("HPA v2"), acronym("nl")
-    ('nll', 'nll', None, None, None)
+    >>> [acronym(x, label_words(x)) for x in ("2094-nll", "NLL", "Cat", "HPA v2", "nl")]
+    ['nll', 'nll', None, None, None]
     """
-    found = label_words(label)
     if len(found) != 1 or not 3 <= len(found[0]) <= 5 or not found[0].isalpha():
         return None
     if label.isupper() or (label.islower() and not any(c.isspace() for c in label)):

@@ -71,6 +71,7 @@ COMPACT_MIN = 10_000
 
 _ADD_INITIALS = "INSERT OR IGNORE INTO entity_initials(initials, entity_id) VALUES(?, ?)"
 
+
 def _chunk_parts(row: Sequence[object]) -> tuple[object, ...]:
     """What a chunk row of ``Writer._live_chunk_rows`` says, as ``prepare`` gives a new
     chunk: (ord, heading, context, text, line_start, line_end, text_hash)."""
