@@ -30,6 +30,8 @@ CHECKS = [
 ]
 FULL = [
     ("scifact", "train", "hybrid", "ndcg@10", 0.74),
+    # context's own fusion of text and vector hits (0.7181 when it was made; 0.7005 before)
+    ("scifact", "train", "graph", "ndcg@10", 0.71),
     ("hotpotqa_dev50", "dev", "graph", "recall@2", 0.90),
     ("hotpotqa_dev50", "dev", "graph", "recall@5", 0.98),
 ]

@@ -13,7 +13,6 @@ from __future__ import annotations
 import functools
 import getpass
 import json
-import math
 import os
 import threading
 import time
@@ -30,8 +29,8 @@ from .errors import ConfigError, Conflict, InvalidQuery, NotFound
 from .render import renderer
 from .retrieve import ContextOptions, Measure, build_context, fulltext, token_counter
 from .retrieve.memo import ReadMemo
+from .retrieve.rank import HYBRID_WEIGHTS, bm25_moments, zscore_sum
 from .retrieve.rank import fusion as fusion_by_name
-from .retrieve.rank import zscore_sum
 from .store import Store, StoreReader, open_store, record_time
 from .types import (
     Applied,
@@ -393,20 +392,6 @@ class Knotwork:
                                        mirror_path=Path(path + ".vectors") if disk else None)
         return self._vindex
 
-    def _bm25_stats(self, top: list[float]) -> tuple[float, float] | None:
-        """BM25's (mean, sd) over all chunks, from the top scores (the rest score ~0).
-
-        Why: z-scores over a top-k list alone stretch its small differences; over the
-        corpus, a strong hit stands out as it should. Rows outside the top k are taken as 0,
-        which slightly understates the spread on very common terms.
-        """
-        if not top:
-            return None
-        n = max(self._chunk_count(), len(top))
-        mean = sum(top) / n
-        var = max(sum(s * s for s in top) / n - mean * mean, 1e-12)
-        return mean, math.sqrt(var)
-
     def _reader(self) -> StoreReader:
         """The store's reader, with counts that repeat across queries remembered."""
         return self._memo.reader(self.store.reader, self.store.change_token())
@@ -585,8 +570,9 @@ class Knotwork:
         if status != "none":
             query_vector = self._early_query_vector(query)
 
-            def semantic(text: str, k: int) -> list[tuple[int, float]]:
-                return self._vector_search(text, k, stats=False, vec=query_vector())[0]
+            def semantic(text: str, k: int
+                         ) -> tuple[list[tuple[int, float]], tuple[float, float] | None]:
+                return self._vector_search(text, k, vec=query_vector())
 
         try:
             return build_context(
@@ -621,7 +607,7 @@ class Knotwork:
         if mode in ("bm25", "hybrid"):
             hits = fulltext.search_chunks(reader, query, limit=depth, scopes=scopes)
             runs.append([(h.id, h.score) for h in hits])
-            stats.append(self._bm25_stats([h.score for h in hits]))
+            stats.append(bm25_moments([h.score for h in hits], self._chunk_count()))
         if mode in ("vector", "hybrid"):
             if self.embedding_status() == "none":
                 raise InvalidQuery("no chunk has a vector yet: run `knotwork ingest` with an"
@@ -709,12 +695,6 @@ class Knotwork:
         out["mentions_to_find_again"] = reader.meta("mention_rules") != str(MENTION_RULES)
         out["store"] = self.store.path
         return out
-
-
-# BM25 weight, vector weight for the z-score fusion over corpus-wide z-scores (swept on
-# SciFact train: 0.7 → 0.725, 0.8 → 0.736, 0.85 → 0.7399, 0.86 → 0.7408, 0.87 → 0.7383,
-# 0.9 → 0.731; bench/README.md)
-HYBRID_WEIGHTS = (0.14, 0.86)
 
 
 def _in_scope(scope: str, scopes: Sequence[str] | None) -> bool:

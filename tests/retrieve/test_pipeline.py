@@ -8,6 +8,9 @@ import pytest
 
 from knotwork import Knotwork
 from knotwork.errors import InvalidQuery
+from knotwork.render import renderer
+from knotwork.retrieve import ContextOptions, Measure, build_context, token_counter
+from knotwork.retrieve.pipeline import SemanticSearch
 
 
 def _vault(root: Path, notes: dict[str, str]) -> Path:
@@ -219,3 +222,46 @@ def test_a_chunk_that_says_nothing_is_no_evidence(tmp_path: Path) -> None:
     assert any(t.endswith("None.") for t in hits)
     # under a heading that asks, a word is an answer
     assert any(e.text.endswith("?\n\nNo.") for e in api.evidence)
+
+
+def _answer(kw: Knotwork, query: str, semantic: SemanticSearch | None
+            ) -> list[tuple[str, str]]:
+    """(label, relevance) of the entities ``query`` gets, with ``semantic`` standing in for
+    the vector index: the ranking under test is the pipeline's, not the model's."""
+    ctx = build_context(kw.store.reader, query, ContextOptions(),
+                        measure=Measure(renderer("json"), token_counter("o200k_base")),
+                        semantic=semantic,
+                        embedding_status="none" if semantic is None else "complete")
+    return [(e.label, e.relevance) for e in ctx.entities]
+
+
+def test_text_and_vector_hits_are_fused_by_how_strong_each_is(tmp_path: Path) -> None:
+    # The note that answers the question says "ConfigMap" where it asks "config maps"; a
+    # note about read replicas holds every word of the question.
+    vault = _vault(tmp_path / "v", {
+        "Immutable ConfigMaps": "Mark a ConfigMap immutable: from then on it is read only.",
+        "Read Replicas": "Only read replicas serve read traffic; their config maps are"
+                         " static.",
+        "Volumes": "A volume holds data.",
+    })
+    with Knotwork.open(vault, db=str(tmp_path / "s.db"), embedder="none") as kw:
+        kw.ingest()
+        chunk = {h.title: h.chunk_id for t in ("immutable", "replicas", "volume")
+                 for h in kw.search(t)}
+        query = "make config maps read only"
+
+        def vectors(near: float) -> SemanticSearch:
+            # the cosine over the whole corpus: mean 0.05, sd 0.1
+            return lambda text, k: ([(chunk["Immutable ConfigMaps"], near),
+                                     (chunk["Volumes"], 0.1)], (0.05, 0.1))
+
+        text = _answer(kw, query, None)
+        strong = _answer(kw, query, vectors(0.65))  # six sd above the corpus's mean
+        weak = _answer(kw, query, vectors(0.12))  # barely above it
+    assert text[:2] == [("Read Replicas", "Direct"), ("Immutable ConfigMaps", "Direct")]
+    # a vector hit far above the rest outranks the text hit with more of the words...
+    assert strong[:2] == [("Immutable ConfigMaps", "Direct"), ("Read Replicas", "Direct")]
+    # ...and one barely above the mean does not
+    assert weak[:2] == text[:2]
+    # a chunk only vectors found speaks for a Semantic hit
+    assert ("Volumes", "Semantic") in strong

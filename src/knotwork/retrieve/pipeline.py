@@ -3,7 +3,8 @@
 1. Direct: an exact name match (title, file stem, alias, path), a label the question spells
    out in full (it *names* the entity, as prose mentions a note), full-text hits on entity
    labels/aliases/literal values, and full-text hits on chunk text mapped to the entity
-   the chunk speaks for. Vector hits (``Semantic``) join here when an embedder is given.
+   the chunk speaks for. With vectors, the chunks they find join the text's, fused into
+   one list by strength (``_fused``); an entity only they find is ``Semantic``.
 2. Linked: outgoing and incoming live facts from the hits, ``link_depth`` hops, scored by
    the parent's score × hop decay × the fact's confidence × a hub penalty.
 3. Order (``rank.cover_order``): one entity at a time, each pick the one whose score plus
@@ -45,7 +46,10 @@ from .query import (
     query_terms,
 )
 
-SemanticSearch = Callable[[str, int], list[tuple[int, float]]]  # (chunk id, cosine)
+# the top k chunks by vector, (chunk id, cosine), and the cosine's (mean, sd) over every
+# chunk, or None when unknown
+SemanticSearch = Callable[[str, int],
+                          tuple[list[tuple[int, float]], tuple[float, float] | None]]
 
 
 @dataclass(slots=True)
@@ -83,9 +87,13 @@ def build_context(reader: StoreReader, query: str, opts: ContextOptions, *, meas
                   notes: tuple[str, ...] = ()) -> KnowledgeContext:
     """Answer ``query`` with ranked, cited entities (see the module docstring)."""
     freqs = fulltext.frequencies(reader, query_terms(query), table="chunk")
-    cands, known = _direct(reader, query, opts, freqs)
-    if semantic is not None:
-        _semantic(reader, query, cands, semantic, opts)
+    cands, known, text_hits = _direct(reader, query, opts, freqs)
+    if semantic is None:
+        _add_chunk_hits(reader, cands, _scaled(text_hits, "text"))
+    else:
+        vector_hits, moments = semantic(query, 40)
+        _add_chunk_hits(reader, cands, _fused(
+            reader, text_hits, _text_then(reader, vector_hits, opts), moments))
     _existing(reader, cands, opts)
     for c in cands.values():
         c.score = rank.combine_signals(c.signals)
@@ -157,9 +165,11 @@ def _finish(ctx: KnowledgeContext, ranked: list[tuple[int, _Cand]]) -> Knowledge
 
 
 def _direct(reader: StoreReader, query: str, opts: ContextOptions,
-            freqs: list[tuple[str, int]]) -> tuple[dict[int, _Cand], dict[int, frozenset[str]]]:
-    """The entities the question finds itself (names, labels, chunk text), and the terms
-    each chunk hit is known to hold (``fulltext.search_chunks_holding``)."""
+            freqs: list[tuple[str, int]]
+            ) -> tuple[dict[int, _Cand], dict[int, frozenset[str]], list[tuple[int, float]]]:
+    """The entities the question names or whose labels and values match it, the terms
+    each chunk hit is known to hold (``fulltext.search_chunks_holding``), and the chunk
+    hits by full text, (chunk id, BM25), best first."""
     cands: dict[int, _Cand] = {}
     key = name_key(query)
     if key:
@@ -213,41 +223,68 @@ def _direct(reader: StoreReader, query: str, opts: ContextOptions,
             c.why.append("named in the question by its acronym")
     chunk_hits, holding = fulltext.search_chunks_holding(reader, query, limit=40,
                                                          scopes=opts.scopes, freqs=freqs)
-    _add_chunk_hits(reader, cands, _text_then(reader, [(h.id, h.score) for h in chunk_hits],
-                                              opts), "text", "Direct")
     held = frozenset(holding)
-    return cands, ({h.id: held for h in chunk_hits} if held else {})
+    return (cands, ({h.id: held for h in chunk_hits} if held else {}),
+            _text_then(reader, [(h.id, h.score) for h in chunk_hits], opts))
 
 
-def _add_chunk_hits(reader: StoreReader, cands: dict[int, _Cand],
-                    hits: list[tuple[int, float]], what: str, relevance: Relevance) -> None:
-    """Credit each chunk hit to the entities it speaks for: one signal per entity and kind."""
+# A scored chunk hit: chunk id, score, what found it ("text", "vector", "text and vector")
+_Hit = tuple[int, float, str]
+
+
+def _scaled(hits: list[tuple[int, float]], what: str) -> list[_Hit]:
+    """Chunk hits of one kind, scaled against the best of them (``rank.chunk_hit_score``)."""
+    best = max((s for _, s in hits), default=0.0)
+    return [(cid, rank.chunk_hit_score(s, best), what) for cid, s in hits]
+
+
+def _fused(reader: StoreReader, text: list[tuple[int, float]],
+           vector: list[tuple[int, float]], moments: tuple[float, float] | None
+           ) -> list[_Hit]:
+    """Text and vector chunk hits as one list, fused as ``search --mode hybrid`` fuses
+    them: a weighted sum of z-scores over the whole corpus (``rank.CONTEXT_WEIGHTS``),
+    scaled against the best.
+
+    Why one list: scored apart, the best text hit scored the most whatever its words were
+    worth, and a chunk only vectors found counted for 0.6 of a text hit of its rank, so it
+    could never pass it: "make config maps read only" gave a note holding those words over
+    the KEP on immutable ConfigMaps, which vectors ranked first.
+    """
+    if not vector:
+        return _scaled(text, "text")
+    # (without the corpus's moments, a run's own items give them: ``rank.zscore_sum``)
+    fused = rank.zscore_sum(
+        [text, vector], weights=rank.CONTEXT_WEIGHTS,
+        stats=[rank.bm25_moments([s for _, s in text], reader.live_chunk_count()), moments])
+    best = max(fused.values())
+    in_text, in_vector = {cid for cid, _ in text}, {cid for cid, _ in vector}
+    return [(cid, rank.chunk_hit_score(max(s, 0.0), best),
+             "text and vector" if cid in in_text and cid in in_vector
+             else "text" if cid in in_text else "vector")
+            for cid, s in fused.items()]
+
+
+def _add_chunk_hits(reader: StoreReader, cands: dict[int, _Cand], hits: list[_Hit]) -> None:
+    """Credit each chunk hit to the entities it speaks for: one signal per entity, its
+    best chunk's. An entity found only by vectors is a ``Semantic`` hit."""
     if not hits:
         return
-    best = max(s for _, s in hits)
-    owners = reader.chunk_entities([cid for cid, _ in hits])
-    per_entity: dict[int, float] = {}
-    weight = rank.SEMANTIC_FACTOR if what == "vector" else 1.0
-    for cid, s in hits:
-        base = weight * rank.chunk_hit_score(s, best)
+    owners = reader.chunk_entities([cid for cid, _, _ in hits])
+    best: dict[int, tuple[float, str]] = {}
+    for cid, base, what in hits:
         for i, eid in enumerate(owners.get(cid, [])):
             score = base if i == 0 else base * rank.CITED_FACTOR
-            c = cands.setdefault(eid, _Cand(relevance=relevance))
+            c = cands.get(eid)
+            if c is None:
+                c = cands[eid] = _Cand(relevance="Semantic" if what == "vector" else "Direct")
+            elif what != "vector":
+                c.relevance = "Direct"
             c.chunks[cid] = max(c.chunks.get(cid, 0.0), score)
-            per_entity[eid] = max(per_entity.get(eid, 0.0), score)
-    for eid, score in per_entity.items():
+            if score > best.get(eid, (-1.0, ""))[0]:
+                best[eid] = (score, what)
+    for eid, (score, what) in best.items():
         cands[eid].signals.append(score)
         cands[eid].why.append(f"chunk {what} match (score {score:.2f})")
-
-
-def _semantic(reader: StoreReader, query: str, cands: dict[int, _Cand],
-              semantic: SemanticSearch, opts: ContextOptions) -> None:
-    hits = _text_then(reader, semantic(query, 40), opts)
-    known = set(cands)
-    _add_chunk_hits(reader, cands, hits, "vector", "Semantic")
-    for eid, c in cands.items():
-        if eid in known:
-            c.relevance = "Direct"
 
 
 def _expand(reader: StoreReader, cands: dict[int, _Cand], opts: ContextOptions) -> None:
@@ -492,3 +529,4 @@ def _chain(entities: list[ContextEntity], ranked: list[tuple[int, _Cand]]) -> li
                                                                                labels[parent])
             out.append(f"{a} --[{pred}]--> {b}")
     return out
+

@@ -18,10 +18,6 @@ EXACT_SCORE = 1.0
 LABEL_BASE, LABEL_SPAN = 0.4, 0.2
 CHUNK_BASE, CHUNK_SPAN = 0.4, 0.5
 CITED_FACTOR = 0.9
-# A chunk found only by its vector counts for this share of a text hit of the same rank:
-# on HotpotQA dev50, full weight let vector-only passages push gold ones out of the top
-# (graph R@2 0.79 / R@5 0.96); 0.6 keeps them as candidates behind the text (0.83 / 0.98).
-SEMANTIC_FACTOR = 0.6
 # Tuned on HotpotQA dev50 (bench/README.md): the best signal alone ranks best; a share of
 # the others only rewarded entities named in many ways, not the relevant ones. The share
 # is not 0 but a tie-breaker: a note the question names (0.9) whose text also matches
@@ -227,6 +223,38 @@ def zscore_sum(runs: Sequence[Sequence[tuple[int, float]]], *,
                 total += w * z.get(item, min(z.values()))
         out[item] = total
     return out
+
+
+# BM25 weight, vector weight for the z-score fusion over corpus-wide z-scores (swept on
+# SciFact train: 0.7 → 0.725, 0.8 → 0.736, 0.85 → 0.7399, 0.86 → 0.7408, 0.87 → 0.7383,
+# 0.9 → 0.731; bench/README.md)
+HYBRID_WEIGHTS = (0.14, 0.86)
+# The same fusion in ``context``, where labels, names and links also count: BM25 weight
+# 0.3 (bench/README.md, "The sixteenth session"). Against the vector hit worth 0.6 of a
+# text hit it replaced, every set measured gained: SciFact graph nDCG@10 0.7005 → 0.7181,
+# HotpotQA dev50 graph 0.9602 → 0.9616 (R@2 0.91, R@5 0.98 as before), and the mean
+# reciprocal rank of the answering note for questions in other words than its own, on
+# the KEPs 0.798 → 0.836, the ADRs 0.696 → 0.787 and the Rust RFCs 0.562 → 0.617. A
+# BM25 weight of 0.14 or 0.2 gained more on all but HotpotQA, which lost a passage at R@2.
+CONTEXT_WEIGHTS = (0.3, 0.7)
+
+
+def bm25_moments(top: Sequence[float], n: int) -> tuple[float, float] | None:
+    """BM25's (mean, sd) over ``n`` chunks, from the top scores (the rest score ~0).
+
+    Why: z-scores over a top-k list alone stretch its small differences; over the
+    corpus, a strong hit stands out as it should. Rows outside the top k are taken as 0,
+    which slightly understates the spread on very common terms.
+
+    >>> bm25_moments([], 10), bm25_moments([3.0, 1.0], 4)
+    (None, (1.0, 1.224744871391589))
+    """
+    if not top:
+        return None
+    n = max(n, len(top))
+    mean = sum(top) / n
+    var = max(sum(s * s for s in top) / n - mean * mean, 1e-12)
+    return mean, math.sqrt(var)
 
 
 FUSIONS: dict[str, Callable[..., dict[int, float]]] = {"rrf": rrf, "zscore": zscore_sum}
