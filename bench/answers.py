@@ -1,9 +1,10 @@
 """Answers on a real folder: does ``context`` put the note that answers a question first?
 Prints one JSON line per mode (never a test).
 
-    python bench/answers.py --vault ../shared/datasets/k8s_keps --questions bench/questions/k8s_keps.tsv
-    python bench/answers.py --vault ../shared/datasets/rust_rfcs --questions bench/questions/rust_rfcs.tsv \\
-        --mode bm25 --workdir /tmp/kw-rfcs
+    python bench/answers.py --vault ../shared/datasets/k8s_keps \\
+        --questions bench/questions/k8s_keps.tsv
+    python bench/answers.py --vault ../shared/datasets/rust_rfcs \\
+        --questions bench/questions/rust_rfcs.tsv --mode bm25 --workdir /tmp/kw-rfcs
 
 A question file has one question a line: the question, a tab, and a piece of the answering
 note's path (its folder or file stem: ``2232-suspend-jobs``). The questions say what the
