@@ -503,43 +503,20 @@ def _linkers_to_redo(reader: StoreReader, finder: MentionFinder,
     change with them (``finder`` already holds the new names).
 
     A document mentions no note it links to by any of the note's names ("[[daily-notes]]:
-    set up daily notes"), so it may mention otherwise when a name it links by changes:
-    - a note that goes on (renamed, an alias dropped) loses a name: a link by it no
-      longer reaches the note, whose other names prose may now mention;
-    - a note that had names before gains one: a link by it now reaches the note, whose
-      other names are no longer mentions (a new note's names are all new, and wherever
-      their words are written the documents are looked at anyway);
-    - a name declared by another note too: where the link resolves may move;
-    - a note loses a name whose words another note still has: those words were the
-      linked note's, now they are a mention of the other.
-    None holds for a note created or deleted alone, so that costs no such work.
+    set up daily notes"), so it may mention otherwise when
+    - a name it links by comes to reach another note, or none: a note renamed or deleted
+      (the link no longer reaches it, whose other names prose may now mention), a note
+      that takes the name (an exact path wins), an alias added or dropped. The writer
+      records exactly those names (``Writer._resolve``); a name other notes declare too
+      that still reaches the same note changes nothing ("README" in a folder of READMEs:
+      deleting one that does not win the name redid every document linking [[README]]);
+    - the note it links loses a name whose words another note still has: those words
+      were the linked note's, now they are a mention of the other.
     """
-    if not changes:
-        return set()
-    added: dict[int, set[str]] = {}
-    removed: dict[int, set[str]] = {}
-    for doc, _, key, was_added, label in changes:
-        if not label and doc is not None:
-            (added if was_added else removed).setdefault(doc, set()).add(key)
-    docs = sorted(added.keys() | removed.keys())
-    current: dict[int, set[str]] = {}
-    by_key: dict[str, set[int]] = {}
-    keys = set().union(*added.values(), *removed.values())
-    for key, doc in reader.declarations(keys=sorted(keys), documents=docs):
-        current.setdefault(doc, set()).add(key)
-        by_key.setdefault(key, set()).add(doc)
-    redo: set[str] = set()
-    for doc in docs:
-        gained, lost, now = added.get(doc, set()), removed.get(doc, set()), current.get(doc, set())
-        if now:  # the note goes on: a link by a lost name no longer reaches it
-            redo |= lost
-        if lost or now - gained:  # it had names before: a link by a new one reaches it now
-            redo |= gained
-        redo |= {k for k in gained | lost if by_key.get(k, set()) - {doc}}
+    redo = {key for doc, _, key, _, label in changes if not label and doc is None}
     losing = {doc for doc, text, _, was_added, label in changes
               if label and not was_added and doc is not None and text in finder}
-    for doc in losing:
-        redo |= added.get(doc, set()) | removed.get(doc, set()) | current.get(doc, set())
+    redo |= reader.keys_reaching(sorted(losing))
     return reader.documents_linking(sorted(redo))
 
 

@@ -449,23 +449,39 @@ def test_requeued_mentions_wait_for_every_live_document_once(store: Store) -> No
         assert not w.requeue_mentions("7")  # done already, by this process or another
 
 
-def test_name_changes_say_whose_and_every_declaration(store: Store) -> None:
-    apply(store, doc("a.md", [fact("links_to", link("b"), 3)], title="Alpha Note"),
-          doc("b.md", []))
+def test_name_changes_say_whose_labels_and_which_names_reach_another_note(
+        store: Store) -> None:
+    apply(store, doc("a.md", [fact("links_to", link("b"), 3)], title="Alpha Note"))
+    apply(store, doc("b.md", []))
     a = store.reader.document("default", "a.md")["id"]  # type: ignore[index]
     b = store.reader.document("default", "b.md")["id"]  # type: ignore[index]
-    _, rows, _ = store.reader.mention_work()
-    # the labels prose mentions a note by, and every declaration besides (label False)
-    assert (a, "Alpha Note", "alpha note", True, True) in rows
-    assert {(doc_id, key) for doc_id, _, key, added, label in rows if not label} == {
-        (a, "a"), (a, "alpha note"), (b, "b")}
-    assert sorted(store.reader.declarations(keys=["b"], documents=[a])) == [
-        ("a", a), ("alpha note", a), ("b", b)]
+
+    def moved() -> list[str]:
+        return [key for doc_id, _, key, _, label in store.reader.mention_work()[1]
+                if not label and doc_id is None]
+
+    def drain() -> None:
+        with store.write(actor="test") as w:
+            queued, _, last = store.reader.mention_work()
+            w.mentions_done(queued, through_change=last)
+
+    # the labels prose mentions a note by, whose they are
+    assert (a, "Alpha Note", "alpha note", True, True) in store.reader.mention_work()[1]
+    # "b", linked before b.md was written, came to reach it
+    assert moved() == ["b"]
+    assert store.reader.keys_reaching([b]) == {"b"} and store.reader.keys_reaching([a]) == set()
     assert store.reader.documents_linking(["b"]) == {a}
     assert store.reader.documents_linking(["a"]) == set()
+    drain()
+    # another note named "b" that does not win the name (the shorter path does) moves
+    # nothing; a link written with its arrival reaches b.md as every link by "b" does
+    apply(store, doc("c/b.md", []), doc("d.md", [fact("links_to", link("b"), 3)]))
+    assert moved() == []
+    drain()
     with store.write(actor="test") as w:
         w.delete("default", "b.md")
-    assert (b, "b", "b", False, False) in store.reader.mention_work()[1]
+    assert moved() == ["b"]  # now c/b.md wins it
+    assert store.reader.keys_reaching([b]) == set()
 
 
 def test_compact_drops_only_the_chunks_nothing_reads(store: Store) -> None:

@@ -169,6 +169,36 @@ def test_a_note_renamed_away_from_the_name_linked_is_mentioned_by_its_title(
         assert _stated(kw) == [("see_also", "Note Templates")] == _fresh(vault, 2)
 
 
+def test_a_shared_name_that_still_reaches_the_same_note_redoes_no_linker(
+        tmp_path: Path) -> None:
+    # k8s_keps: 170 README.md files declare the name "readme". Deleting one that does not
+    # win it (the shortest path does) left every [[README]] where it was, yet redid every
+    # document linking [[README]]: O(linkers) for one delete (140-200 ms a delete on the
+    # KEPs after 20 such links were written).
+    notes = {"README.md": "# Home\n\nThe start.\n", "ops/README.md": "# Ops Guide\n\nOps.\n",
+             "dev/README.md": "# Dev Guide\n\nDev.\n"}
+    notes |= {f"n{i}.md": f"# Note {i}\n\nSee [[README]] and the Ops Guide.\n"
+              for i in range(6)}
+    vault = _notes(tmp_path, notes)
+    scanned: list[int] = []
+
+    def sync(kw: Knotwork) -> None:
+        scanned.clear()
+        kw.ingest(mention_progress=lambda done, total: scanned.append(total))
+
+    with Knotwork.open(vault, db=str(tmp_path / "s.db"), embedder="none") as kw:
+        sync(kw)
+        assert _stated(kw, "n0") == [("links_to", "Home"), ("mentions", "Ops Guide")]
+        (vault / "dev" / "README.md").unlink()  # "readme" still reaches README.md
+        sync(kw)
+        assert max(scanned, default=0) <= 1
+        (vault / "README.md").unlink()  # now "readme" reaches ops/README.md
+        sync(kw)
+        assert max(scanned) >= 6
+        # linked now, the Ops Guide is no longer mentioned
+        assert _stated(kw, "n0") == [("links_to", "Ops Guide")] == _fresh(vault, 0, "n0")
+
+
 def test_names_of_the_same_words_mean_one_key_whatever_their_order() -> None:
     labels = [("Daily Notes", "daily notes"), ("daily-notes", "daily-notes")]
     chunks = [ChunkText(1, "Set up daily notes first.")]

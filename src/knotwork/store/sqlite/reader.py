@@ -554,28 +554,24 @@ class Reader:
     def mention_work(self) -> tuple[list[int], list[tuple[int | None, str, str, bool, bool]],
                                     int | None]:
         """Queued mention work: (documents, name changes, last change id). A change is
-        (document whose names changed, text, key, added, a mention label or else a
-        declaration)."""
+        (document whose names changed, text, key, added, True) for a label prose may
+        mention, or (None, key, key, True, False) for a name that came to reach another
+        note (or none)."""
         docs = [r[0] for r in self.con.execute("SELECT document_id FROM mention_queue")]
         rows = self.con.execute("SELECT id, document_id, text, key, added, label"
                                 " FROM name_changes ORDER BY id").fetchall()
         changes = [(r[1], r[2], r[3], bool(r[4]), bool(r[5])) for r in rows]
         return docs, changes, (rows[-1][0] if rows else None)
 
-    def declarations(self, *, keys: Sequence[str] = (), documents: Sequence[int] = ()
-                     ) -> list[tuple[str, int]]:
-        """(key, document) of every name declared with one of ``keys`` or by one of
-        ``documents``."""
-        out: list[tuple[str, int]] = []
-        if keys:
-            out += self.con.execute(
-                "SELECT key, document_id FROM names WHERE key IN (SELECT value FROM"
-                " json_each(?))", (json.dumps(sorted(set(keys))),)).fetchall()
-        if documents:
-            out += self.con.execute(
-                "SELECT key, document_id FROM names WHERE document_id IN (SELECT value FROM"
-                " json_each(?))", (json.dumps(sorted(set(documents))),)).fetchall()
-        return out
+    def keys_reaching(self, doc_ids: Sequence[int]) -> set[str]:
+        """The name keys whose name entities resolve to a note these documents declare: the
+        names other documents link them by."""
+        if not doc_ids:
+            return set()
+        return {r[0] for r in self.con.execute(
+            "SELECT DISTINCT e.name_key FROM names n JOIN entities e ON e.resolved_id ="
+            " n.entity_id WHERE n.document_id IN (SELECT value FROM json_each(?))"
+            " AND e.kind = 'name'", (json.dumps(sorted(set(doc_ids))),))}
 
     def documents_linking(self, keys: Sequence[str]) -> set[int]:
         """Live documents whose own structural facts (links, relations) point to a name of

@@ -219,10 +219,10 @@ MIGRATIONS.append([
 # A name entity points at the note that wins its name among the notes of its own scope
 # (Obsidian's rule: an exact path first, then the shortest path; aliases last). The writer
 # runs it for the names a transaction touched.
-RESOLVE_NAMES = ("UPDATE entities SET resolved_id = (SELECT n.entity_id FROM names n"
-                 " JOIN documents d ON d.id = n.document_id"
-                 " WHERE n.key = entities.name_key AND d.scope = entities.scope"
-                 " ORDER BY n.rank, length(n.path), n.path LIMIT 1)")
+NAME_WINNER = ("(SELECT n.entity_id FROM names n JOIN documents d ON d.id = n.document_id"
+               " WHERE n.key = entities.name_key AND d.scope = entities.scope"
+               " ORDER BY n.rank, length(n.path), n.path LIMIT 1)")
+RESOLVE_NAMES = f"UPDATE entities SET resolved_id = {NAME_WINNER}"
 # after name entities changed in bulk: resolve them all, find the orphans, index the rest
 _REINDEX_NAMES = [
     f"""{RESOLVE_NAMES} WHERE kind = 'name'""",

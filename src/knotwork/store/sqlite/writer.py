@@ -49,7 +49,7 @@ from .prepare import (
     prepare,
     prepare_facts,
 )
-from .schema import NAME_REFERRED, RESOLVE_NAMES
+from .schema import NAME_REFERRED, NAME_WINNER, RESOLVE_NAMES
 
 # the NULLIFs are explained in prepare.py
 _FACT_INSERT = (f"INSERT INTO facts({FACT_COLUMNS}) VALUES(?,?,?,NULLIF(?, ''),NULLIF(?, ''),"
@@ -98,6 +98,7 @@ class Writer:
         # Derived state recomputed once per transaction, in ``finish``: a batch of 500 new
         # notes links to the same names again and again, and both are idempotent.
         self._unresolved: set[str] = set()
+        self._new_names: set[int] = set()  # name entities this transaction created
         self._stale_fts: set[int] = set()
         self._has_vectors: bool | None = None
         # Full-text writes held for ``finish`` (see the module docstring), in order:
@@ -140,9 +141,9 @@ class Writer:
                                      " VALUES(?,?,'','')", self._name_fts)
                 self._name_fts.clear()
             if self._unresolved:
-                self.con.executemany(
-                    RESOLVE_NAMES + " WHERE name_key = ?", [(k,) for k in sorted(self._unresolved)])
+                self._resolve(sorted(self._unresolved))
                 self._unresolved.clear()
+            self._new_names.clear()
             stale, self._stale_fts = sorted(self._stale_fts), set()
             for i in range(0, len(stale), 500):  # their labels' initials, said again below
                 part = stale[i:i + 500]
@@ -157,6 +158,27 @@ class Writer:
             if self._live_delta or self._retired:
                 self._count_chunks(self._live_delta, self._retired)
                 self._live_delta = self._retired = 0
+
+    def _resolve(self, keys: list[str]) -> None:
+        """Re-point the name entities of ``keys`` to the notes that win them now, and
+        record each key whose note changed (a name change of no document, ``label`` 0).
+
+        Why record them: a document mentions no note it links to, by any of the note's
+        names, so what it mentions changes where one of its links comes to reach another
+        note, and only there. The mention pass redoes the documents linking these keys
+        (``sync._linkers_to_redo``); a name that other notes declare too, and that still
+        reaches the same note, costs nothing ("README" in a folder of READMEs).
+        """
+        # (a name entity this transaction created is linked only by documents it wrote,
+        # whose mentions are found again anyway)
+        moved = {key for eid, key in self.con.execute(
+            f"{RESOLVE_NAMES} WHERE name_key IN (SELECT value FROM json_each(?))"
+            f" AND resolved_id IS NOT {NAME_WINNER} RETURNING id, name_key", (json.dumps(keys),))
+            if eid not in self._new_names}
+        if moved:
+            self.con.executemany(
+                "INSERT INTO name_changes(text, key, added, document_id, label)"
+                " VALUES(?, ?, 1, NULL, 0)", [(k, k) for k in sorted(moved)])
 
     def _count_chunks(self, live_delta: int, retired: int) -> None:
         """Bring the chunk counts in ``meta`` up to date; drop the uncited chunks of past
@@ -506,29 +528,11 @@ class Writer:
             [(key, doc_id, note_id, kind, text, rank, p.doc.path)
              for key, kind, text, rank in p.names])
         old, new = mention_labels(rows), p.declared
-        before = {(k, kind, t) for k, kind, t in rows}
-        after = {(k, kind, t) for k, kind, t, _ in p.names}
-        self._record_declarations(doc_id, before, after)
-        self._resolve_names({k for k, _, _ in before | after})
+        self._resolve_names({k for k, _, _ in rows} | {k for k, _, _, _ in p.names})
         added, removed = tuple(sorted(new - old)), tuple(sorted(old - new))
         if added or removed:
             self._bump_names_generation()
         return added, removed
-
-    def _record_declarations(self, doc_id: int, before: set[tuple[str, str, str]],
-                             after: set[tuple[str, str, str]]) -> None:
-        """Record each name declaration (key, kind, text) a document gained or lost, beside
-        the mention labels ``_queue_mentions`` records (``label`` 0).
-
-        Why: a document mentions no note it links to by any of the note's names, so what
-        it mentions hangs on where its links resolve and on those notes' names; the
-        mention pass reads these to find the documents that may mention otherwise now.
-        """
-        changed = [(t, k, 0, doc_id) for k, _, t in sorted(before - after)]
-        changed += [(t, k, 1, doc_id) for k, _, t in sorted(after - before)]
-        if changed:
-            self.con.executemany("INSERT INTO name_changes(text, key, added, document_id, label)"
-                                 " VALUES(?, ?, ?, ?, 0)", changed)
 
     def _queue_mentions(self, doc_id: int | None, added: Sequence[tuple[str, str]],
                         removed: Sequence[tuple[str, str]], *, source: int | None = None
@@ -602,6 +606,7 @@ class Writer:
                     "INSERT INTO entities(id, key, kind, scope, iri, label, name_key, created_at)"
                     " VALUES(?,?,?,?,?,?,?,?)", rows)
                 self._name_fts.extend((r[0], r[5]) for r in rows)
+                self._new_names.update(r[0] for r in rows)
                 self._resolve_names(k[5:] for k, _ in new)
         return {k: known[e] for k, e in keyed.items()}
 
@@ -751,7 +756,6 @@ class Writer:
         names = self.con.execute("SELECT key, kind, text FROM names WHERE document_id=?",
                                  (doc_id,)).fetchall()
         self.con.execute("DELETE FROM names WHERE document_id=?", (doc_id,))
-        self._record_declarations(doc_id, {(k, kind, t) for k, kind, t in names}, set())
         self._resolve_names([k for k, _, _ in names])
         labels = tuple(sorted(mention_labels(names)))
         if labels:
