@@ -504,18 +504,26 @@ def _linkers_to_redo(reader: StoreReader, finder: MentionFinder,
 
     A document mentions no note it links to by any of the note's names ("[[daily-notes]]:
     set up daily notes"), so it may mention otherwise when
-    - a name it links by comes to reach another note, or none: a note renamed or deleted
-      (the link no longer reaches it, whose other names prose may now mention), a note
-      that takes the name (an exact path wins), an alias added or dropped. The writer
-      records exactly those names (``Writer._resolve``); a name other notes declare too
-      that still reaches the same note changes nothing ("README" in a folder of READMEs:
-      deleting one that does not win the name redid every document linking [[README]]);
+    - a name it links by comes to reach another note, or none while the note it reached
+      goes on: a note renamed (the link no longer reaches it, whose other names prose may
+      now mention), a note that takes the name (an exact path wins), an alias added or
+      dropped. The writer records every name that moved (``Writer._resolve``); a name
+      other notes declare too that still reaches the same note changes nothing ("README"
+      in a folder of READMEs: deleting one that does not win the name redid every
+      document linking [[README]]), nor does one whose note was deleted and that now
+      reaches none (the note's names left the label table with it);
     - the note it links loses a name whose words another note still has: those words
       were the linked note's, now they are a mention of the other.
     """
-    redo = {key for doc, _, key, _, label in changes if not label and doc is None}
+    # a name that reached a note now gone and reaches none: its words went with the note
+    # (unless another note still has them: ``losing``), so linking it changes nothing
     losing = {doc for doc, text, _, was_added, label in changes
               if label and not was_added and doc is not None and text in finder}
+    moved = [(doc, key, reaches) for doc, _, key, reaches, label in changes if not label]
+    before = sorted({doc for doc, _, _ in moved if doc is not None})
+    live = reader.document_versions(before).keys() if before else set()
+    redo = {key for doc, key, reaches in moved
+            if reaches or doc is None or doc in live or doc in losing}
     redo |= reader.keys_reaching(sorted(losing))
     return reader.documents_linking(sorted(redo))
 

@@ -456,9 +456,10 @@ def test_name_changes_say_whose_labels_and_which_names_reach_another_note(
     a = store.reader.document("default", "a.md")["id"]  # type: ignore[index]
     b = store.reader.document("default", "b.md")["id"]  # type: ignore[index]
 
-    def moved() -> list[str]:
-        return [key for doc_id, _, key, _, label in store.reader.mention_work()[1]
-                if not label and doc_id is None]
+    def moved() -> list[tuple[str, int | None, bool]]:
+        """(name, the document of the note it reached before, whether it reaches one now)"""
+        return [(key, doc_id, reaches) for doc_id, _, key, reaches, label
+                in store.reader.mention_work()[1] if not label]
 
     def drain() -> None:
         with store.write(actor="test") as w:
@@ -468,7 +469,7 @@ def test_name_changes_say_whose_labels_and_which_names_reach_another_note(
     # the labels prose mentions a note by, whose they are
     assert (a, "Alpha Note", "alpha note", True, True) in store.reader.mention_work()[1]
     # "b", linked before b.md was written, came to reach it
-    assert moved() == ["b"]
+    assert moved() == [("b", None, True)]
     assert store.reader.keys_reaching([b]) == {"b"} and store.reader.keys_reaching([a]) == set()
     assert store.reader.documents_linking(["b"]) == {a}
     assert store.reader.documents_linking(["a"]) == set()
@@ -480,8 +481,14 @@ def test_name_changes_say_whose_labels_and_which_names_reach_another_note(
     drain()
     with store.write(actor="test") as w:
         w.delete("default", "b.md")
-    assert moved() == ["b"]  # now c/b.md wins it
+    assert moved() == [("b", b, True)]  # now c/b.md wins it
     assert store.reader.keys_reaching([b]) == set()
+    cb = store.reader.document("default", "c/b.md")["id"]  # type: ignore[index]
+    assert store.reader.keys_reaching([cb]) == {"b"}
+    drain()
+    with store.write(actor="test") as w:
+        w.delete("default", "c/b.md")
+    assert moved() == [("b", cb, False)]  # reaching no note now
 
 
 def test_compact_drops_only_the_chunks_nothing_reads(store: Store) -> None:

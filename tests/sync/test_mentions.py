@@ -177,8 +177,9 @@ def test_a_shared_name_that_still_reaches_the_same_note_redoes_no_linker(
     # KEPs after 20 such links were written).
     notes = {"README.md": "# Home\n\nThe start.\n", "ops/README.md": "# Ops Guide\n\nOps.\n",
              "dev/README.md": "# Dev Guide\n\nDev.\n"}
-    notes |= {f"n{i}.md": f"# Note {i}\n\nSee [[README]] and the Ops Guide.\n"
+    notes |= {f"n{i}.md": f"# Note {i}\n\nSee [[README]], [[Solo]] and the Ops Guide.\n"
               for i in range(6)}
+    notes["Solo.md"] = "# Solo\n\nAlone.\n"
     vault = _notes(tmp_path, notes)
     scanned: list[int] = []
 
@@ -188,15 +189,21 @@ def test_a_shared_name_that_still_reaches_the_same_note_redoes_no_linker(
 
     with Knotwork.open(vault, db=str(tmp_path / "s.db"), embedder="none") as kw:
         sync(kw)
-        assert _stated(kw, "n0") == [("links_to", "Home"), ("mentions", "Ops Guide")]
+        assert _stated(kw, "n0") == [("links_to", "Home"), ("links_to", "Solo"),
+                                     ("mentions", "Ops Guide")]
         (vault / "dev" / "README.md").unlink()  # "readme" still reaches README.md
+        sync(kw)
+        assert max(scanned, default=0) <= 1
+        # a note deleted takes its names along: linking it by them mentions nothing else
+        (vault / "Solo.md").unlink()
         sync(kw)
         assert max(scanned, default=0) <= 1
         (vault / "README.md").unlink()  # now "readme" reaches ops/README.md
         sync(kw)
         assert max(scanned) >= 6
         # linked now, the Ops Guide is no longer mentioned
-        assert _stated(kw, "n0") == [("links_to", "Ops Guide")] == _fresh(vault, 0, "n0")
+        assert _stated(kw, "n0") == [("links_to", "Ops Guide"), ("links_to", "Solo")
+                                     ] == _fresh(vault, 0, "n0")
 
 
 def test_names_of_the_same_words_mean_one_key_whatever_their_order() -> None:

@@ -555,8 +555,8 @@ class Reader:
                                     int | None]:
         """Queued mention work: (documents, name changes, last change id). A change is
         (document whose names changed, text, key, added, True) for a label prose may
-        mention, or (None, key, key, True, False) for a name that came to reach another
-        note (or none)."""
+        mention, or (document the name reached before or None, key, key, whether it reaches
+        a note now, False) for a name that came to reach another note, or none."""
         docs = [r[0] for r in self.con.execute("SELECT document_id FROM mention_queue")]
         rows = self.con.execute("SELECT id, document_id, text, key, added, label"
                                 " FROM name_changes ORDER BY id").fetchall()

@@ -49,7 +49,7 @@ from .prepare import (
     prepare,
     prepare_facts,
 )
-from .schema import NAME_REFERRED, NAME_WINNER, RESOLVE_NAMES
+from .schema import NAME_REFERRED, NAME_WINNER
 
 # the NULLIFs are explained in prepare.py
 _FACT_INSERT = (f"INSERT INTO facts({FACT_COLUMNS}) VALUES(?,?,?,NULLIF(?, ''),NULLIF(?, ''),"
@@ -161,24 +161,37 @@ class Writer:
 
     def _resolve(self, keys: list[str]) -> None:
         """Re-point the name entities of ``keys`` to the notes that win them now, and
-        record each key whose note changed (a name change of no document, ``label`` 0).
+        record each name that came to reach another note, or none: a name change of no
+        mention label (``label`` 0), whose ``document_id`` is the document of the note it
+        reached before (None if none) and ``added`` whether it reaches a note now.
 
         Why record them: a document mentions no note it links to, by any of the note's
         names, so what it mentions changes where one of its links comes to reach another
-        note, and only there. The mention pass redoes the documents linking these keys
+        note, and only there. The mention pass redoes the documents linking these names
         (``sync._linkers_to_redo``); a name that other notes declare too, and that still
         reaches the same note, costs nothing ("README" in a folder of READMEs).
         """
+        changed = self.con.execute(
+            f"SELECT id, name_key, resolved_id, winner FROM (SELECT id, name_key, resolved_id,"
+            f" {NAME_WINNER} AS winner FROM entities WHERE name_key IN"
+            " (SELECT value FROM json_each(?))) WHERE resolved_id IS NOT winner",
+            (json.dumps(keys),)).fetchall()
+        if not changed:
+            return
+        self.con.executemany("UPDATE entities SET resolved_id = ? WHERE id = ?",
+                             [(winner, eid) for eid, _, _, winner in changed])
         # (a name entity this transaction created is linked only by documents it wrote,
         # whose mentions are found again anyway)
-        moved = {key for eid, key in self.con.execute(
-            f"{RESOLVE_NAMES} WHERE name_key IN (SELECT value FROM json_each(?))"
-            f" AND resolved_id IS NOT {NAME_WINNER} RETURNING id, name_key", (json.dumps(keys),))
-            if eid not in self._new_names}
-        if moved:
-            self.con.executemany(
-                "INSERT INTO name_changes(text, key, added, document_id, label)"
-                " VALUES(?, ?, 1, NULL, 0)", [(k, k) for k in sorted(moved)])
+        moved = [r for r in changed if r[0] not in self._new_names]
+        if not moved:
+            return
+        before = {r[0]: r[1] for r in self.con.execute(
+            "SELECT id, document_id FROM entities WHERE id IN (SELECT value FROM json_each(?))",
+            (json.dumps(sorted({old for _, _, old, _ in moved if old is not None})),))}
+        self.con.executemany(
+            "INSERT INTO name_changes(text, key, added, document_id, label) VALUES(?, ?, ?, ?, 0)",
+            sorted({(key, key, int(winner is not None), before.get(old))
+                    for _, key, old, winner in moved}, key=lambda r: (r[1], r[2], r[3] or 0)))
 
     def _count_chunks(self, live_delta: int, retired: int) -> None:
         """Bring the chunk counts in ``meta`` up to date; drop the uncited chunks of past
