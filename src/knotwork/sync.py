@@ -515,13 +515,13 @@ def _linkers_to_redo(reader: StoreReader, finder: MentionFinder,
     - the note it links loses a name whose words another note still has: those words
       were the linked note's, now they are a mention of the other.
     """
-    # a name that reached a note now gone and reaches none: its words went with the note
-    # (unless another note still has them: ``losing``), so linking it changes nothing
     losing = {doc for doc, text, _, was_added, label in changes
               if label and not was_added and doc is not None and text in finder}
     moved = [(doc, key, reaches) for doc, _, key, reaches, label in changes if not label]
     before = sorted({doc for doc, _, _ in moved if doc is not None})
     live = reader.document_versions(before).keys() if before else set()
+    # a name that reached a note now deleted, and reaches none: its words went with the
+    # note (unless another note still has them: ``losing``), so linking it changes nothing
     redo = {key for doc, key, reaches in moved
             if reaches or doc is None or doc in live or doc in losing}
     redo |= reader.keys_reaching(sorted(losing))

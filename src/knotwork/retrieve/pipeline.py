@@ -529,4 +529,3 @@ def _chain(entities: list[ContextEntity], ranked: list[tuple[int, _Cand]]) -> li
                                                                                labels[parent])
             out.append(f"{a} --[{pred}]--> {b}")
     return out
-
