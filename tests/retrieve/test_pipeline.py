@@ -265,3 +265,20 @@ def test_text_and_vector_hits_are_fused_by_how_strong_each_is(tmp_path: Path) ->
     assert weak[:2] == text[:2]
     # a chunk only vectors found speaks for a Semantic hit
     assert ("Volumes", "Semantic") in strong
+
+
+def test_search_lists_a_section_that_says_nothing_after_those_that_do(tmp_path: Path) -> None:
+    # k8s_keps: a search for "drawbacks" listed empty "## Drawbacks" sections first (BM25
+    # favours short rows), then "N/A" and "None considered."
+    vault = tmp_path / "v"
+    vault.mkdir()
+    notes = {"a": "## Drawbacks\n\nN/A\n", "b": "## Drawbacks\n",
+             "c": "## Drawbacks\n\nA second index costs disk, and every write updates it.\n",
+             "d": "## Motivation\n\nFewer drawbacks than the old design, and less disk.\n"}
+    for name, text in notes.items():
+        (vault / f"{name}.md").write_text(f"# {name.upper()}\n\n{text}", encoding="utf-8")
+    with Knotwork.open(vault, db=str(tmp_path / "s.db"), embedder="none") as kw:
+        kw.ingest()
+        hits = [h.path for h in kw.search("drawbacks", k=10)]
+        assert hits[:2] == ["c.md", "d.md"] and sorted(hits[2:]) == ["a.md", "b.md"]
+        assert [h.path for h in kw.search("drawbacks", k=1)] == ["c.md"]
