@@ -29,7 +29,7 @@ from .errors import ConfigError, Conflict, InvalidQuery, NotFound
 from .render import renderer
 from .retrieve import ContextOptions, Measure, build_context, fulltext, token_counter
 from .retrieve.memo import ReadMemo
-from .retrieve.pipeline import says_something
+from .retrieve.pipeline import holds_text
 from .retrieve.rank import HYBRID_WEIGHTS, bm25_moments, zscore_sum
 from .retrieve.rank import fusion as fusion_by_name
 from .store import Store, StoreReader, open_store, record_time
@@ -596,8 +596,8 @@ class Knotwork:
         """Chunks matching ``query`` with citations: ``bm25``, ``vector`` or ``hybrid``.
 
         Hybrid fuses the two rankings (top ``max(k, 100)`` of each) with a named fusion
-        function (``Settings.fusion``; see ``retrieve.rank.FUSIONS``). A chunk that says
-        nothing (``retrieve.pipeline.says_something``) comes after those that do.
+        function (``Settings.fusion``; see ``retrieve.rank.FUSIONS``). A chunk of headings
+        alone comes after those with text (``retrieve.pipeline.holds_text``).
         """
         k = _positive("k", k)
         if mode not in ("bm25", "vector", "hybrid"):
@@ -624,14 +624,15 @@ class Knotwork:
             scores = (fuse(runs, weights=HYBRID_WEIGHTS, stats=stats) if fuse is zscore_sum
                       else fuse(runs))
             ranked = sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))
-        # A chunk that says nothing (only headings, or a word or two: "## Drawbacks / N/A")
-        # comes after those that do, among the first 3k: BM25 favours short rows, and a
-        # search for a section's name listed every empty one first.
+        # A chunk of headings alone ("## Drawbacks" left empty) comes after those with
+        # text, among the first 3k: BM25 favours short rows, and a search for a section's
+        # name listed every empty one first. (A word or two of text stays where it ranks:
+        # "Zebra crossings." is all a search for it wants.)
         window = ranked[:3 * k]
         rows = reader.chunks([cid for cid, _ in window])
         found = [(cid, score) for cid, score in window
                  if cid in rows and _in_scope(rows[cid].scope, scopes)]
-        full = [says_something(rows[cid].text) for cid, _ in found]
+        full = [holds_text(rows[cid].text) for cid, _ in found]
         top = ([h for h, f in zip(found, full, strict=True) if f]
                + [h for h, f in zip(found, full, strict=True) if not f])[:k]
         return [SearchHit(cid, rows[cid].path, rows[cid].title, rows[cid].heading_path,

@@ -267,12 +267,12 @@ def test_text_and_vector_hits_are_fused_by_how_strong_each_is(tmp_path: Path) ->
     assert ("Volumes", "Semantic") in strong
 
 
-def test_search_lists_a_section_that_says_nothing_after_those_that_do(tmp_path: Path) -> None:
+def test_search_lists_a_section_left_empty_after_those_with_text(tmp_path: Path) -> None:
     # k8s_keps: a search for "drawbacks" listed empty "## Drawbacks" sections first (BM25
-    # favours short rows), then "N/A" and "None considered."
+    # favours short rows)
     vault = tmp_path / "v"
     vault.mkdir()
-    notes = {"a": "## Drawbacks\n\nN/A\n", "b": "## Drawbacks\n",
+    notes = {"a": "## Drawbacks\n\n## Alternatives\n", "b": "## Drawbacks\n",
              "c": "## Drawbacks\n\nA second index costs disk, and every write updates it.\n",
              "d": "## Motivation\n\nFewer drawbacks than the old design, and less disk.\n"}
     for name, text in notes.items():
@@ -282,3 +282,7 @@ def test_search_lists_a_section_that_says_nothing_after_those_that_do(tmp_path: 
         hits = [h.path for h in kw.search("drawbacks", k=10)]
         assert hits[:2] == ["c.md", "d.md"] and sorted(hits[2:]) == ["a.md", "b.md"]
         assert [h.path for h in kw.search("drawbacks", k=1)] == ["c.md"]
+        # a word or two of text is text: "N/A" answers what the section asks
+        (vault / "a.md").write_text("# A\n\n## Drawbacks\n\nN/A\n", encoding="utf-8")
+        kw.ingest()
+        assert "a.md" in [h.path for h in kw.search("drawbacks", k=10)][:3]

@@ -515,6 +515,16 @@ def says_something(text: str) -> bool:
     return False
 
 
+def holds_text(text: str) -> bool:
+    """Whether a chunk holds a line that is not a heading (``says_something`` asks more).
+
+    >>> holds_text("## Drawbacks"), holds_text("# A\\n\\n## B"), holds_text("## Drawbacks\\nN/A")
+    (False, False, True)
+    """
+    return any(line.strip() and not line.lstrip().startswith("#")
+               for line in text.splitlines())
+
+
 _CAPITALS = re.compile(r"\b[^\W\d_]{3,5}\b")  # a word an acronym may be: 3–5 letters
 _SUBSTANCE = 3  # words outside headings that make a chunk evidence
 
