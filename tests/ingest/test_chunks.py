@@ -130,20 +130,8 @@ def test_a_paragraph_written_as_one_line_stays_whole_up_to_eight_budgets() -> No
     # a scientific abstract is one line: cut in two or three, BM25 scored its parts apart
     for size, whole in ((1600, True), (1601, False)):
         doc = parse("# H\n\n" + "x" * size + "\n", chunk_tokens=50)  # a budget: 200
-        assert (len([c for c in doc.chunks if c.span.line_end == 3]) == 1) is whole
+        assert (len([c for c in doc.chunks if c.span.line_start == 3]) == 1) is whole
         assert_exact(doc)
-        # whole, it keeps its heading; cut, the heading stays apart from its pieces
-        assert [c.span.line_start for c in doc.chunks][:2] == ([1] if whole else [1, 3])
-
-
-def test_a_heading_goes_with_the_paragraph_too_long_to_share_a_piece_with() -> None:
-    # SciFact: "# Title" over a one-line abstract over the budget made a chunk of the
-    # title alone, then one of the abstract
-    words = " ".join(f"term{i}" for i in range(60))  # ~500 characters: over a budget of 200
-    doc = parse(f"# T\n\n## Part\n\n{words}\n\n## Next\n\nShort.\n", chunk_tokens=50)
-    assert [(c.span.line_start, c.span.line_end) for c in doc.chunks] == [(1, 5), (7, 9)]
-    assert doc.chunks[0].text.startswith("# T\n\n## Part\n\nterm0")
-    assert_exact(doc)
 
 
 def test_crlf_chunks() -> None:

@@ -461,34 +461,7 @@ class _Chunker:
             while (len(before) > 1 and self.size(last[0][0], last[-1][1]) < self.budget // 4
                    and self.size(before[-1][0], last[-1][1]) <= self.budget):
                 last.insert(0, before.pop())
-        # A run of headings alone goes with the text after it, over the budget if need be:
-        # a heading over a paragraph too long to share a piece with was a chunk of its
-        # own, one line that says nothing (4,697 of SciFact's 9,902 chunks were a title
-        # alone, each searched and embedded, its abstract apart). Not with a line long
-        # enough to be cut (``emit``): the pieces of a blob cite that line alone.
-        out: list[tuple[int, int]] = []
-        held: tuple[int, int] | None = None
-        for run in runs:
-            a, b = run[0][0], run[-1][1]
-            alone = self.headings_alone(a, b)
-            if held is not None:
-                if alone or (a == b and self.size(a, b) > CUT_AFTER * self.budget):
-                    out.append(held)
-                else:
-                    a = held[0]
-                held = None
-            if alone:
-                held = (a, b)
-            else:
-                out.append((a, b))
-        if held is not None:
-            out.append(held)
-        return out
-
-    def headings_alone(self, a: int, b: int) -> bool:
-        """Whether lines ``a..b`` are headings and empty lines only."""
-        scanned, start = self.scanned, self.start
-        return all(scanned[i - start].kind == HEADING or self.empty(i) for i in range(a, b + 1))
+        return [(run[0][0], run[-1][1]) for run in runs]
 
     def units(self, a: int, b: int) -> list[tuple[int, int]]:
         """Paragraphs: runs of lines between blank lines (a fence's blank lines inside)."""
