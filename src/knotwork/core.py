@@ -29,7 +29,7 @@ from .errors import ConfigError, Conflict, InvalidQuery, NotFound
 from .render import renderer
 from .retrieve import ContextOptions, Measure, build_context, fulltext, token_counter
 from .retrieve.memo import ReadMemo
-from .retrieve.pipeline import holds_text
+from .retrieve.pipeline import says_something
 from .retrieve.rank import HYBRID_WEIGHTS, bm25_moments, zscore_sum
 from .retrieve.rank import fusion as fusion_by_name
 from .store import Store, StoreReader, open_store, record_time
@@ -597,7 +597,7 @@ class Knotwork:
 
         Hybrid fuses the two rankings (top ``max(k, 100)`` of each) with a named fusion
         function (``Settings.fusion``; see ``retrieve.rank.FUSIONS``). A chunk of headings
-        alone comes after those with text (``retrieve.pipeline.holds_text``).
+        alone comes after those with text (``retrieve.pipeline.says_something``).
         """
         k = _positive("k", k)
         if mode not in ("bm25", "vector", "hybrid"):
@@ -632,7 +632,7 @@ class Knotwork:
         rows = reader.chunks([cid for cid, _ in window])
         found = [(cid, score) for cid, score in window
                  if cid in rows and _in_scope(rows[cid].scope, scopes)]
-        full = [holds_text(rows[cid].text) for cid, _ in found]
+        full = [says_something(rows[cid].text, 1) for cid, _ in found]
         top = ([h for h, f in zip(found, full, strict=True) if f]
                + [h for h, f in zip(found, full, strict=True) if not f])[:k]
         return [SearchHit(cid, rows[cid].path, rows[cid].title, rows[cid].heading_path,

@@ -490,20 +490,23 @@ def _evidence(reader: StoreReader, ranked: list[tuple[int, _Cand]], opts: Contex
     return out
 
 
-def says_something(text: str) -> bool:
-    """Whether a chunk holds more than headings and a word or two: "## Infrastructure
-    Needed / None.", a run of headings. Such a chunk can match a question best (its
-    heading path names the note, and BM25 favours short rows) yet tells the reader
-    nothing, so it is no evidence; the entity it speaks for still ranks by it. Under a
-    heading that asks a question, a word is an answer (a KEP's "Will enabling this feature
-    result in new API types?" / "No.").
+def says_something(text: str, need: int = 3) -> bool:
+    """Whether a chunk holds more than headings and a word or two (``need`` words outside
+    headings): "## Infrastructure Needed / None.", a run of headings. Such a chunk can
+    match a question best (its heading path names the note, and BM25 favours short rows)
+    yet tells the reader nothing, so it is no evidence; the entity it speaks for still
+    ranks by it. Under a heading that asks a question, a word is an answer (a KEP's "Will
+    enabling this feature result in new API types?" / "No."). With ``need`` 1: whether it
+    holds any text but headings (what ``search`` asks).
 
     >>> says_something("## Infrastructure Needed\\n\\nNone."), says_something("# A\\n\\n## B")
     (False, False)
     >>> says_something("## Status\\n\\nAccepted by the team."), says_something("## New API?\\nNo.")
     (True, True)
+    >>> says_something("## Drawbacks", 1), says_something("## Drawbacks\\nN/A", 1)
+    (False, True)
     """
-    words, need = 0, _SUBSTANCE
+    words = 0
     for line in text.splitlines():
         if line.lstrip().startswith("#"):
             if line.rstrip().endswith("?"):
@@ -515,18 +518,7 @@ def says_something(text: str) -> bool:
     return False
 
 
-def holds_text(text: str) -> bool:
-    """Whether a chunk holds a line that is not a heading (``says_something`` asks more).
-
-    >>> holds_text("## Drawbacks"), holds_text("# A\\n\\n## B"), holds_text("## Drawbacks\\nN/A")
-    (False, False, True)
-    """
-    return any(line.strip() and not line.lstrip().startswith("#")
-               for line in text.splitlines())
-
-
 _CAPITALS = re.compile(r"\b[^\W\d_]{3,5}\b")  # a word an acronym may be: 3–5 letters
-_SUBSTANCE = 3  # words outside headings that make a chunk evidence
 
 
 def _chain(entities: list[ContextEntity], ranked: list[tuple[int, _Cand]]) -> list[str]:
