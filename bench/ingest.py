@@ -41,9 +41,10 @@ from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
 
-from knotwork import Knotwork, sync
+from knotwork import Knotwork
 from knotwork.embed import MiniLMEmbedder
 from knotwork.embed.hashing import HashEmbedder
+from knotwork.sync import files as sync
 
 WORDS = ("queue proxy cluster deploy metrics alert latency storage backup replica schema "
          "index cache token budget router gateway service host network volume snapshot "

@@ -21,10 +21,8 @@ ALLOWED: dict[str, set[str]] = {
     "render": {"types"},
     "sync": {"types", "errors", "ingest", "store"},
     "core": {"types", "errors", "config", "ingest", "store", "embed", "retrieve", "render",
-             "sync", "agent", "watch"},
-    "agent": {"types", "errors", "ingest"},
-    "watch": {"types", "errors"},
-    "cli": {"core", "types", "render", "errors", "config", "server", "mcp", "watch"},
+             "sync"},
+    "cli": {"core", "types", "render", "errors", "config", "server", "mcp", "sync"},
     "server": {"core", "types", "render", "errors", "config"},
     "mcp": {"core", "types", "render", "errors", "config"},
     "web": {"core", "types", "render", "errors"},
@@ -77,7 +75,7 @@ def test_a_query_process_never_loads_the_parser(tmp_path: Path) -> None:
         f"kw = knotwork.Knotwork.open(None, db={db!r}, embedder='none')\n"
         "assert kw.context('traefik').entities and kw.search('traefik')\n"
         "print(sorted(m for m in sys.modules if m.startswith(('knotwork.sync',"
-        " 'knotwork.ingest.', 'knotwork.agent', 'knotwork.watch'))))\n")
+        " 'knotwork.ingest.'))))\n")
     assert _in_new_process(probe) == "[]"
 
 

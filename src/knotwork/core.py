@@ -51,10 +51,10 @@ if TYPE_CHECKING:  # imported where used: a process that only queries never load
     import numpy as np
     import numpy.typing as npt
 
-    from . import sync as _sync
     from .ingest.mentions import MentionFinder
     from .retrieve.vectors import VectorIndex
-    from .watch import VaultWatcher
+    from .sync import files as _sync
+    from .sync.watch import VaultWatcher
 
     FloatArray = npt.NDArray[np.float32]
 
@@ -96,7 +96,7 @@ class Knotwork:
         self._memo = ReadMemo()  # term counts and degrees, dropped at every commit
         self._ontology: dict[str, dict[str, str]] = {}
         if settings.ontology:
-            from .agent import load_ontology
+            from .sync.agent import load_ontology
 
             self._ontology = load_ontology(settings.ontology)
 
@@ -160,7 +160,7 @@ class Knotwork:
         root = Path(path).expanduser() if path is not None else self.vault
         if root is None:
             raise InvalidQuery("no folder to ingest: pass a path or open a vault")
-        from . import sync as _sync
+        from .sync import files as _sync
 
         s = self.settings
         globs = self.patterns(patterns)
@@ -190,8 +190,8 @@ class Knotwork:
         document as when its folder is synced. A ``gone`` file is one the store still
         holds: syncing it alone deletes it, as a sync of its folder would.
         """
-        from . import sync as _sync
         from .ingest.sources import VaultRules
+        from .sync import files as _sync
 
         full = file.parent.resolve() / file.name  # a symlinked note keeps its own name
         known = self.store.reader.meta(_sync.root_key(scope))
@@ -411,8 +411,8 @@ class Knotwork:
         Re-sending a ``doc_id`` follows the ownership rule: facts the new payload no longer
         states are retracted. Dropped entities and relations come back with their reasons.
         """
-        from . import sync as _sync
-        from .agent import build_agent_document
+        from .sync import files as _sync
+        from .sync.agent import build_agent_document
 
         s = self.settings
         reader = self.store.reader
@@ -515,7 +515,7 @@ class Knotwork:
             raise InvalidQuery("no vault to watch: open Knotwork with a vault folder")
 
         from .ingest.sources import DEFAULT_IGNORES, IGNORE_FILE, matches
-        from .watch import VaultWatcher
+        from .sync.watch import VaultWatcher
 
         globs = self.patterns(patterns)
 

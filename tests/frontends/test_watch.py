@@ -134,7 +134,7 @@ def test_watch_follows_the_pattern_option_like_its_catch_up(vault: Path, tmp_pat
 def test_a_changed_ignore_file_makes_the_watcher_sync_the_whole_vault(tmp_path: Path) -> None:
     import watchfiles
 
-    from knotwork.watch import VaultWatcher
+    from knotwork.sync.watch import VaultWatcher
 
     with Knotwork.open(tmp_path, db=str(tmp_path / "s.db"), embedder="none") as kw:
         w = kw.watcher()  # as ``knotwork watch`` builds it
@@ -155,7 +155,7 @@ def test_the_watcher_ignores_the_folders_a_sync_ignores_inside_the_vault_only(
     vault.mkdir(parents=True)
     with Knotwork.open(vault, db=str(tmp_path / "s.db"), embedder="none") as kw:
         w = kw.watcher()
-    from knotwork.watch import _relevant_under
+    from knotwork.sync.watch import _relevant_under
 
     relevant = _relevant_under(w.root, w.ignored_dirs)
     modified = watchfiles.Change.modified

@@ -246,7 +246,7 @@ def test_a_name_gone_while_its_words_remain_moves_its_mentions(tmp_path: Path) -
 def test_a_crash_before_the_mention_pass_loses_no_work(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     import pytest
 
-    import knotwork.sync as sync
+    import knotwork.sync.files as sync
 
     vault = tmp_path / "v"
     vault.mkdir()

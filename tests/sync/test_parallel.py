@@ -7,9 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from knotwork import Knotwork, sync
+from knotwork import Knotwork
 from knotwork.store.sqlite import SQLiteStore
-from knotwork.sync import _PARALLEL_MIN
+from knotwork.sync import files as sync
+from knotwork.sync.files import _PARALLEL_MIN
 
 from .test_no_stale import live
 

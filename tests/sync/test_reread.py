@@ -11,9 +11,10 @@ from pathlib import Path
 import pytest
 
 import knotwork.ingest
-from knotwork import Knotwork, sync
+from knotwork import Knotwork
 from knotwork.ingest import lexicon, mentions
-from knotwork.sync import _PARALLEL_MIN
+from knotwork.sync import files as sync
+from knotwork.sync.files import _PARALLEL_MIN
 
 from .test_no_stale import live
 

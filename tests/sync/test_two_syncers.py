@@ -16,7 +16,8 @@ from typing import Any
 
 import pytest
 
-from knotwork import Knotwork, sync
+from knotwork import Knotwork
+from knotwork.sync import files as sync
 
 
 def _vault(tmp_path: Path) -> Path:

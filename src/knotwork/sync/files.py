@@ -31,10 +31,10 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from . import ingest
-from .errors import Conflict, KnotworkError
-from .ingest.mentions import ChunkText, MentionFinder
-from .ingest.sources import (
+from .. import ingest
+from ..errors import Conflict, KnotworkError
+from ..ingest.mentions import ChunkText, MentionFinder
+from ..ingest.sources import (
     DEFAULT_PATTERNS,
     SourceFile,
     VaultRules,
@@ -42,8 +42,8 @@ from .ingest.sources import (
     scan,
     unreadable,
 )
-from .store import Prepared, Store, StoreReader, StoreWriter
-from .types import Applied, FactDraft, FileState, Issue, ParsedDocument, SyncReport, Unchanged
+from ..store import Prepared, Store, StoreReader, StoreWriter
+from ..types import Applied, FactDraft, FileState, Issue, ParsedDocument, SyncReport, Unchanged
 
 Progress = Callable[[int, int], None]
 _PARALLEL_MIN = 200  # below this, starting worker processes costs more than it saves
@@ -73,7 +73,7 @@ _Job = tuple[str, str, bytes | None, int, int, int]
 
 
 def _parse_job(job: _Job) -> ParsedDocument | Issue:
-    from .ingest import parse_markdown
+    from ..ingest import parse_markdown
 
     path, abspath, data, mtime_ns, max_bytes, chunk_tokens = job
     try:
@@ -236,7 +236,7 @@ def _refused(p: _Plan, max_bytes: int) -> set[str]:
 
     Oversized files never reach ``p.changed`` (the plan refuses them by size).
     """
-    from .ingest.markdown import decode
+    from ..ingest.markdown import decode
 
     out: set[str] = set()
     for f, data in p.changed:
@@ -348,7 +348,7 @@ def sync(store: Store, root: str | os.PathLike[str], *, scope: str, actor: str,
         # Imported here, before workers fork, the parser loads once for all of them and
         # stays loaded in this process: else a watcher's first edit after a parallel
         # ingest pays its import (~35 ms, past the edit's own cost).
-        from .ingest import parse_markdown  # noqa: F401
+        from ..ingest import parse_markdown  # noqa: F401
     opener = _worker_opener(store, len(jobs), workers)
     if opener is not None:
         try:

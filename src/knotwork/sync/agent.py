@@ -17,10 +17,10 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from .errors import ConfigError, InvalidQuery
-from .ingest import parse_markdown
-from .ingest.lexicon import normalize_relation
-from .types import (
+from ..errors import ConfigError, InvalidQuery
+from ..ingest import parse_markdown
+from ..ingest.lexicon import normalize_relation
+from ..types import (
     SELF,
     ChunkDraft,
     FactDraft,
