@@ -7,11 +7,19 @@ records and returns a ``KnowledgeContext``. Nothing here knows about SQL or file
 
 from __future__ import annotations
 
-import re
-import unicodedata
+import builtins
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Literal, NamedTuple
+
+# The domain rules own these (``domain.words``, ``domain.ids``); named here too, as they
+# were before the rules had a home.
+from .domain.ids import DEFAULT_SCOPE as DEFAULT_SCOPE
+from .domain.words import STOPWORDS as STOPWORDS
+from .domain.words import label_initials as label_initials
+from .domain.words import label_words as label_words
+from .domain.words import name_key as name_key
+from .domain.words import name_words as name_words
 
 Trust = Literal["stated", "asserted", "extracted"]
 Review = Literal["unreviewed", "approved", "rejected"]
@@ -19,105 +27,9 @@ ValueType = Literal["Entity", "Literal"]
 Relevance = Literal["Direct", "Linked", "Semantic"]
 NameKind = Literal["path", "stem", "title", "alias"]
 
-DEFAULT_SCOPE = "default"
 # A context answer quotes at most this much of a fact's supporting text; the line span
 # (and the evidence section) lead to the rest.
 SUPPORT_QUOTE_CHARS = 160
-
-
-# Words too common to search by, or to spell an acronym with ("usa", not "usoa").
-STOPWORDS = frozenset("""
-a an and are as at be by for from has have how i in is it its of on or that the this to was
-what when where which who why will with does do did about into can you your we our they
-der die das und ist ein eine zu mit von den dem des im il lo la le e di da che un una per
-les des et est du en el los las y es que del se por con
-""".split())
-
-
-_NAME_SPLIT = re.compile(r"[\W_]+", re.UNICODE)
-_SPACE = re.compile(r"\s")
-
-
-def name_words(text: str) -> list[str]:
-    """Casefolded words for matching names: ``_`` separates words too (``async_await``)."""
-    return [w for w in _NAME_SPLIT.split(text.casefold()) if w]
-
-
-# A record's identifier opening its title: "KEP-1441: kubectl debug", "RFC 2094: NLL",
-# "7. Use queues" (adr-tools), "TASK-ALR-001: Define alert rules".
-_RECORD_TITLE = re.compile(r"(?:[A-Z][A-Z0-9]*(?:[- ][A-Z0-9]*\d[A-Z0-9]*)+|\d+)"
-                           r"[ \t]*[.:–—][ \t]+(?P<rest>\S.*)")
-
-
-def label_words(label: str) -> list[str]:
-    """A label's words as a question would name it: a record's number left out.
-
-    Why: numbered records are named by file name — ``0001-use-postgres``,
-    ``2394-async_await``, ``2024-05-01-standup`` — or by a title that opens with their
-    identifier — "KEP-1441: kubectl debug" —, and a question asks about the subject,
-    rarely the number. A slug (no spaces) loses its leading digits, and a title the
-    identifier before its colon, only when a word remains: in "1998 FIFA World Cup" the
-    year is part of the name.
-
-    >>> label_words("2394-async_await"), label_words("1998 FIFA World Cup")
-    (['async', 'await'], ['1998', 'fifa', 'world', 'cup'])
-    >>> label_words("2024-05-01-standup"), label_words("404")
-    (['standup'], ['404'])
-    >>> label_words("KEP-1441: kubectl debug"), label_words("7. Use queues")
-    (['kubectl', 'debug'], ['use', 'queues'])
-    >>> label_words("Apollo 11: The Untold Story")
-    ['apollo', '11', 'the', 'untold', 'story']
-    """
-    if _SPACE.search(label):
-        # (the separators a record's identifier ends with, tested first: most labels have
-        # none, and the expression is the slower test)
-        record = _RECORD_TITLE.match(label) if (":" in label or ". " in label or "–" in label
-                                                or "—" in label) else None
-        subject = name_words(record.group("rest")) if record else []
-        return subject or name_words(label)
-    out = name_words(label)
-    lead = 0
-    while lead < len(out) and out[lead].isdigit():
-        lead += 1
-    return out[lead:] if lead < len(out) else out
-
-
-def label_initials(label: str) -> tuple[str, ...]:
-    """What a label of 3–5 words spells by its initials, for a question that says the
-    acronym: all its words' ("usoa"), and its words but stop words' ("usa"), each of
-    3–5 letters. A label with a number or a word of one letter spells none.
-
-    >>> label_initials("Horizontal Pod Autoscaler"), label_initials("Non-lexical lifetimes")
-    (('hpa',), ('nll',))
-    >>> label_initials("United States of America"), label_initials("Apollo 11 Moon Landing")
-    (('usoa', 'usa'), ())
-    """
-    if label.count(" ") + label.count("-") + label.count("_") < 2 or not label.replace(
-            " ", "").replace("-", "").replace("_", "").isalpha():
-        return ()  # under three words, or a number: most labels, told without a split
-    found = name_words(label)
-    if not 3 <= len(found) <= 5 or not all(len(w) > 1 for w in found):
-        return ()
-    out = ["".join(w[0] for w in found)]
-    content = "".join(w[0] for w in found if w not in STOPWORDS)
-    if content != out[0] and len(content) >= 3:
-        out.append(content)
-    return tuple(out)
-
-
-def name_key(text: str) -> str:
-    """Normalise a name as written into the key links are resolved by.
-
-    Unicode NFC, case-folded, whitespace collapsed, a trailing ``.md`` and surrounding
-    slashes dropped: ``[[ Kestrel  Queue ]]`` and ``[[kestrel queue]]`` name the same
-    thing, and so do a link typed as ``Café`` and a file ``Café.md`` whose name macOS
-    wrote decomposed (``e`` + combining accent).
-    """
-    key = unicodedata.normalize(
-        "NFC", " ".join(text.replace("\\", "/").split()).casefold())
-    if key.endswith(".md"):
-        key = key[:-3]
-    return key.strip("/ ")
 
 
 @dataclass(frozen=True, slots=True)
@@ -215,7 +127,7 @@ class FactDraft:
     # cut into several chunks has one piece per stretch of it, and this picks the piece.
     column: int = 0
 
-    def identity(self) -> tuple[object, ...]:
+    def identity(self) -> tuple[builtins.object, ...]:  # (``object`` is a field here)
         """What the fact says, not where it sits: the key edits are diffed by."""
         return (self.subject, self.predicate, self.object, self.valid_from, self.valid_to,
                 self.qualifiers)

@@ -18,10 +18,10 @@ Every score carries its reasons (``explain=True``).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
+from ..domain.words import name_key, written_acronyms
 from ..store import StoreReader
 from ..types import (
     ContextEntity,
@@ -31,7 +31,6 @@ from ..types import (
     FactRow,
     KnowledgeContext,
     Relevance,
-    name_key,
 )
 from . import fulltext, rank
 from .budget import Loader, Measure, pack
@@ -214,7 +213,7 @@ def _direct(reader: StoreReader, query: str, opts: ContextOptions,
         c.why.append(f"label/alias/value match (label coverage {coverage:.2f})")
     # an acronym the question writes in capitals names the label it abbreviates ("HPA",
     # "Horizontal Pod Autoscaler"); in lower case it is a word ("war", "cat")
-    capitals = sorted({w.casefold() for w in _CAPITALS.findall(query) if w.isupper()})
+    capitals = written_acronyms(query)
     for eid, short in reader.spelled_by(capitals, scopes=opts.scopes) if capitals else ():
         c = cands.setdefault(eid, _Cand())
         c.naming.add(short)
@@ -516,9 +515,6 @@ def says_something(text: str, need: int = 3) -> bool:
             if words >= need:
                 return True
     return False
-
-
-_CAPITALS = re.compile(r"\b[^\W\d_]{3,5}\b")  # a word an acronym may be: 3–5 letters
 
 
 def _chain(entities: list[ContextEntity], ranked: list[tuple[int, _Cand]]) -> list[str]:

@@ -2,22 +2,14 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from functools import lru_cache
 
-from ..types import STOPWORDS, label_words, name_words
+from ..domain.words import STOPWORDS, label_words, name_words, query_terms, words
 
 __all__ = ["STOPWORDS", "acronym", "fold", "fts_match", "fts_query", "initialisms",
            "label_words", "name_words", "named_spans", "query_terms", "selective_terms",
            "words"]
-
-_WORD = re.compile(r"\w+", re.UNICODE)
-
-
-def words(text: str) -> list[str]:
-    return [w.casefold() for w in _WORD.findall(text)]
-
 
 @lru_cache(maxsize=65536)
 def fold(word: str) -> str:
@@ -152,10 +144,3 @@ def fts_query(text: str, *, max_terms: int = 32) -> str | None:
     if not kept:
         return None
     return fts_match(kept)
-
-
-def query_terms(text: str, *, max_terms: int = 32) -> list[str]:
-    """The distinct searchable words of ``text``, stop words dropped unless all are."""
-    terms = words(text)
-    kept = [t for t in terms if t not in STOPWORDS] or terms
-    return list(dict.fromkeys(kept))[:max_terms]

@@ -17,6 +17,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from ..domain.words import name_key
 from ..errors import ConfigError, InvalidQuery
 from ..ingest import parse_markdown
 from ..ingest.lexicon import normalize_relation
@@ -29,7 +30,6 @@ from ..types import (
     NameRef,
     ParsedDocument,
     Span,
-    name_key,
 )
 
 EXTRACTOR = "agent"

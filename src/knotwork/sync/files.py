@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import ingest
+from ..domain.ids import root_key
 from ..errors import Conflict, KnotworkError
 from ..ingest.mentions import ChunkText, MentionFinder
 from ..ingest.sources import (
@@ -401,11 +402,6 @@ def sync(store: Store, root: str | os.PathLike[str], *, scope: str, actor: str,
                       unchanged=counts["unchanged"], renamed=counts["renamed"],
                       reread=counts["reread"], errors=tuple(acc.errors),
                       facts_added=counts["fa"], facts_retracted=counts["fr"])
-
-
-def root_key(scope: str) -> str:
-    """The store's meta key holding the folder a scope's last full sync read."""
-    return f"vault_root:{scope}"
 
 
 def _keep_vault(store: Store, scope: str, base: Path, deletes: int) -> None:

@@ -18,10 +18,10 @@ from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 
+from ...domain.ids import entity_key, name_iri
+from ...domain.words import label_initials
 from ...errors import SchemaVersionError, StoreError
-from ...types import label_initials
 from .. import record_time
-from .prepare import entity_key, name_iri
 from .schema import MIGRATIONS, SCHEMA_VERSION
 
 _clock_lock = threading.Lock()

@@ -20,10 +20,10 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
-from urllib.parse import quote
 
+from ...domain.ids import key_tail, literal_key
+from ...domain.names import NAME_RANK
 from ...types import (
-    DEFAULT_SCOPE,
     FactDraft,
     LiteralValue,
     NameRef,
@@ -33,7 +33,6 @@ from ...types import (
     mention_labels,
 )
 
-_NAME_RANK = {"path": 0, "stem": 1, "title": 1, "alias": 2}
 # Why NULL travels as a value of the other storage class: the sqlite3 module binds an int,
 # float or str at once, but looks a None up in its adapter registry first (a tuple, a dict
 # probe and two failed attribute lookups), a fifth of the cost of inserting a fact. So a
@@ -92,7 +91,7 @@ def prepare(doc: ParsedDocument) -> PreparedDocument:
     named = [n for n in doc.names if n.key]
     return PreparedDocument(
         doc=doc, chunks=chunks,
-        names=tuple((n.key, n.kind, n.text, _NAME_RANK[n.kind]) for n in named),
+        names=tuple((n.key, n.kind, n.text, NAME_RANK[n.kind]) for n in named),
         declared=mention_labels((n.key, n.kind, n.text) for n in named),
         refs=name_refs(doc.facts),
         facts=prepare_facts(doc.facts, [c[4] for c in chunks],
@@ -158,46 +157,7 @@ def _piece(starts: Sequence[int], columns: Sequence[int], last: int, column: int
 def _object(obj: ObjectRef) -> tuple[str | None, bool, str, str | None]:
     """Key, is-an-entity, value and datatype of a fact's object."""
     if isinstance(obj, LiteralValue):
-        return literal_key(obj), False, obj.value, obj.datatype
+        return literal_key(obj.datatype, obj.value), False, obj.value, obj.datatype
     if isinstance(obj, NameRef):
         return "name:" + obj.key, True, obj.text, None
     return None, True, "", None
-
-
-def key_tail(valid_from: str | None, valid_to: str | None,
-             qualifiers: Sequence[tuple[str, str]]) -> str:
-    return "\x1f".join([valid_from or "", valid_to or "", *(f"{k}={v}" for k, v in qualifiers)])
-
-
-def joined_key(subject_key: str, predicate: str, object_key: str, tail: str) -> str:
-    """``fact_key``: what a fact says, hashed — the identity edits are diffed by (never its
-    position). ``tail`` is its valid time and qualifiers, joined by ``key_tail``."""
-    text = f"{subject_key}\x1f{predicate}\x1f{object_key}\x1f{tail}"
-    return hashlib.blake2b(text.encode(), digest_size=16).hexdigest()
-
-
-def note_iri(scope: str, path: str) -> str:
-    stem = path[:-3] if path.lower().endswith(".md") else path
-    prefix = "kw:note/" if scope == DEFAULT_SCOPE else f"kw:{scope}/note/"
-    return prefix + quote(stem, safe="/")
-
-
-def name_iri(key: str, scope: str = DEFAULT_SCOPE) -> str:
-    prefix = "kw:name/" if scope == DEFAULT_SCOPE else f"kw:{scope}/name/"
-    return prefix + quote(key, safe="/")
-
-
-def entity_key(scope: str, ref: str) -> str:
-    """The entity key of a name reference (``name:<key>``) written in ``scope``.
-
-    Each scope has its own name entities, so a link resolves to a note of its own scope
-    only (with one entity per name, a link in one scope resolved to another's note).
-    The default scope keeps the plain key, as stores written before scopes had their own.
-    """
-    if scope == DEFAULT_SCOPE or not ref.startswith("name:"):
-        return ref
-    return f"name@{scope}\x1f{ref[5:]}"
-
-
-def literal_key(value: LiteralValue) -> str:
-    return f"lit:{value.datatype}:{value.value}"

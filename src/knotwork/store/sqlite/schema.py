@@ -209,16 +209,17 @@ MIGRATIONS.append([
     """DELETE FROM entity_fts WHERE rowid IN (SELECT id FROM entities WHERE orphan = 1)""",
 ])
 
-# 8: each scope has its own name entities (``prepare.entity_key``): a link resolves only to
+# 8: each scope has its own name entities (``domain.ids.entity_key``): a link resolves only to
 # a note of its own scope. Until now one entity per name served every scope, so a link in
 # one scope resolved to another's note. The plain keys become the default scope's; every
 # other scope's facts are moved to entities of their own, and all names resolved again.
 # ``kw_entity_key``, ``kw_name_iri`` and ``kw_nfc`` are the Python code's own spellings
-# (``prepare.entity_key``, ``prepare.name_iri``, Unicode NFC), registered on the connection
+# (``domain.ids.entity_key``, ``domain.ids.name_iri``, Unicode NFC), registered on the connection
 # that migrates (``connection.connect``).
 # A name entity points at the note that wins its name among the notes of its own scope
 # (Obsidian's rule: an exact path first, then the shortest path; aliases last). The writer
-# runs it for the names a transaction touched.
+# runs it for the names a transaction touched. The set-based form of
+# ``domain.names.name_winner``, tested equal to it (tests/domain/test_names.py).
 NAME_WINNER = ("(SELECT n.entity_id FROM names n JOIN documents d ON d.id = n.document_id"
                " WHERE n.key = entities.name_key AND d.scope = entities.scope"
                " ORDER BY n.rank, length(n.path), n.path LIMIT 1)")
@@ -314,7 +315,7 @@ MIGRATIONS.append([
     """ALTER TABLE versions ADD COLUMN text_z BLOB""",
 ])
 
-# 15: what each indexed note's label spells by its initials (``types.label_initials``):
+# 15: what each indexed note's label spells by its initials (``domain.words.label_initials``):
 # a question that says "HPA" names the note "Horizontal Pod Autoscaler". Kept beside the
 # entity search index, by the same writes (``Writer._index_entity``); ``kw_initials`` is
 # the Python code's own spelling (``connection.connect``).

@@ -23,7 +23,11 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from itertools import groupby
 from operator import itemgetter
+from typing import Any
 
+from ...domain.ids import entity_key, fact_key, name_iri, note_iri, note_key
+from ...domain.ownership import diff_facts
+from ...domain.words import label_initials
 from ...errors import Conflict
 from ...types import (
     Applied,
@@ -31,7 +35,6 @@ from ...types import (
     FactDraft,
     ParsedDocument,
     Unchanged,
-    label_initials,
     mention_labels,
 )
 from .. import Prepared
@@ -41,11 +44,7 @@ from .prepare import (
     NO_ID,
     FactParts,
     PreparedDocument,
-    entity_key,
-    joined_key,
-    name_iri,
     name_refs,
-    note_iri,
     prepare,
     prepare_facts,
 )
@@ -335,7 +334,7 @@ class Writer:
 
     def _note_entity(self, scope: str, doc_id: int, doc: ParsedDocument, ts: str, *,
                      fresh: bool) -> int:
-        key = f"doc:{doc_id}"
+        key = note_key(doc_id)
         iri = note_iri(scope, doc.path)
         row = None if fresh else self.con.execute(
             "SELECT id FROM entities WHERE key=?", (key,)).fetchone()
@@ -632,44 +631,47 @@ class Writer:
         # (recomputed when other notes' names change); each diff sees only its own facts.
         op = "=" if mentions else "!="
         # each live fact's id, and the columns an unchanged statement's row may change
-        live: dict[str, tuple[object, ...]] = {}
+        live: dict[str, tuple[Any, ...]] = {}  # (id, *columns)
         if not fresh:
             live = {r[0]: r[1:] for r in self.con.execute(
                 "SELECT fact_key, id, version_id, chunk_id, line_start, line_end,"
                 " supporting_text, value, confidence, trust, extractor, extractor_version"
                 f" FROM facts WHERE document_id=? AND retracted_at IS NULL"
                 f" AND extractor {op} 'mention'", (doc_id,))}
-        note_key = f"doc:{doc_id}"
+        own = note_key(doc_id)
+        given: dict[str, FactParts] = {}  # each statement at its first place
+        for f in facts:
+            key = fact_key(own if f.subject is None else f.subject, f.predicate,
+                           own if f.obj is None else f.obj, f.tail)
+            if key not in given:
+                given[key] = f
+        diff = diff_facts(live, given)
+        updates: list[tuple[object, ...]] = []
+        for key in diff.keep:
+            # the same statement: its citation and how it was read move on (a row
+            # already so is not written again: a note read again into the same chunks,
+            # a mention pass finding what it found before)
+            f, row = given[key], live[key]
+            r = f.row
+            cols = (version_id, chunk_ids[f.chunk] if f.chunk >= 0 else None, *f.cite, r[1],
+                    r[6], r[7], r[12], r[13])
+            if cols != row[1:]:
+                updates.append((*cols, row[0]))
         fid = self.tx.take_ids("facts", 0)  # the first id, taken below for as many as inserted
         ours = (scope, doc_id, version_id, self.actor, ts)
         inserts: list[tuple[object, ...]] = []
-        updates, seen, touched, kept = [], set(), set(), 0
-        for f in facts:
+        touched: set[int] = set()
+        for key in diff.add:
+            f = given[key]
             subj, obj = f.subject, f.obj
-            key = joined_key(note_key if subj is None else subj, f.predicate,
-                             note_key if obj is None else obj, f.tail)
-            if key in seen:
-                continue
-            seen.add(key)
             chunk_id = chunk_ids[f.chunk] if f.chunk >= 0 else NO_ID
-            if key in live:
-                # the same statement: its citation and how it was read move on (a row
-                # already so is not written again: a note read again into the same chunks,
-                # a mention pass finding what it found before)
-                r, row = f.row, live[key]
-                cols = (version_id, None if chunk_id == NO_ID else chunk_id, *f.cite, r[1], r[6],
-                        r[7], r[12], r[13])
-                kept += 1
-                if cols != row[1:]:
-                    updates.append((*cols, row[0]))
-                continue
             subj_id = note_id if subj is None else ids[subj]
             obj_id = NO_ID if not f.entity else note_id if obj is None else ids[obj]
             inserts.append((fid, key, subj_id, obj_id, chunk_id) + ours + f.row)
             touched.add(subj_id)
             fid += 1
         self.tx.take_ids("facts", len(inserts))
-        gone = [row[0] for key, row in live.items() if key not in seen]
+        gone: list[int] = [live[key][0] for key in diff.retract]
         self.con.executemany(_FACT_INSERT, inserts)
         self.con.executemany(
             "UPDATE facts SET version_id=?, chunk_id=?, line_start=?, line_end=?,"
@@ -677,7 +679,7 @@ class Writer:
             " extractor_version=? WHERE id=?", updates)
         if gone:
             touched |= self._retract_ids(gone, ts, reason)
-        return len(inserts), len(gone), kept, touched
+        return len(inserts), len(gone), len(diff.keep), touched
 
     def _retract_ids(self, fact_ids: Sequence[int], ts: str, reason: str) -> set[int]:
         """Retract facts by id; return the subjects whose indexed literals may change and
@@ -778,7 +780,7 @@ class Writer:
             "SELECT id FROM facts WHERE document_id=? AND retracted_at IS NULL", (doc_id,))]
         touched = self._retract_ids(live, ts, reason)
         note = self.con.execute("SELECT id FROM entities WHERE key=?",
-                                (f"doc:{doc_id}",)).fetchone()
+                                (note_key(doc_id),)).fetchone()
         self._refresh_entity_fts(touched | ({note[0]} if note else set()))
         self._event("delete", scope=scope, document_id=doc_id, reason=reason,
                     detail={"path": path, "retracted": len(live)})
@@ -795,8 +797,7 @@ class Writer:
         # owned by no document: an object that is "the note" is note 0
         subj_id = ids[f.subject]
         obj_id = NO_ID if not f.entity else 0 if f.obj is None else ids[f.obj]
-        key = joined_key(f.subject, f.predicate, "doc:0" if f.obj is None else f.obj,
-                         f.tail)
+        key = fact_key(f.subject, f.predicate, note_key(0) if f.obj is None else f.obj, f.tail)
         ts, fid = now_iso(), self.tx.next_id("facts")
         # no document, version, chunk or line span: only the supporting text is kept
         row = (*f.row[:9], None, None, *f.row[11:])
