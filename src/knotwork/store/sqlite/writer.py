@@ -23,6 +23,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from itertools import groupby
 from operator import itemgetter
+from typing import cast
 
 from ...errors import Conflict
 from ...types import (
@@ -35,6 +36,7 @@ from ...types import (
     mention_labels,
 )
 from .. import Prepared
+from ..records import FileCheck
 from .connection import Transaction, map_driver_errors, now_iso
 from .prepare import (
     FACT_COLUMNS,
@@ -84,7 +86,7 @@ def _same_chunks(old: Sequence[Sequence[object]], p: PreparedDocument) -> list[i
     if len(old) != len(p.chunks) or any(
             _chunk_parts(r) != tuple(c) for r, c in zip(old, p.chunks, strict=True)):
         return None
-    return [int(r[0]) for r in old]
+    return [int(cast(int, r[0])) for r in old]
 
 
 class Writer:
@@ -258,7 +260,7 @@ class Writer:
         old_chunks = [] if fresh else self._live_chunk_rows(doc_id)
         kept_chunks = _same_chunks(old_chunks, p) if reread else None
         if kept_chunks is not None:
-            version_id = int(row[4])  # type: ignore[index]
+            version_id = int(row[4])
         else:
             version_id = self.tx.next_id("versions")
             con.execute("INSERT INTO versions(id, document_id, path, content_hash, text,"
@@ -361,7 +363,7 @@ class Writer:
         (a rename) writes every chunk anew, so each one's version gives the new path.
         ``old``: the document's live chunks (``_live_chunk_rows``).
         """
-        same = {} if moved else {_chunk_parts(r): int(r[0]) for r in old}
+        same = {} if moved else {_chunk_parts(r): int(cast(int, r[0])) for r in old}
         ids: list[int | None] = [same.get(tuple(c)) for c in p.chunks]
         kept = {cid for cid in ids if cid is not None}
         retired = self._retire_chunks([r for r in old if r[0] not in kept])
@@ -373,7 +375,7 @@ class Writer:
         self.con.executemany(
             "INSERT INTO chunks(id, version_id, document_id, ord, heading, context, text,"
             " line_start, line_end, text_hash) VALUES(?,?,?,?,?,?,?,?,?,?)", rows)
-        self._chunk_fts.extend((1, r[0], r[5], r[6]) for r in rows)
+        self._chunk_fts.extend((1, cast(int, r[0]), r[5], r[6]) for r in rows)
         self._live_delta += len(rows)
         # a chunk of the same text elsewhere keeps its vector: same hash, no new embedding
         have = {r[0] for r in self.con.execute(
@@ -401,7 +403,7 @@ class Writer:
         """
         if not old:
             return []
-        self._chunk_fts.extend((0, int(r[0]), str(r[3]), str(r[4])) for r in old)
+        self._chunk_fts.extend((0, int(cast(int, r[0])), str(r[3]), str(r[4])) for r in old)
         ids = [r[0] for r in old]
         for i in range(0, len(ids), 500):
             part = ids[i:i + 500]
@@ -512,11 +514,10 @@ class Writer:
     def set_meta(self, key: str, value: str) -> None:
         self.con.execute("INSERT OR REPLACE INTO meta(key, value) VALUES(?, ?)", (key, value))
 
-    def refresh_files(self, scope: str, files: Sequence[tuple[str, str, int, int, int]]
-                      ) -> int:
-        """Record that files still hold their documents' versions: (path, content hash,
-        size, mtime_ns, checked_ns) each. A document whose version changed meanwhile (its
-        hash differs) is left alone. Bookkeeping of the folder, not of knowledge: no event.
+    def refresh_files(self, scope: str, files: Sequence[FileCheck]) -> int:
+        """Record that files still hold their documents' versions. A document whose
+        version changed meanwhile (its hash differs) is left alone. Bookkeeping of the
+        folder, not of knowledge: no event.
         """
         cur = self.con.executemany(
             "UPDATE documents SET size=?, mtime_ns=?, checked_ns=? WHERE scope=? AND path=?"
