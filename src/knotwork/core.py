@@ -201,7 +201,7 @@ class Knotwork:
                 rel = full.relative_to(root).as_posix()
                 if gone:
                     held = self.store.reader.document(scope, rel)
-                    if held is None or held["deleted_at"] is not None:
+                    if held is None or held.deleted_at is not None:
                         raise InvalidQuery(f"{file} does not exist, and the store holds no"
                                            " note at that path")
                     return root, rel
@@ -683,8 +683,8 @@ class Knotwork:
         facts = self.facts(ref, history=True)
         page = facts[offset:] if limit is None else facts[offset:offset + limit]
         end = offset + len(page)
-        events = self.store.reader.events(fact_ids=[f.id for f in page], limit=None) \
-            if page else []
+        events = [asdict(e) for e in self.store.reader.events(
+            fact_ids=[f.id for f in page], limit=None)] if page else []
         return {"entity": ref, "offset": offset, "total_facts": len(facts),
                 "next_offset": end if end < len(facts) else None,
                 "facts": [f.as_dict() for f in page], "events": events}

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from knotwork.domain.names import NameClaim, name_winner, ranked_paths
 from knotwork.store import open_store
 from knotwork.store.sqlite.schema import NAME_WINNER
-from tests.store.conftest import doc
+from tests.store_contract.drafts import doc
 
 
 def test_a_path_beats_a_stem_or_title_which_beat_an_alias() -> None:

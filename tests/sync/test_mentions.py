@@ -398,7 +398,7 @@ def test_a_store_upgraded_past_the_file_name_rule_drops_its_mentions_at_the_next
         con.execute("UPDATE meta SET value = '10' WHERE key = 'schema_version'")
         con.commit()
         with kw.store.write(actor="test") as w:
-            w.apply_mentions(kw.store.reader.document("default", "a.md")["id"], [  # type: ignore[index]
+            w.apply_mentions(kw.store.reader.document("default", "a.md").id, [  # type: ignore[union-attr]
                 FactDraft(SELF, "mentions", NameRef("list", "list"), Span(3, 3),
                           "Make a list.", "mention", confidence=0.7, trust="extracted")])
         assert [f.value_label for f in kw.facts("a") if f.predicate == "mentions"] == [

@@ -24,7 +24,7 @@ def test_a_move_with_an_edit_keeps_the_note_and_its_unchanged_facts(tmp_path: Pa
     with Knotwork.open(vault, db=str(tmp_path / "s.db"), embedder="none") as kw:
         kw.ingest()
         before = _facts(kw)
-        doc_id = kw.store.reader.document("default", "hosts/kota.md")["id"]  # type: ignore[index]
+        doc_id = kw.store.reader.document("default", "hosts/kota.md").id  # type: ignore[union-attr]
         (vault / "hosts" / "kota.md").unlink()
         (vault / "archive").mkdir()
         (vault / "archive" / "kota.md").write_text(
@@ -33,14 +33,14 @@ def test_a_move_with_an_edit_keeps_the_note_and_its_unchanged_facts(tmp_path: Pa
         assert (report.renamed, report.added, report.deleted) == (1, 0, 0)
         after = _facts(kw)
         moved = kw.store.reader.document("default", "archive/kota.md")
-        assert moved is not None and moved["id"] == doc_id  # the same document, moved
+        assert moved is not None and moved.id == doc_id  # the same document, moved
         # what the note still says keeps the time it was first recorded
         for key in [("tag", "infra"), ("runs_on", "vega"), ("owner", "Dana")]:
             assert after[key] == before[key]
         assert after[("depends_on", "Power")][1] is not None  # retracted by the edit
         assert after[("depends_on", "Grid")][1] is None
         event = kw.store.reader.events(document_id=doc_id, limit=1)[0]
-        assert event["action"] == "rename"
+        assert event.action == "rename"
 
 
 def test_a_rewrite_or_an_ambiguous_name_is_a_delete_and_an_add(tmp_path: Path) -> None:

@@ -103,7 +103,11 @@ def live(kw: Knotwork) -> list[tuple[object, ...]]:
 
 
 def spelled(kw: Knotwork) -> list[tuple[str, str]]:
-    """What the notes' labels spell by their initials, as the store indexes it."""
+    """What the notes' labels spell by their initials, as the store indexes it.
+
+    Read from SQLite's index table itself, not through ``StoreReader.spelled_by``: that
+    answers only for initials one asks about, and a stale row left by a label that no
+    longer exists would spell initials nobody knows to ask for."""
     return sorted(kw.store.reader.con.execute(
         "SELECT e.label, i.initials FROM entity_initials i JOIN entities e"
         " ON e.id = i.entity_id").fetchall())

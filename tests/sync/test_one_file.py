@@ -10,6 +10,7 @@ import pytest
 
 from knotwork import Knotwork
 from knotwork.errors import Conflict, InvalidQuery
+from knotwork.store import TextQuery
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "vault"
 
@@ -196,7 +197,7 @@ def test_upgrading_gives_each_scope_its_own_names(tmp_path: Path) -> None:
         assert kw.facts("svc")[0].value == "kw:B/name/kota"
         assert kw.facts("web")[0].value == "kw:name/kota"
         assert kw.facts("svc")[0].value_label == "kota"
-        found = kw.store.reader.search_entities('"kota"', limit=10)
+        found = kw.store.reader.search_entities(TextQuery(("kota",)), limit=10)
         assert len(found) == 3  # A's note and the two scopes' names, all in the index
 
 

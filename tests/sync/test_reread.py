@@ -62,9 +62,9 @@ def test_phrases_taught_to_the_lexicon_reach_unchanged_notes(
         assert after[("guarded_by", "WAF")][1] is None
         assert after[("runs_on", "Host A")] == before[("runs_on", "Host A")]  # kept, as it was
         assert live(kw) == _fresh(tmp_path, vault, "fresh.db")
-        doc_id = kw.store.reader.document("default", "web.md")["id"]  # type: ignore[index]
+        doc_id = kw.store.reader.document("default", "web.md").id  # type: ignore[union-attr]
         event = kw.store.reader.events(document_id=doc_id, limit=1)[0]
-        assert event["action"] == "update" and event["detail"]["reread"]
+        assert event.action == "update" and event.detail and event.detail["reread"]
         again = kw.ingest()
         assert (again.reread, again.unchanged) == (0, len(NOTES))
 

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..store import StoreReader
+from ..store import StoreReader, TextQuery
 from ..types import Hit
-from .query import PRUNE_MIN_DF, PRUNE_RATIO, fts_match, query_terms, selective_terms
+from .query import PRUNE_MIN_DF, PRUNE_RATIO, query_terms, selective_terms
 
 
 def search_chunks(reader: StoreReader, text: str, *, limit: int,
@@ -60,10 +60,10 @@ def _search(reader: StoreReader, text: str, *, limit: int, scopes: Sequence[str]
         return [], ()
     run = reader.search_chunks if table == "chunk" else reader.search_entities
     if len(kept) > 1:
-        hits = run(fts_match(kept, "AND"), limit=limit, scopes=scopes)
+        hits = run(TextQuery(tuple(kept), "all"), limit=limit, scopes=scopes)
         if len(hits) >= limit:
             return hits, tuple(kept)
-    hits = run(fts_match(kept, "OR"), limit=limit, scopes=scopes)
+    hits = run(TextQuery(tuple(kept)), limit=limit, scopes=scopes)
     # one term: its OR query is its AND query
     return hits, (tuple(kept) if len(kept) == 1 else ())
 

@@ -22,7 +22,7 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 from ..domain.words import name_key, written_acronyms
-from ..store import StoreReader
+from ..store import StoreReader, TextQuery
 from ..types import (
     ContextEntity,
     ContextSummary,
@@ -37,7 +37,6 @@ from .budget import Loader, Measure, pack
 from .query import (
     acronym,
     fold,
-    fts_match,
     initialisms,
     label_words,
     name_words,
@@ -185,7 +184,7 @@ def _direct(reader: StoreReader, query: str, opts: ContextOptions,
         seen = {h.id for h in hits}
         # one lookup on the label column, unranked by term counts: a label either is
         # one of these words or is not named by them
-        match = f"label : ({fts_match(list(initials))})"
+        match = TextQuery(tuple(initials), field="label")
         spelled = [h for h in reader.search_entities(match, limit=20, scopes=opts.scopes)
                    if h.id not in seen]
     else:

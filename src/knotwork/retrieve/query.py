@@ -1,4 +1,8 @@
-"""Turn free text into a safe FTS5 query: words OR-ed, each quoted, stop words dropped."""
+"""Turn free text into query words: distinct, stop words dropped, rare terms kept.
+
+How the words are spelled for an index (FTS5 quoting, OR/AND) is the store's business
+(``store.TextQuery``); nothing here knows a query syntax.
+"""
 
 from __future__ import annotations
 
@@ -7,7 +11,7 @@ from functools import lru_cache
 
 from ..domain.words import STOPWORDS, label_words, name_words, query_terms, words
 
-__all__ = ["STOPWORDS", "acronym", "fold", "fts_match", "fts_query", "initialisms",
+__all__ = ["STOPWORDS", "acronym", "fold", "initialisms",
            "label_words", "name_words", "named_spans", "query_terms", "selective_terms",
            "words"]
 
@@ -105,11 +109,6 @@ def named_spans(query: list[str], labels: dict[int, list[str]],
             if not any(c <= a and b <= d and (c, d) != (a, b) for c, d in found.values())}
 
 
-def fts_match(words: list[str], op: str = "OR") -> str:
-    """Quote each word (user text may hold FTS5 syntax) and join with AND or OR."""
-    return f" {op} ".join('"' + w.replace('"', '""') + '"' for w in words)
-
-
 # A term this many times more frequent than the query's rarest one carries almost no BM25
 # weight beside it (IDF), yet scoring its postings is most of a query's cost.
 PRUNE_RATIO = 100
@@ -130,17 +129,3 @@ def selective_terms(freqs: list[tuple[str, int]]) -> list[str]:
     floor = min(present)
     return [w for w, df in freqs
             if df > 0 and not (df > PRUNE_MIN_DF and df > PRUNE_RATIO * floor)]
-
-
-def fts_query(text: str, *, max_terms: int = 32) -> str | None:
-    """An FTS5 MATCH string for ``text``, or None when it holds no searchable word.
-
-    Why quote every term: user text may contain FTS5 syntax (AND, NEAR, ``*``, ``"``) and a
-    malformed MATCH would be an error, not an empty answer.
-    """
-    terms = words(text)
-    kept = [t for t in terms if t not in STOPWORDS] or terms
-    kept = list(dict.fromkeys(kept))[:max_terms]
-    if not kept:
-        return None
-    return fts_match(kept)

@@ -43,7 +43,7 @@ from ..ingest.sources import (
     scan,
     unreadable,
 )
-from ..store import Prepared, Store, StoreReader, StoreWriter
+from ..store import FileCheck, Prepared, Store, StoreReader, StoreWriter
 from ..types import Applied, FactDraft, FileState, Issue, ParsedDocument, SyncReport, Unchanged
 
 Progress = Callable[[int, int], None]
@@ -64,7 +64,7 @@ class _Plan:
     new: set[str] = field(default_factory=set)
     issues: list[Issue] = field(default_factory=list)
     # unchanged files read because their time moved: (path, hash, size, mtime_ns, checked)
-    refresh: list[tuple[str, str, int, int, int]] = field(default_factory=list)
+    refresh: list[FileCheck] = field(default_factory=list)
     # files whose text the store holds, to be read again: extracted under other rules
     reread: set[str] = field(default_factory=set)
 
@@ -147,7 +147,8 @@ def plan(store: Store, root: Path, *, scope: str, patterns: tuple[str, ...],
             if not (force or stale):
                 p.unchanged += 1
                 if _settled(f.mtime_ns, checked):  # next time, its time will do
-                    p.refresh.append((f.path, known.content_hash, f.size, f.mtime_ns, checked))
+                    p.refresh.append(FileCheck(f.path, known.content_hash, f.size, f.mtime_ns,
+                                               checked))
                 continue
             p.reread.add(f.path)
         p.changed.append((f, data))

@@ -141,7 +141,8 @@ class SQLiteStore:
         before = self._bytes_in_use()
         with self.write(actor=actor) as w:
             removed = w.drop_uncited_chunks()
-        packed, after = 0, 0
+        packed = 0
+        after: int | None = 0
         while after is not None:  # in parts: each write holds the lock a watcher waits on
             with self.write(actor=actor) as w:
                 done, after = w.pack_versions(after=after)

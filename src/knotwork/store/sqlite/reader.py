@@ -12,8 +12,21 @@ import sqlite3
 import zlib
 from collections.abc import Iterable, Sequence
 from datetime import datetime
+from typing import cast
 
-from ...types import ChunkRow, EntityRow, FactRow, FileState, Hit, Source, mentionable
+from ...types import (
+    ChunkRow,
+    EntityRow,
+    FactRow,
+    FileState,
+    Hit,
+    Review,
+    Source,
+    Trust,
+    mentionable,
+)
+from ..records import DocumentRecord, EventRecord, MentionWork, NameChange, TextQuery
+from .fts import match_string
 
 _STEMS: dict[str, str] = {}  # word -> index term, see Reader._stems
 _STEMS_MAX = 100_000
@@ -39,22 +52,38 @@ def _marks(items: Sequence[object]) -> str:
     return ",".join("?" * len(items))
 
 
+# One row of ``_FACT_SELECT``, column by column (the names ``_fact_row`` unpacks it into).
+_FactColumns = tuple[
+    int, int, str, str, str, "str | None", "str | None", "int | None", "str | None",
+    "str | None", float, str, str, str, str, "str | None", "str | None", "str | None", str,
+    "str | None", "str | None", "str | None", "int | None", "int | None", "int | None",
+    "str | None", "int | None", "int | None", "str | None"]
+
+
 def _fact_row(r: sqlite3.Row | tuple[object, ...]) -> FactRow:
+    (fact_id, subject_id, subject_iri, subject_label, predicate, value, datatype, object_id,
+     object_iri, object_label, confidence, trust, review, scope, recorded_at, retracted_at,
+     valid_from, valid_to, extractor, actor, qualifiers, path, line_start, line_end,
+     chunk_id, supporting_text, document_id, version_id, retract_reason
+     ) = cast(_FactColumns, r)
     source = None
-    if r[21] is not None or r[25] is not None:
-        source = Source(path=str(r[21] or ""), line_start=int(r[22] or 0),
-                        line_end=int(r[23] or 0), chunk_id=r[24], supporting_text=str(r[25] or ""),
-                        document_id=r[26], version_id=r[27])
-    is_entity = r[7] is not None
+    if path is not None or supporting_text is not None:
+        source = Source(path=str(path or ""), line_start=int(line_start or 0),
+                        line_end=int(line_end or 0), chunk_id=chunk_id,
+                        supporting_text=str(supporting_text or ""),
+                        document_id=document_id, version_id=version_id)
+    is_entity = object_id is not None
     return FactRow(
-        id=r[0], subject_id=r[1], subject_iri=r[2], subject_label=r[3], predicate=r[4],
-        value=str(r[8]) if is_entity else str(r[5]),
+        id=fact_id, subject_id=subject_id, subject_iri=subject_iri,
+        subject_label=subject_label, predicate=predicate,
+        value=str(object_iri) if is_entity else str(value),
         value_type="Entity" if is_entity else "Literal",
-        datatype=r[6], object_id=r[7], value_label=r[9] if is_entity else None,
-        confidence=float(r[10]), trust=r[11], review=r[12], scope=r[13], recorded_at=r[14],
-        retracted_at=r[15], valid_from=r[16], valid_to=r[17], extractor=r[18], actor=r[19],
-        qualifiers=tuple(sorted(json.loads(r[20]).items())) if r[20] else (), source=source,
-        retract_reason=r[28])
+        datatype=datatype, object_id=object_id, value_label=object_label if is_entity else None,
+        confidence=float(confidence), trust=cast(Trust, trust), review=cast(Review, review),
+        scope=scope, recorded_at=recorded_at, retracted_at=retracted_at,
+        valid_from=valid_from, valid_to=valid_to, extractor=extractor, actor=actor,
+        qualifiers=tuple(sorted(json.loads(qualifiers).items())) if qualifiers else (),
+        source=source, retract_reason=retract_reason)
 
 
 def _file_state(r: tuple[str, str, int, int, str, int | None, str | None]) -> FileState:
@@ -191,7 +220,7 @@ class Reader:
         if not members:
             return []
         col = "f.subject_id" if direction == "out" else "f.object_id"
-        where, args = [f"{col} IN ({_marks(members)})"], list(members)
+        where, args = [f"{col} IN ({_marks(members)})"], list[object](members)
         self._time_filter(where, args, as_of=as_of, history=history)
         self._filters(where, args, scopes=scopes, min_confidence=min_confidence, trusts=trusts,
                       valid_at=valid_at)
@@ -220,7 +249,7 @@ class Reader:
             if limit <= 0:
                 out.append([])
                 continue
-            where, args = [f"{col} IN ({_marks(members)})"], list(members)
+            where, args = [f"{col} IN ({_marks(members)})"], list[object](members)
             self._time_filter(where, args, as_of=as_of, history=False)
             self._filters(where, args, scopes=scopes, min_confidence=min_confidence,
                           trusts=trusts, valid_at=valid_at)
@@ -244,7 +273,7 @@ class Reader:
 
     def live_facts(self, *, scopes: Sequence[str] | None = None) -> list[FactRow]:
         """Every live fact (exports and consistency checks; not a query path)."""
-        where, args = ["f.retracted_at IS NULL"], []
+        where, args = ["f.retracted_at IS NULL"], list[object]()
         if scopes:
             where.append(f"f.scope IN ({_marks(scopes)})")
             args.extend(scopes)
@@ -293,7 +322,8 @@ class Reader:
         ids = list(members)
         out: list[tuple[int, int, str, float]] = []
         for col, far in (("subject_id", "object_id"), ("object_id", "subject_id")):
-            where, args = [f"f.{col} IN ({_marks(ids)})", "f.object_id IS NOT NULL"], list(ids)
+            where = [f"f.{col} IN ({_marks(ids)})", "f.object_id IS NOT NULL"]
+            args = list[object](ids)
             self._time_filter(where, args, as_of=as_of, history=False)
             self._filters(where, args, scopes=scopes, min_confidence=min_confidence,
                           trusts=trusts, valid_at=valid_at)
@@ -387,9 +417,9 @@ class Reader:
                 _STEMS[word] = found.get(i, "")  # "" when the word holds no token
         return {i: _STEMS[w] for i, w in enumerate(words) if _STEMS.get(w)}
 
-    def search_entities(self, match: str, *, limit: int,
+    def search_entities(self, query: TextQuery, *, limit: int,
                         scopes: Sequence[str] | None = None) -> list[Hit]:
-        where, args = ["entity_fts MATCH ?"], [match]
+        where, args = ["entity_fts MATCH ?"], [match_string(query)]
         if scopes:
             where.append(f"e.scope IN ({_marks(scopes)})")
             args.extend(scopes)
@@ -418,8 +448,9 @@ class Reader:
             " ORDER BY 1, 2 LIMIT ?", [*args, limit]).fetchall()
         return [(int(r[0]), str(r[1])) for r in rows]
 
-    def search_chunks(self, match: str, *, limit: int,
+    def search_chunks(self, query: TextQuery, *, limit: int,
                       scopes: Sequence[str] | None = None) -> list[Hit]:
+        match = match_string(query)
         if not scopes:
             # rank inside the FTS table alone: joining every match before the LIMIT costs
             # a third more on common terms
@@ -474,16 +505,14 @@ class Reader:
                 f"{sql} AND path IN ({_marks(part)})", [scope, *part])})
         return out
 
-    def document(self, scope: str, path: str) -> dict[str, object] | None:
+    def document(self, scope: str, path: str) -> DocumentRecord | None:
         row = self.con.execute(
             "SELECT id, scope, path, title, doc_type, version_id, content_hash, created_at,"
             " updated_at, deleted_at, source_kind FROM documents WHERE scope=? AND path=?"
             " ORDER BY deleted_at IS NULL DESC, id DESC LIMIT 1", (scope, path)).fetchone()
         if row is None:
             return None
-        keys = ("id", "scope", "path", "title", "doc_type", "version_id", "content_hash",
-                "created_at", "updated_at", "deleted_at", "source_kind")
-        return dict(zip(keys, row, strict=True))
+        return DocumentRecord(*row)
 
     def document_texts(self, scope: str, paths: Sequence[str]) -> dict[str, str]:
         """The current text of each live file document at ``paths`` (path -> text)."""
@@ -505,8 +534,8 @@ class Reader:
         return zlib.decompress(row[1]).decode() if row[1] is not None else str(row[0])
 
     def events(self, *, document_id: int | None = None, fact_ids: Sequence[int] = (),
-               limit: int | None = 100) -> list[dict[str, object]]:
-        where, args = [], []
+               limit: int | None = 100) -> list[EventRecord]:
+        where, args = list[str](), list[object]()
         if document_id is not None:
             where.append("document_id = ?")
             args.append(document_id)
@@ -518,14 +547,11 @@ class Reader:
         if where:
             sql += " WHERE " + " OR ".join(where)
         sql += " ORDER BY id DESC" + ("" if limit is None else f" LIMIT {int(limit)}")
-        keys = ("id", "at", "actor", "action", "scope", "document_id", "fact_id", "reason",
-                "detail")
-        out = []
-        for r in self.con.execute(sql, args):
-            ev = dict(zip(keys, r, strict=True))
-            ev["detail"] = json.loads(str(ev["detail"])) if ev["detail"] else None
-            out.append(ev)
-        return out
+        return [EventRecord(id=i, at=at, actor=actor, action=action, scope=scope,
+                            document_id=doc, fact_id=fact, reason=reason,
+                            detail=json.loads(detail) if detail else None)
+                for i, at, actor, action, scope, doc, fact, reason, detail
+                in self.con.execute(sql, args)]
 
     # ------------------------------------------------------------ mentions
 
@@ -551,17 +577,13 @@ class Reader:
                 " ON c.id = chunk_fts.rowid WHERE chunk_fts MATCH ? LIMIT ?", (match, limit)))
         return out
 
-    def mention_work(self) -> tuple[list[int], list[tuple[int | None, str, str, bool, bool]],
-                                    int | None]:
-        """Queued mention work: (documents, name changes, last change id). A change is
-        (document whose names changed, text, key, added, True) for a label prose may
-        mention, or (document the name reached before or None, key, key, whether it reaches
-        a note now, False) for a name that came to reach another note, or none."""
+    def mention_work(self) -> MentionWork:
+        """Queued mention work: documents, name changes (see ``NameChange``), last change id."""
         docs = [r[0] for r in self.con.execute("SELECT document_id FROM mention_queue")]
         rows = self.con.execute("SELECT id, document_id, text, key, added, label"
                                 " FROM name_changes ORDER BY id").fetchall()
-        changes = [(r[1], r[2], r[3], bool(r[4]), bool(r[5])) for r in rows]
-        return docs, changes, (rows[-1][0] if rows else None)
+        changes = [NameChange(r[1], r[2], r[3], bool(r[4]), bool(r[5])) for r in rows]
+        return MentionWork(docs, changes, rows[-1][0] if rows else None)
 
     def keys_reaching(self, doc_ids: Sequence[int]) -> set[str]:
         """The name keys whose name entities resolve to a note these documents declare: the

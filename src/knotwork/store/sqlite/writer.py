@@ -23,7 +23,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from itertools import groupby
 from operator import itemgetter
-from typing import Any
+from typing import Any, cast
 
 from ...domain.ids import entity_key, fact_key, name_iri, note_iri, note_key
 from ...domain.ownership import diff_facts
@@ -38,6 +38,7 @@ from ...types import (
     mention_labels,
 )
 from .. import Prepared
+from ..records import FileCheck
 from .connection import Transaction, map_driver_errors, now_iso
 from .prepare import (
     FACT_COLUMNS,
@@ -83,7 +84,7 @@ def _same_chunks(old: Sequence[Sequence[object]], p: PreparedDocument) -> list[i
     if len(old) != len(p.chunks) or any(
             _chunk_parts(r) != tuple(c) for r, c in zip(old, p.chunks, strict=True)):
         return None
-    return [int(r[0]) for r in old]
+    return [int(cast(int, r[0])) for r in old]
 
 
 class Writer:
@@ -187,10 +188,12 @@ class Writer:
         before = {r[0]: r[1] for r in self.con.execute(
             "SELECT id, document_id FROM entities WHERE id IN (SELECT value FROM json_each(?))",
             (json.dumps(sorted({old for _, _, old, _ in moved if old is not None})),))}
+        rows: list[tuple[str, str, int, int | None]] = sorted(
+            {(key, key, int(winner is not None), before.get(old))
+             for _, key, old, winner in moved}, key=lambda r: (r[1], r[2], r[3] or 0))
         self.con.executemany(
             "INSERT INTO name_changes(text, key, added, document_id, label) VALUES(?, ?, ?, ?, 0)",
-            sorted({(key, key, int(winner is not None), before.get(old))
-                    for _, key, old, winner in moved}, key=lambda r: (r[1], r[2], r[3] or 0)))
+            rows)
 
     def _count_chunks(self, live_delta: int, retired: int) -> None:
         """Bring the chunk counts in ``meta`` up to date; drop the uncited chunks of past
@@ -257,7 +260,7 @@ class Writer:
         old_chunks = [] if fresh else self._live_chunk_rows(doc_id)
         kept_chunks = _same_chunks(old_chunks, p) if reread else None
         if kept_chunks is not None:
-            version_id = int(row[4])  # type: ignore[index]
+            version_id = int(row[4])
         else:
             version_id = self.tx.next_id("versions")
             con.execute("INSERT INTO versions(id, document_id, path, content_hash, text,"
@@ -360,7 +363,7 @@ class Writer:
         (a rename) writes every chunk anew, so each one's version gives the new path.
         ``old``: the document's live chunks (``_live_chunk_rows``).
         """
-        same = {} if moved else {_chunk_parts(r): int(r[0]) for r in old}
+        same = {} if moved else {_chunk_parts(r): int(cast(int, r[0])) for r in old}
         ids: list[int | None] = [same.get(tuple(c)) for c in p.chunks]
         kept = {cid for cid in ids if cid is not None}
         retired = self._retire_chunks([r for r in old if r[0] not in kept])
@@ -372,7 +375,7 @@ class Writer:
         self.con.executemany(
             "INSERT INTO chunks(id, version_id, document_id, ord, heading, context, text,"
             " line_start, line_end, text_hash) VALUES(?,?,?,?,?,?,?,?,?,?)", rows)
-        self._chunk_fts.extend((1, r[0], r[5], r[6]) for r in rows)
+        self._chunk_fts.extend((1, cast(int, r[0]), r[5], r[6]) for r in rows)
         self._live_delta += len(rows)
         # a chunk of the same text elsewhere keeps its vector: same hash, no new embedding
         have = {r[0] for r in self.con.execute(
@@ -400,7 +403,7 @@ class Writer:
         """
         if not old:
             return []
-        self._chunk_fts.extend((0, int(r[0]), str(r[3]), str(r[4])) for r in old)
+        self._chunk_fts.extend((0, int(cast(int, r[0])), str(r[3]), str(r[4])) for r in old)
         ids = [r[0] for r in old]
         for i in range(0, len(ids), 500):
             part = ids[i:i + 500]
@@ -511,11 +514,10 @@ class Writer:
     def set_meta(self, key: str, value: str) -> None:
         self.con.execute("INSERT OR REPLACE INTO meta(key, value) VALUES(?, ?)", (key, value))
 
-    def refresh_files(self, scope: str, files: Sequence[tuple[str, str, int, int, int]]
-                      ) -> int:
-        """Record that files still hold their documents' versions: (path, content hash,
-        size, mtime_ns, checked_ns) each. A document whose version changed meanwhile (its
-        hash differs) is left alone. Bookkeeping of the folder, not of knowledge: no event.
+    def refresh_files(self, scope: str, files: Sequence[FileCheck]) -> int:
+        """Record that files still hold their documents' versions. A document whose
+        version changed meanwhile (its hash differs) is left alone. Bookkeeping of the
+        folder, not of knowledge: no event.
         """
         cur = self.con.executemany(
             "UPDATE documents SET size=?, mtime_ns=?, checked_ns=? WHERE scope=? AND path=?"

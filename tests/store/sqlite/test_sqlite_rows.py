@@ -1,5 +1,11 @@
 """The SQLite writer's rows, column by column: what a document prepared before the write
-transaction becomes, and the full-text indexes written once at its end."""
+transaction becomes, and the full-text indexes written once at its end.
+
+Why not in ``tests/store_contract/``: these read SQLite's tables directly, to prove that
+the writer's fast paths (a document prepared outside the transaction, the FTS rows written
+in one batch) leave exactly the rows the plain path does — a property of this backend's
+layout, not of the contract.
+"""
 
 from __future__ import annotations
 
@@ -22,7 +28,7 @@ from knotwork.types import (
     Span,
 )
 
-from .conftest import doc, fact, link, lit
+from ...store_contract.drafts import doc, fact, link, lit
 
 # times differ run to run: only whether each is set is compared
 _STAMPS = {"created_at", "updated_at", "recorded_at", "at", "retracted_at", "deleted_at"}

@@ -1,17 +1,23 @@
 """What the SQLite backend does beyond the contract: its file is read through a mapping,
-it drops the chunks nothing reads by itself, and compact packs past versions' text."""
+it drops the chunks nothing reads by itself, and compact packs past versions' text.
+
+Why these are not in ``tests/store_contract/``: each one looks at the SQLite file itself
+(its mmap size, its pages, its ``meta`` row), which another backend does not have.
+"""
 
 from __future__ import annotations
 
+import sqlite3
 from pathlib import Path
 
 import pytest
 
-from knotwork.store import open_store
+from knotwork.errors import StoreError
+from knotwork.store import TextQuery, open_store
 from knotwork.store.sqlite import writer
 from knotwork.store.sqlite.connection import MMAP_BYTES
 
-from .conftest import doc, fact, lit
+from ...store_contract.drafts import doc, fact, lit
 
 
 def test_mapped_reads_see_other_writers_commits_and_checkpoints(tmp_path: Path) -> None:
@@ -68,7 +74,7 @@ def test_uncited_chunks_of_past_versions_go_once_as_many_as_the_live_ones_retire
     def save(path: str, body: str) -> int:
         with store.write(actor="test") as w:
             w.apply("default", doc(path, [fact("role", lit("engineer"), 1)], body=body))
-        [hit] = store.reader.search_chunks(f'"{body.split()[0]}"', limit=5)
+        [hit] = store.reader.search_chunks(TextQuery((body.split()[0],)), limit=5)
         return hit.id
 
     try:
@@ -79,7 +85,7 @@ def test_uncited_chunks_of_past_versions_go_once_as_many_as_the_live_ones_retire
         third = save("a.md", "delta three")  # the second retired: both past chunks go
         assert store.reader.chunks([first, second]) == {}
         assert store.reader.chunks([third])
-        assert any(e["action"] == "compact" for e in store.reader.events(limit=None))
+        assert any(e.action == "compact" for e in store.reader.events(limit=None))
         save("a.md", "epsilon four")  # the count started again
         assert store.reader.chunks([third])
     finally:
@@ -114,3 +120,15 @@ def test_compact_packs_past_versions_and_vacuum_gives_the_room_back(tmp_path: Pa
         assert after["store_bytes"] < size * 0.6
     finally:
         store.close()
+
+
+def test_schema_newer_than_code_is_refused(tmp_path: Path) -> None:
+    """SQLite's own: the schema version is a row of its ``meta`` table, set here by hand."""
+    path = str(tmp_path / "s.db")
+    open_store(path).close()
+    con = sqlite3.connect(path)
+    con.execute("UPDATE meta SET value='999' WHERE key='schema_version'")
+    con.commit()
+    con.close()
+    with pytest.raises(StoreError, match="newer"):
+        open_store(path)

@@ -1,11 +1,10 @@
+"""Documents, facts and links built by hand: the store contract does not depend on the
+parser, so a backend is tested on exactly the records it is given."""
+
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterator
 
-import pytest
-
-from knotwork.store import Store, open_store
 from knotwork.types import (
     SELF,
     ChunkDraft,
@@ -18,15 +17,6 @@ from knotwork.types import (
     Span,
     name_key,
 )
-
-BACKENDS = ["sqlite"]
-
-
-@pytest.fixture(params=BACKENDS)
-def store(request: pytest.FixtureRequest, tmp_path) -> Iterator[Store]:  # type: ignore[no-untyped-def]
-    s = open_store(str(tmp_path / "store.db"))
-    yield s
-    s.close()
 
 
 def fact(pred: str, obj: ObjectRef, line: int, *, subject=SELF, conf: float = 1.0,  # type: ignore[no-untyped-def]

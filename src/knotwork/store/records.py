@@ -1,0 +1,99 @@
+"""The frozen records that cross the store boundary, besides those of ``knotwork.types``.
+
+Each names its fields, so a backend can build it from whatever its driver returns and a
+caller never counts columns. The small ones are ``NamedTuple`` s: they still unpack as the
+tuples they replace, at a tuple's cost, on paths that read thousands of them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Literal, NamedTuple
+
+
+@dataclass(frozen=True, slots=True)
+class TextQuery:
+    """Words to look for in a text index, as a backend-neutral record.
+
+    ``match``: ``"any"`` finds the rows holding at least one term (ranked by BM25),
+    ``"all"`` only those holding every term. ``field``: the one indexed field to look in
+    (an entity's ``"label"``), or None for every field. Each backend spells the query in
+    its own syntax (SQLite: an FTS5 MATCH string, every term quoted, so that user text
+    holding ``AND``, ``NEAR``, ``*`` or ``"`` stays words).
+
+    >>> TextQuery(("kestrel", "queue"), match="all")
+    TextQuery(terms=('kestrel', 'queue'), match='all', field=None)
+    """
+
+    terms: tuple[str, ...]
+    match: Literal["any", "all"] = "any"
+    field: Literal["label"] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class DocumentRecord:
+    """One document as the store holds it (``StoreReader.document``); ``deleted_at`` is
+    set on a deleted one, which keeps its id, versions and history."""
+
+    id: int
+    scope: str
+    path: str
+    title: str | None
+    doc_type: str | None
+    version_id: int | None
+    content_hash: str | None
+    created_at: str
+    updated_at: str
+    deleted_at: str | None
+    source_kind: str
+
+
+@dataclass(frozen=True, slots=True)
+class EventRecord:
+    """One entry of the audit log (``StoreReader.events``): who did what, when, to which
+    document or fact, and the action's own details."""
+
+    id: int
+    at: str
+    actor: str
+    action: str
+    scope: str | None
+    document_id: int | None
+    fact_id: int | None
+    reason: str | None
+    detail: Mapping[str, object] | None
+
+
+class NameChange(NamedTuple):
+    """A name change since the mentions were last found (the mention queue).
+
+    A label prose may mention (``label``): the document whose names changed, the label's
+    text and key, and whether it was added. Else a name that came to reach another note,
+    or none: the document it reached before (or None), its key as ``text`` and ``key``,
+    and whether it reaches a note now (``added``).
+    """
+
+    document_id: int | None
+    text: str
+    key: str
+    added: bool
+    label: bool
+
+
+class MentionWork(NamedTuple):
+    """What finding mentions has still to do (``StoreReader.mention_work``)."""
+
+    queued: list[int]  # documents whose mentions wait to be found again
+    changes: list[NameChange]
+    last_change: int | None  # the last change read, for ``mentions_done``
+
+
+class FileCheck(NamedTuple):
+    """A file found to still hold the version the store has of it (``refresh_files``)."""
+
+    path: str
+    content_hash: str
+    size: int
+    mtime_ns: int
+    checked_ns: int
