@@ -550,6 +550,7 @@ def _entry_facts(entry: Entry, sink: _Sink) -> str:
     if canon == "title":
         return canon
     # a block list's items each cite their own lines (a one-item list is read as the list)
+    parts: list[tuple[object, Span, str]]
     if entry.items and isinstance(entry.value, list) and len(entry.value) == len(entry.items):
         parts = [([item], span, text)
                  for item, (span, text) in zip(entry.value, entry.items, strict=True)]

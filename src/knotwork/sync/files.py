@@ -208,14 +208,14 @@ def _moved(store: Store, scope: str, gone: list[str],
         return {}
     texts = store.reader.document_texts(scope, sorted(pairs))
     out: dict[str, str] = {}
-    for old, new in pairs.items():
+    for old, new_path in pairs.items():
         before = texts.get(old)
         try:
-            after = data[new].decode("utf-8")
+            after = data[new_path].decode("utf-8")
         except UnicodeDecodeError:
             continue  # refused by the parser anyway: no note to carry the history to
         if before is not None and _line_similarity(before, after) >= MOVE_SIMILARITY:
-            out[new] = old
+            out[new_path] = old
     return out
 
 
