@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from datetime import date, datetime
 from functools import lru_cache
 from types import MappingProxyType
+from typing import Protocol
 from unicodedata import category
 
 from ..types import (
@@ -144,7 +145,7 @@ class Block:
 
 
 @dataclass(slots=True)
-class _Sink:
+class Sink:
     """Collect facts, keeping the first of each identity, and issues.
 
     Names differing only in case or spacing are one name (their ``key``); the first
@@ -300,7 +301,7 @@ def sentence_text(raw: str, masked: str, start: int, end: int, table: bool = Fal
     ``raw``: the sentence holding it, capped as every supporting text is.
 
     ``masked`` is ``raw`` with code and comments blanked, character for character; links
-    are blanked here. What cites a line without a ``_BlockReader`` (a mention) uses this,
+    are blanked here. What cites a line without a ``BlockContext`` (a mention) uses this,
     so its sentence ends where a link's or a tag's does.
     """
     if "[" in masked and (links := _line_links(masked)):
@@ -325,14 +326,18 @@ def _token(ref: ObjectRef) -> object:
 
 def extract_facts(
     path: str, entries: Iterable[Entry], blocks: Iterable[Block],
-    references: Mapping[str, str] = _NO_REFERENCES,
+    references: Mapping[str, str] = _NO_REFERENCES, *,
+    extractors: Sequence[Extractor] | None = None,
 ) -> tuple[tuple[FactDraft, ...], tuple[Issue, ...]]:
     """Return the deduplicated facts of a note and the non-fatal issues met on the way.
 
     ``references`` are the note's link reference definitions (``[label]: destination``),
     labels folded by ``reference_label``: "[text][label]" and "[label]" are links to them.
+    ``extractors``: the per-block rules, run in order on each block (default
+    ``BLOCK_EXTRACTORS``).
     """
-    sink = _Sink(references=references)
+    rules = BLOCK_EXTRACTORS if extractors is None else tuple(extractors)
+    sink = Sink(references=references)
     stated: set[str] = set()  # the keys the frontmatter states: the body's do not repeat them
     for entry in entries:
         stated.add(_entry_facts(entry, sink))
@@ -348,17 +353,17 @@ def extract_facts(
             fields = header.get(i)
             subject = records.get(i, SELF)
             if fields is not None:
-                reader = _BlockReader(block, path, note_dir, sink, subject, section)
+                reader = BlockContext(block, path, note_dir, sink, subject, section)
                 reader.line_fields(fields)
-                reader.read()
+                reader.read(rules)
             elif _may_hold_structure(block.masked):
-                _BlockReader(block, path, note_dir, sink, subject, section).read()
+                BlockContext(block, path, note_dir, sink, subject, section).read(rules)
     else:  # most notes: no field lines or records, and no index to keep
         for block in blocks:
             if block.level:
                 section = _list_section(block)
             if _may_hold_structure(block.masked):
-                _BlockReader(block, path, note_dir, sink, SELF, section).read()
+                BlockContext(block, path, note_dir, sink, SELF, section).read(rules)
     return tuple(sink.facts.values()), tuple(sink.issues)
 
 
@@ -371,7 +376,7 @@ def _list_section(heading: Block) -> str | None:
     return found if found in _LIST_SECTION_KEYS else None
 
 
-def _header_fields(blocks: Sequence[Block], stated: set[str], sink: _Sink
+def _header_fields(blocks: Sequence[Block], stated: set[str], sink: Sink
                    ) -> tuple[dict[int, list[_HeaderField]], dict[int, EntityRef]]:
     """The fields a note writes as lines of their own, by the index of their block; and
     the blocks that speak of a record rather than of the note, with that record.
@@ -543,7 +548,7 @@ def _may_hold_structure(lines: list[str]) -> bool:
 # ---------------------------------------------------------------- frontmatter
 
 
-def _entry_facts(entry: Entry, sink: _Sink) -> str:
+def _entry_facts(entry: Entry, sink: Sink) -> str:
     """Emit one fact per value of a frontmatter key (title is a label, not a fact);
     return the key's predicate."""
     canon = normalize_key(entry.key)
@@ -626,13 +631,31 @@ def _string_objects(predicate: str, text: str) -> list[ObjectRef]:
 # ---------------------------------------------------------------- body
 
 
-class _BlockReader:
-    """Read one prose block; offsets are into the block's lines joined by "\\n"."""
+class Extractor(Protocol):
+    """A per-block rule: read facts from one prose block into the note's sink.
+
+    The rules of a note run in order on each block (``BLOCK_EXTRACTORS``), sharing the
+    block's context: a link one rule claims (``block.consumed``, link indexes) is left
+    alone by those after it, so the order is part of what a note gives.
+    """
+
+    name: str
+    version: str
+
+    def extract(self, block: BlockContext, sink: Sink) -> None:
+        """Add what ``block`` says to ``sink`` (``block.add`` cites it), claiming links."""
+        ...
+
+
+class BlockContext:
+    """One prose block as the extractors read it: its text, its links, the links a rule
+    claimed (``consumed``), the subject its fields describe and the relation its section
+    names; offsets are into the block's lines joined by "\\n"."""
 
     __slots__ = ("block", "path", "sink", "subject", "section", "text", "raw", "starts",
                  "links", "consumed", "_ends", "_support", "_letters", "_masked")
 
-    def __init__(self, block: Block, path: str, note_dir: str, sink: _Sink,
+    def __init__(self, block: Block, path: str, note_dir: str, sink: Sink,
                  subject: EntityRef = SELF, section: str | None = None) -> None:
         self.block, self.path, self.sink = block, path, sink
         self.subject = subject  # what the block's fields describe: the note, or a record
@@ -652,20 +675,19 @@ class _BlockReader:
         self._letters: list[int] | None = None
         self._masked: dict[str, str] = {}
 
-    def read(self) -> None:
+    def read(self, extractors: Sequence[Extractor]) -> None:
+        """Report the links escaping the vault, then run ``extractors`` in order."""
         for link in self.links:
             if link.escaped is not None:
                 issue = Issue(self.path, f"link escapes the vault: {link.escaped}",
                               self.line_of(link.start), fatal=False)
                 self.sink.issues.append(issue)
-        self.fields()
-        self.tags()
-        if self.block.list_item and not self.block.task:
-            self.observation()
-            self.list_relation()
-            if self.section is not None:
-                self.section_list(self.section)
-        self.sentence_links()
+        for extractor in extractors:
+            extractor.extract(self, self.sink)
+
+    def in_list(self) -> bool:
+        """Whether the block is a list item that is no task: what the list rules read."""
+        return self.block.list_item and not self.block.task
 
     # -- positions
 
@@ -936,6 +958,39 @@ class _BlockReader:
         if self._support is None:
             self._support = _support_ends(self.text, self.sentence_ends())
         return self._support
+
+
+@dataclass(slots=True)
+class _Rule:
+    """A built-in extractor: a method of ``BlockContext``, run when ``when`` holds."""
+
+    name: str
+    run: Callable[[BlockContext], None]
+    when: Callable[[BlockContext], bool] | None = None
+    version: str = VERSION
+
+    def extract(self, block: BlockContext, sink: Sink) -> None:
+        if self.when is None or self.when(block):
+            self.run(block)
+
+
+def _section_list(block: BlockContext) -> None:
+    assert block.section is not None
+    block.section_list(block.section)
+
+
+# The per-block rules in the order they claim links: a field's links are its value, an
+# observation or a list relation ("- uses [[X]]") claims its links before the section's
+# relation does, and a sentence gives a fact only for the links nothing else claimed.
+BLOCK_EXTRACTORS: tuple[Extractor, ...] = (
+    _Rule("inline_field", BlockContext.fields),
+    _Rule("tag", BlockContext.tags),
+    _Rule("observation", BlockContext.observation, BlockContext.in_list),
+    _Rule("list_relation", BlockContext.list_relation, BlockContext.in_list),
+    _Rule("section_list", _section_list,
+          lambda b: b.section is not None and b.in_list()),
+    _Rule("sentence_links", BlockContext.sentence_links),
+)
 
 
 def _merge(wiki: list[Link], md: list[Link]) -> list[Link]:
