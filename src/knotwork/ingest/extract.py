@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from functools import lru_cache
@@ -397,43 +398,51 @@ def _header_fields(blocks: Sequence[Block], stated: set[str], sink: Sink
     above, describe the record, not the note: a task's "status:: done" is not the
     feature's. The record is ``part_of`` the note and titled by the rest of its heading
     (written to ``sink`` here). Links, tags and prose under it stay the note's.
+
+    Each rule is a function of its own: the generic one (``_head_fields``) and those
+    drawn from ADRs (``_section_fields``) and feature specs (``_record_headings``,
+    ``_records``), so a parser for one kind of document can apply only its own.
     """
     out: dict[int, list[_HeaderField]] = {}
-    records: dict[int, EntityRef] = {}
-    n = len(blocks)
     heads = [i for i, b in enumerate(blocks) if b.level > 1]
-    note_head = 1 if n and blocks[0].level == 1 else 0
-    starts = [note_head]
-    found: list[tuple[int, NameRef, str]] = []  # heading index, record, title
-    for h in heads:
-        if "-" not in blocks[h].raw[0]:
-            continue  # no identifier: most headings, told at memchr speed
-        opening = opening_identifier(_heading_text(blocks[h]))
-        if opening is not None:
-            found.append((h, NameRef.of(opening[0]), opening[1]))
-            starts.append(h + 1)
-    extents = []  # each record's blocks: down to the next heading of its level or above
-    for h, _, _ in found:
-        end = h + 1
-        while end < n and not 0 < blocks[end].level <= blocks[h].level:
-            end += 1
-        extents.append(range(h + 1, end))
+    note_head = 1 if blocks and blocks[0].level == 1 else 0
+    found, extents = _record_headings(blocks, heads)
+    for start in [note_head, *(h + 1 for h, _, _ in found)]:
+        _head_fields(blocks, start, stated if start == note_head else frozenset(), out)
     in_record = {i for extent in extents for i in extent}
-    for start in starts:
-        head: list[tuple[int, Field]] = []
-        i = start
-        while (i < n and not blocks[i].level and not blocks[i].table
-               and not blocks[i].task):
-            fields = _line_fields(blocks[i])
-            if fields is None:
-                break
-            head.extend((i, f) for f in fields)
-            i += 1
-        if len(head) >= 2 or (head and known_key(head[0][1].key)):
-            for i, f in head:
-                # the frontmatter speaks for the note, not for its records
-                if start != note_head or normalize_key(f.key) not in stated:
-                    out.setdefault(i, []).append((f, "header_field"))
+    _section_fields(blocks, heads, stated, in_record, out)
+    return out, _records(blocks, found, extents, out, sink)
+
+
+_Record = tuple[int, NameRef, str]  # a record's heading index, its name, its title
+
+
+def _head_fields(blocks: Sequence[Block], start: int, stated: AbstractSet[str],
+                 out: dict[int, list[_HeaderField]]) -> None:
+    """The generic rule: the "Key: value" lines from ``start`` to the first other block,
+    when two or more, or one the lexicon knows; a key in ``stated`` is left out."""
+    n = len(blocks)
+    head: list[tuple[int, Field]] = []
+    i = start
+    while (i < n and not blocks[i].level and not blocks[i].table
+           and not blocks[i].task):
+        fields = _line_fields(blocks[i])
+        if fields is None:
+            break
+        head.extend((i, f) for f in fields)
+        i += 1
+    if len(head) >= 2 or (head and known_key(head[0][1].key)):
+        for i, f in head:
+            # the frontmatter speaks for the note, not for its records
+            if normalize_key(f.key) not in stated:
+                out.setdefault(i, []).append((f, "header_field"))
+
+
+def _section_fields(blocks: Sequence[Block], heads: list[int], stated: set[str],
+                    in_record: set[int], out: dict[int, list[_HeaderField]]) -> None:
+    """An ADR's rule: a section headed by one of ``_SECTION_KEYS`` whose whole body is
+    one short line ("## Status" / "Accepted") is that key's value."""
+    n = len(blocks)
     for i in heads:
         if i + 1 >= n:
             continue
@@ -459,6 +468,34 @@ def _header_fields(blocks: Sequence[Block], stated: set[str], sink: Sink
             continue  # "## Data" (a date in Italian) over a line of prose about data
         out.setdefault(i + 1, []).append(
             (Field(start, key, value, start, start + len(value)), "section_field"))
+
+
+def _record_headings(blocks: Sequence[Block], heads: list[int]
+                     ) -> tuple[list[_Record], list[range]]:
+    """A spec's rule, its first half: the headings opening with an identifier, and the
+    blocks under each down to the next heading of its level or above."""
+    n = len(blocks)
+    found: list[_Record] = []
+    for h in heads:
+        if "-" not in blocks[h].raw[0]:
+            continue  # no identifier: most headings, told at memchr speed
+        opening = opening_identifier(_heading_text(blocks[h]))
+        if opening is not None:
+            found.append((h, NameRef.of(opening[0]), opening[1]))
+    extents = []
+    for h, _, _ in found:
+        end = h + 1
+        while end < n and not 0 < blocks[end].level <= blocks[h].level:
+            end += 1
+        extents.append(range(h + 1, end))
+    return found, extents
+
+
+def _records(blocks: Sequence[Block], found: list[_Record], extents: list[range],
+             out: dict[int, list[_HeaderField]], sink: Sink) -> dict[int, EntityRef]:
+    """A spec's rule, its second half: each identified section holding fields is a
+    record, ``part_of`` the note and titled by its heading; its blocks describe it."""
+    records: dict[int, EntityRef] = {}
     for (h, ref, title), inside in zip(found, extents, strict=True):
         if not any(i in out or "::" in "".join(blocks[i].masked) for i in inside):
             continue  # "## GPT-4 results" over prose: a heading, not a record
@@ -469,7 +506,7 @@ def _header_fields(blocks: Sequence[Block], stated: set[str], sink: Sink
         sink.add(ref, "part_of", SELF, span, text, "record")
         if title:
             sink.add(ref, "title", LiteralValue(title), span, text, "record")
-    return out, records
+    return records
 
 
 def opening_identifier(text: str) -> tuple[str, str] | None:
