@@ -43,17 +43,8 @@ def _no_embedding_by_default(monkeypatch: pytest.MonkeyPatch) -> None:
 def taught_relation() -> Iterator[None]:
     """Whatever the test teaches the relation lexicon (``register_relation``,
     ``register_key``) is forgotten after it."""
-    from knotwork.ingest import lexicon
+    from knotwork.ingest.lexicon import LEXICON
 
-    patterns = {lang: list(pairs) for lang, pairs in lexicon.RELATION_PATTERNS.items()}
-    keys, taught = dict(lexicon._KEY_TABLE), list(lexicon._REGISTERED)
+    before = LEXICON.snapshot()
     yield
-    lexicon.RELATION_PATTERNS.clear()
-    lexicon.RELATION_PATTERNS.update(patterns)
-    lexicon._KEY_TABLE.clear()
-    lexicon._KEY_TABLE.update(keys)
-    lexicon._REGISTERED[:] = taught
-    lexicon.normalize_key.cache_clear()
-    lexicon.known_key.cache_clear()
-    lexicon._first_words.cache_clear()
-    lexicon._phrase_table.cache_clear()
+    LEXICON.restore(before)

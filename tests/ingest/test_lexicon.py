@@ -103,3 +103,20 @@ def test_what_a_test_teaches_is_forgotten_after_it() -> None:
     # the fixture above restored the lexicon: nothing taught stays for other tests
     assert infer_relation("it is mentored by ") is None
     assert not lexicon.registered()
+
+
+def test_the_lexicon_is_one_object_the_module_functions_are_its(taught_relation: None) -> None:
+    from knotwork.ingest.lexicon import LEXICON, known_key, may_be_key
+
+    before = LEXICON.snapshot()
+    assert lexicon.register_key.__self__ is LEXICON  # type: ignore[attr-defined]
+    LEXICON.register_key("reviewer", "Gutachter")
+    LEXICON.register_relation("en", "is audited by", "audited_by")
+    assert known_key("Gutachter") == "reviewer" and may_be_key("Gutachter")
+    assert infer_relation("it is audited by ") == "audited_by"
+    assert lexicon.registered() == (("key", "reviewer", "Gutachter"),
+                                    ("relation", "en", "is audited by", "audited_by"))
+    LEXICON.restore(before)  # every cache forgets what was taught
+    assert known_key("Gutachter") is None and not may_be_key("Gutachter")
+    assert infer_relation("it is audited by ") is None
+    assert lexicon.registered() == ()

@@ -31,6 +31,11 @@ def extraction_key(chunk_tokens: int) -> str:
     """What a document's facts and chunks were extracted under: the rules, the chunk size
     and, in a process that taught the lexicon more phrases, those phrases.
 
+    This is the key of a note the generic note parser read; a document another parser
+    read carries it with that parser's type and version appended
+    (``parsers.ParserRegistry.key``), so the notes of every store made before parsers
+    were chosen keep their key and are not read again.
+
     Why the lexicon is looked for in ``sys.modules``: a process that registered phrases
     has imported it, and a query process must not pay the parser's import to ask. Found
     there, it is imported all the same: another thread (a server's catch-up) may be in the

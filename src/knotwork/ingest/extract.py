@@ -12,10 +12,12 @@ from __future__ import annotations
 import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from functools import lru_cache
 from types import MappingProxyType
+from typing import Protocol
 from unicodedata import category
 
 from ..types import (
@@ -144,7 +146,7 @@ class Block:
 
 
 @dataclass(slots=True)
-class _Sink:
+class Sink:
     """Collect facts, keeping the first of each identity, and issues.
 
     Names differing only in case or spacing are one name (their ``key``); the first
@@ -300,7 +302,7 @@ def sentence_text(raw: str, masked: str, start: int, end: int, table: bool = Fal
     ``raw``: the sentence holding it, capped as every supporting text is.
 
     ``masked`` is ``raw`` with code and comments blanked, character for character; links
-    are blanked here. What cites a line without a ``_BlockReader`` (a mention) uses this,
+    are blanked here. What cites a line without a ``BlockContext`` (a mention) uses this,
     so its sentence ends where a link's or a tag's does.
     """
     if "[" in masked and (links := _line_links(masked)):
@@ -325,14 +327,18 @@ def _token(ref: ObjectRef) -> object:
 
 def extract_facts(
     path: str, entries: Iterable[Entry], blocks: Iterable[Block],
-    references: Mapping[str, str] = _NO_REFERENCES,
+    references: Mapping[str, str] = _NO_REFERENCES, *,
+    extractors: Sequence[Extractor] | None = None,
 ) -> tuple[tuple[FactDraft, ...], tuple[Issue, ...]]:
     """Return the deduplicated facts of a note and the non-fatal issues met on the way.
 
     ``references`` are the note's link reference definitions (``[label]: destination``),
     labels folded by ``reference_label``: "[text][label]" and "[label]" are links to them.
+    ``extractors``: the per-block rules, run in order on each block (default
+    ``BLOCK_EXTRACTORS``).
     """
-    sink = _Sink(references=references)
+    rules = BLOCK_EXTRACTORS if extractors is None else tuple(extractors)
+    sink = Sink(references=references)
     stated: set[str] = set()  # the keys the frontmatter states: the body's do not repeat them
     for entry in entries:
         stated.add(_entry_facts(entry, sink))
@@ -348,17 +354,17 @@ def extract_facts(
             fields = header.get(i)
             subject = records.get(i, SELF)
             if fields is not None:
-                reader = _BlockReader(block, path, note_dir, sink, subject, section)
+                reader = BlockContext(block, path, note_dir, sink, subject, section)
                 reader.line_fields(fields)
-                reader.read()
+                reader.read(rules)
             elif _may_hold_structure(block.masked):
-                _BlockReader(block, path, note_dir, sink, subject, section).read()
+                BlockContext(block, path, note_dir, sink, subject, section).read(rules)
     else:  # most notes: no field lines or records, and no index to keep
         for block in blocks:
             if block.level:
                 section = _list_section(block)
             if _may_hold_structure(block.masked):
-                _BlockReader(block, path, note_dir, sink, SELF, section).read()
+                BlockContext(block, path, note_dir, sink, SELF, section).read(rules)
     return tuple(sink.facts.values()), tuple(sink.issues)
 
 
@@ -371,7 +377,7 @@ def _list_section(heading: Block) -> str | None:
     return found if found in _LIST_SECTION_KEYS else None
 
 
-def _header_fields(blocks: Sequence[Block], stated: set[str], sink: _Sink
+def _header_fields(blocks: Sequence[Block], stated: set[str], sink: Sink
                    ) -> tuple[dict[int, list[_HeaderField]], dict[int, EntityRef]]:
     """The fields a note writes as lines of their own, by the index of their block; and
     the blocks that speak of a record rather than of the note, with that record.
@@ -392,43 +398,51 @@ def _header_fields(blocks: Sequence[Block], stated: set[str], sink: _Sink
     above, describe the record, not the note: a task's "status:: done" is not the
     feature's. The record is ``part_of`` the note and titled by the rest of its heading
     (written to ``sink`` here). Links, tags and prose under it stay the note's.
+
+    Each rule is a function of its own: the generic one (``_head_fields``) and those
+    drawn from ADRs (``_section_fields``) and feature specs (``_record_headings``,
+    ``_records``), so a parser for one kind of document can apply only its own.
     """
     out: dict[int, list[_HeaderField]] = {}
-    records: dict[int, EntityRef] = {}
-    n = len(blocks)
     heads = [i for i, b in enumerate(blocks) if b.level > 1]
-    note_head = 1 if n and blocks[0].level == 1 else 0
-    starts = [note_head]
-    found: list[tuple[int, NameRef, str]] = []  # heading index, record, title
-    for h in heads:
-        if "-" not in blocks[h].raw[0]:
-            continue  # no identifier: most headings, told at memchr speed
-        opening = opening_identifier(_heading_text(blocks[h]))
-        if opening is not None:
-            found.append((h, NameRef.of(opening[0]), opening[1]))
-            starts.append(h + 1)
-    extents = []  # each record's blocks: down to the next heading of its level or above
-    for h, _, _ in found:
-        end = h + 1
-        while end < n and not 0 < blocks[end].level <= blocks[h].level:
-            end += 1
-        extents.append(range(h + 1, end))
+    note_head = 1 if blocks and blocks[0].level == 1 else 0
+    found, extents = _record_headings(blocks, heads)
+    for start in [note_head, *(h + 1 for h, _, _ in found)]:
+        _head_fields(blocks, start, stated if start == note_head else frozenset(), out)
     in_record = {i for extent in extents for i in extent}
-    for start in starts:
-        head: list[tuple[int, Field]] = []
-        i = start
-        while (i < n and not blocks[i].level and not blocks[i].table
-               and not blocks[i].task):
-            fields = _line_fields(blocks[i])
-            if fields is None:
-                break
-            head.extend((i, f) for f in fields)
-            i += 1
-        if len(head) >= 2 or (head and known_key(head[0][1].key)):
-            for i, f in head:
-                # the frontmatter speaks for the note, not for its records
-                if start != note_head or normalize_key(f.key) not in stated:
-                    out.setdefault(i, []).append((f, "header_field"))
+    _section_fields(blocks, heads, stated, in_record, out)
+    return out, _records(blocks, found, extents, out, sink)
+
+
+_Record = tuple[int, NameRef, str]  # a record's heading index, its name, its title
+
+
+def _head_fields(blocks: Sequence[Block], start: int, stated: AbstractSet[str],
+                 out: dict[int, list[_HeaderField]]) -> None:
+    """The generic rule: the "Key: value" lines from ``start`` to the first other block,
+    when two or more, or one the lexicon knows; a key in ``stated`` is left out."""
+    n = len(blocks)
+    head: list[tuple[int, Field]] = []
+    i = start
+    while (i < n and not blocks[i].level and not blocks[i].table
+           and not blocks[i].task):
+        fields = _line_fields(blocks[i])
+        if fields is None:
+            break
+        head.extend((i, f) for f in fields)
+        i += 1
+    if len(head) >= 2 or (head and known_key(head[0][1].key)):
+        for i, f in head:
+            # the frontmatter speaks for the note, not for its records
+            if normalize_key(f.key) not in stated:
+                out.setdefault(i, []).append((f, "header_field"))
+
+
+def _section_fields(blocks: Sequence[Block], heads: list[int], stated: set[str],
+                    in_record: set[int], out: dict[int, list[_HeaderField]]) -> None:
+    """An ADR's rule: a section headed by one of ``_SECTION_KEYS`` whose whole body is
+    one short line ("## Status" / "Accepted") is that key's value."""
+    n = len(blocks)
     for i in heads:
         if i + 1 >= n:
             continue
@@ -454,6 +468,34 @@ def _header_fields(blocks: Sequence[Block], stated: set[str], sink: _Sink
             continue  # "## Data" (a date in Italian) over a line of prose about data
         out.setdefault(i + 1, []).append(
             (Field(start, key, value, start, start + len(value)), "section_field"))
+
+
+def _record_headings(blocks: Sequence[Block], heads: list[int]
+                     ) -> tuple[list[_Record], list[range]]:
+    """A spec's rule, its first half: the headings opening with an identifier, and the
+    blocks under each down to the next heading of its level or above."""
+    n = len(blocks)
+    found: list[_Record] = []
+    for h in heads:
+        if "-" not in blocks[h].raw[0]:
+            continue  # no identifier: most headings, told at memchr speed
+        opening = opening_identifier(_heading_text(blocks[h]))
+        if opening is not None:
+            found.append((h, NameRef.of(opening[0]), opening[1]))
+    extents = []
+    for h, _, _ in found:
+        end = h + 1
+        while end < n and not 0 < blocks[end].level <= blocks[h].level:
+            end += 1
+        extents.append(range(h + 1, end))
+    return found, extents
+
+
+def _records(blocks: Sequence[Block], found: list[_Record], extents: list[range],
+             out: dict[int, list[_HeaderField]], sink: Sink) -> dict[int, EntityRef]:
+    """A spec's rule, its second half: each identified section holding fields is a
+    record, ``part_of`` the note and titled by its heading; its blocks describe it."""
+    records: dict[int, EntityRef] = {}
     for (h, ref, title), inside in zip(found, extents, strict=True):
         if not any(i in out or "::" in "".join(blocks[i].masked) for i in inside):
             continue  # "## GPT-4 results" over prose: a heading, not a record
@@ -464,7 +506,7 @@ def _header_fields(blocks: Sequence[Block], stated: set[str], sink: _Sink
         sink.add(ref, "part_of", SELF, span, text, "record")
         if title:
             sink.add(ref, "title", LiteralValue(title), span, text, "record")
-    return out, records
+    return records
 
 
 def opening_identifier(text: str) -> tuple[str, str] | None:
@@ -543,13 +585,14 @@ def _may_hold_structure(lines: list[str]) -> bool:
 # ---------------------------------------------------------------- frontmatter
 
 
-def _entry_facts(entry: Entry, sink: _Sink) -> str:
+def _entry_facts(entry: Entry, sink: Sink) -> str:
     """Emit one fact per value of a frontmatter key (title is a label, not a fact);
     return the key's predicate."""
     canon = normalize_key(entry.key)
     if canon == "title":
         return canon
     # a block list's items each cite their own lines (a one-item list is read as the list)
+    parts: list[tuple[object, Span, str]]
     if entry.items and isinstance(entry.value, list) and len(entry.value) == len(entry.items):
         parts = [([item], span, text)
                  for item, (span, text) in zip(entry.value, entry.items, strict=True)]
@@ -625,13 +668,31 @@ def _string_objects(predicate: str, text: str) -> list[ObjectRef]:
 # ---------------------------------------------------------------- body
 
 
-class _BlockReader:
-    """Read one prose block; offsets are into the block's lines joined by "\\n"."""
+class Extractor(Protocol):
+    """A per-block rule: read facts from one prose block into the note's sink.
+
+    The rules of a note run in order on each block (``BLOCK_EXTRACTORS``), sharing the
+    block's context: a link one rule claims (``block.consumed``, link indexes) is left
+    alone by those after it, so the order is part of what a note gives.
+    """
+
+    name: str
+    version: str
+
+    def extract(self, block: BlockContext, sink: Sink) -> None:
+        """Add what ``block`` says to ``sink`` (``block.add`` cites it), claiming links."""
+        ...
+
+
+class BlockContext:
+    """One prose block as the extractors read it: its text, its links, the links a rule
+    claimed (``consumed``), the subject its fields describe and the relation its section
+    names; offsets are into the block's lines joined by "\\n"."""
 
     __slots__ = ("block", "path", "sink", "subject", "section", "text", "raw", "starts",
                  "links", "consumed", "_ends", "_support", "_letters", "_masked")
 
-    def __init__(self, block: Block, path: str, note_dir: str, sink: _Sink,
+    def __init__(self, block: Block, path: str, note_dir: str, sink: Sink,
                  subject: EntityRef = SELF, section: str | None = None) -> None:
         self.block, self.path, self.sink = block, path, sink
         self.subject = subject  # what the block's fields describe: the note, or a record
@@ -651,20 +712,19 @@ class _BlockReader:
         self._letters: list[int] | None = None
         self._masked: dict[str, str] = {}
 
-    def read(self) -> None:
+    def read(self, extractors: Sequence[Extractor]) -> None:
+        """Report the links escaping the vault, then run ``extractors`` in order."""
         for link in self.links:
             if link.escaped is not None:
                 issue = Issue(self.path, f"link escapes the vault: {link.escaped}",
                               self.line_of(link.start), fatal=False)
                 self.sink.issues.append(issue)
-        self.fields()
-        self.tags()
-        if self.block.list_item and not self.block.task:
-            self.observation()
-            self.list_relation()
-            if self.section is not None:
-                self.section_list(self.section)
-        self.sentence_links()
+        for extractor in extractors:
+            extractor.extract(self, self.sink)
+
+    def in_list(self) -> bool:
+        """Whether the block is a list item that is no task: what the list rules read."""
+        return self.block.list_item and not self.block.task
 
     # -- positions
 
@@ -935,6 +995,39 @@ class _BlockReader:
         if self._support is None:
             self._support = _support_ends(self.text, self.sentence_ends())
         return self._support
+
+
+@dataclass(slots=True)
+class _Rule:
+    """A built-in extractor: a method of ``BlockContext``, run when ``when`` holds."""
+
+    name: str
+    run: Callable[[BlockContext], None]
+    when: Callable[[BlockContext], bool] | None = None
+    version: str = VERSION
+
+    def extract(self, block: BlockContext, sink: Sink) -> None:
+        if self.when is None or self.when(block):
+            self.run(block)
+
+
+def _section_list(block: BlockContext) -> None:
+    assert block.section is not None
+    block.section_list(block.section)
+
+
+# The per-block rules in the order they claim links: a field's links are its value, an
+# observation or a list relation ("- uses [[X]]") claims its links before the section's
+# relation does, and a sentence gives a fact only for the links nothing else claimed.
+BLOCK_EXTRACTORS: tuple[Extractor, ...] = (
+    _Rule("inline_field", BlockContext.fields),
+    _Rule("tag", BlockContext.tags),
+    _Rule("observation", BlockContext.observation, BlockContext.in_list),
+    _Rule("list_relation", BlockContext.list_relation, BlockContext.in_list),
+    _Rule("section_list", _section_list,
+          lambda b: b.section is not None and b.in_list()),
+    _Rule("sentence_links", BlockContext.sentence_links),
+)
 
 
 def _merge(wiki: list[Link], md: list[Link]) -> list[Link]:

@@ -76,9 +76,9 @@ def _yaml_issue(path: str, exc: yaml.YAMLError) -> Issue:
     mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
     problem = getattr(exc, "problem", None)
     context = getattr(exc, "context", None)
-    if context and context.startswith("while parsing a flow") and getattr(
-            exc, "context_mark", None) is not None:
-        mark = exc.context_mark  # the unclosed [ or {, not where the parser gave up on it
+    context_mark = getattr(exc, "context_mark", None)
+    if context and context.startswith("while parsing a flow") and context_mark is not None:
+        mark = context_mark  # the unclosed [ or {, not where the parser gave up on it
     text = f"{context}: {problem}" if context and problem else problem or str(exc)
     line = mark.line + 2 if mark is not None else 1
     return Issue(path, f"malformed YAML frontmatter: {text}", line, fatal=False)

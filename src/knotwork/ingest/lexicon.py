@@ -151,9 +151,10 @@ def _fold(text: str) -> str:
     return re.sub(r"[\s\-]+", "_", plain.strip()).strip("_")
 
 
-_KEY_TABLE: dict[str, str] = {
-    _fold(syn): canon for canon, syns in KEY_SYNONYMS.items() for syn in (canon, *syns)
-}
+def _key_table(synonyms: dict[str, tuple[str, ...]]) -> dict[str, str]:
+    """Each synonym (and canonical key) in its lookup form → the canonical key."""
+    return {_fold(syn): canon for canon, syns in synonyms.items() for syn in (canon, *syns)}
+
 
 # camelCase boundary ("dueDate" → "due_Date") before lower snake casing.
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
@@ -183,13 +184,14 @@ def known_key(key: str) -> str | None:
     """The canonical predicate of ``key`` when the table knows it (in any language), else
     None: ``"Stato"`` → ``"status"``, ``"Feature Name"`` → None."""
     folded = _fold(key)
-    return _KEY_TABLE.get(folded) or _KEY_TABLE.get(_fold(snake_case(key)))
+    keys = LEXICON.keys
+    return keys.get(folded) or keys.get(_fold(snake_case(key)))
 
 
 @lru_cache(maxsize=1)
 def _first_words() -> frozenset[str]:
     """The first word of every key the table knows, in its lookup form."""
-    return frozenset(folded.split("_", 1)[0] for folded in _KEY_TABLE)
+    return frozenset(folded.split("_", 1)[0] for folded in LEXICON.keys)
 
 
 def may_be_key(text: str) -> bool:
@@ -208,34 +210,82 @@ def may_be_key(text: str) -> bool:
     return word.split("-", 1)[0] in _first_words()
 
 
-# What this process taught the lexicon, in order: part of the key a document's facts were
-# extracted under (``knotwork.ingest.extraction_key``), so notes read before are read again.
-_REGISTERED: list[tuple[str, ...]] = []
+@dataclass(frozen=True, slots=True)
+class LexiconState:
+    """What ``Lexicon.snapshot`` saw, for ``Lexicon.restore``."""
+
+    keys: dict[str, str]
+    patterns: dict[str, list[tuple[str, str]]]
+    taught: tuple[tuple[str, ...], ...]
 
 
-def registered() -> tuple[tuple[str, ...], ...]:
-    """The keys and relation phrases registered in this process, in order."""
-    return tuple(_REGISTERED)
+class Lexicon:
+    """The tables the parser reads keys and relation phrases with, and what a program
+    taught them.
+
+    The parser reads the process's one instance, ``LEXICON``; its tables are the module's
+    ``KEY_SYNONYMS`` (folded into a lookup table), ``RELATION_PATTERNS`` and the
+    compiled forms the module caches. Teach it through its methods (or the module's
+    ``register_key`` and ``register_relation``, which are its): each clears exactly the
+    caches its change makes stale, and records what it taught, which is part of the key
+    a document's facts were extracted under (``knotwork.ingest.extraction_key``), so
+    notes read before are read again.
+    """
+
+    __slots__ = ("keys", "patterns", "_taught")
+
+    def __init__(self, keys: dict[str, str], patterns: dict[str, list[tuple[str, str]]]
+                 ) -> None:
+        self.keys = keys  # folded key → canonical predicate
+        self.patterns = patterns  # language → (phrase, predicate) pairs
+        self._taught: list[tuple[str, ...]] = []
+
+    def registered(self) -> tuple[tuple[str, ...], ...]:
+        """The keys and relation phrases registered in this process, in order."""
+        return tuple(self._taught)
+
+    def register_key(self, canonical: str, *synonyms: str) -> None:
+        """Teach ``normalize_key`` more synonyms for ``canonical``."""
+        for syn in (canonical, *synonyms):
+            self.keys[_fold(syn)] = canonical
+        self._taught.append(("key", canonical, *synonyms))
+        self._changed(keys=True)
+
+    def register_relation(self, lang: str, pattern: str, predicate: str) -> None:
+        """Add a relation phrase (literal words, ``{a,b}`` alternatives) for ``lang``."""
+        if not re.fullmatch(r"[a-z_][a-z0-9_]*", predicate):
+            raise ValueError(f"predicate must be lower snake case: {predicate!r}")
+        self.patterns.setdefault(lang, []).append((pattern, predicate))
+        self._taught.append(("relation", lang, pattern, predicate))
+        self._changed(keys=False)
+
+    def snapshot(self) -> LexiconState:
+        """What the tables hold now (copies), to ``restore`` later."""
+        return LexiconState(dict(self.keys),
+                            {lang: list(pairs) for lang, pairs in self.patterns.items()},
+                            tuple(self._taught))
+
+    def restore(self, state: LexiconState) -> None:
+        """Forget everything taught since ``state`` was taken."""
+        self.keys.clear()
+        self.keys.update(state.keys)
+        self.patterns.clear()
+        self.patterns.update({lang: list(pairs) for lang, pairs in state.patterns.items()})
+        self._taught[:] = state.taught
+        self._changed(keys=True)
+
+    def _changed(self, *, keys: bool) -> None:
+        if keys:
+            normalize_key.cache_clear()
+            known_key.cache_clear()
+            _first_words.cache_clear()
+        _phrase_table.cache_clear()  # (after a key too: its memo of normalize_relation)
 
 
-def register_key(canonical: str, *synonyms: str) -> None:
-    """Teach ``normalize_key`` more synonyms for ``canonical``."""
-    for syn in (canonical, *synonyms):
-        _KEY_TABLE[_fold(syn)] = canonical
-    _REGISTERED.append(("key", canonical, *synonyms))
-    normalize_key.cache_clear()
-    known_key.cache_clear()
-    _first_words.cache_clear()
-    _phrase_table.cache_clear()  # its memo of normalize_relation read the old keys
-
-
-def register_relation(lang: str, pattern: str, predicate: str) -> None:
-    """Add a relation phrase (literal words, ``{a,b}`` alternatives) for ``lang``."""
-    if not re.fullmatch(r"[a-z_][a-z0-9_]*", predicate):
-        raise ValueError(f"predicate must be lower snake case: {predicate!r}")
-    RELATION_PATTERNS.setdefault(lang, []).append((pattern, predicate))
-    _REGISTERED.append(("relation", lang, pattern, predicate))
-    _phrase_table.cache_clear()
+LEXICON = Lexicon(_key_table(KEY_SYNONYMS), RELATION_PATTERNS)
+registered = LEXICON.registered
+register_key = LEXICON.register_key
+register_relation = LEXICON.register_relation
 
 
 # "{a,b}" alternatives inside a phrase.
@@ -282,7 +332,7 @@ def _phrase_table() -> _Phrases:
     the memo of ``normalize_relation``) cleared the cache.
     """
     table: dict[tuple[str, ...], str] = {}
-    for pairs in RELATION_PATTERNS.values():
+    for pairs in LEXICON.patterns.values():
         for pattern, predicate in pairs:
             for phrase in expand(pattern):
                 table.setdefault(_words(phrase), predicate)
@@ -405,5 +455,5 @@ def _relation(phrase: str) -> str:
     found = exact_relation(spaced)
     if found is not None:
         return found
-    canon = _KEY_TABLE.get(_fold(spaced))
+    canon = LEXICON.keys.get(_fold(spaced))
     return canon if canon is not None else snake_case(spaced)

@@ -310,8 +310,8 @@ def _prose(chunks: Sequence[ChunkText]) -> tuple[list[_Line], Mapping[str, str]]
     """
     pieces: dict[int, list[str]] = {}
     for chunk in chunks:
-        for offset, line in enumerate(chunk.text.split("\n")):
-            pieces.setdefault(chunk.line_start + offset, []).append(line)
+        for offset, piece in enumerate(chunk.text.split("\n")):
+            pieces.setdefault(chunk.line_start + offset, []).append(piece)
     if not pieces:
         return [], {}
     first = min(pieces)

@@ -19,8 +19,8 @@ from typing import Any
 
 from ..domain.words import name_key
 from ..errors import ConfigError, InvalidQuery
-from ..ingest import parse_markdown
 from ..ingest.lexicon import normalize_relation
+from ..ingest.parsers import parse
 from ..types import (
     SELF,
     ChunkDraft,
@@ -108,8 +108,9 @@ def build_agent_document(
     if not raw_content.strip():
         raise InvalidQuery("raw_content is empty")
     path = doc_id
-    parsed = parse_markdown(path, raw_content.encode("utf-8"), max_bytes=10_000_000,
-                            chunk_tokens=chunk_tokens)
+    # an agent's text is a note, whatever its doc_id looks like
+    parsed = parse(path, raw_content.encode("utf-8"), max_bytes=10_000_000,
+                   chunk_tokens=chunk_tokens, type="note")
     if isinstance(parsed, Issue):
         raise InvalidQuery(f"raw_content cannot be ingested: {parsed.reason}")
     lines = raw_content.replace("\r\n", "\n").split("\n")

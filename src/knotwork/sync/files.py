@@ -28,6 +28,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from contextlib import nullcontext
 from dataclasses import dataclass, field, replace
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -74,14 +75,15 @@ _Job = tuple[str, str, bytes | None, int, int, int]
 
 
 def _parse_job(job: _Job) -> ParsedDocument | Issue:
-    from ..ingest import parse_markdown
+    from ..ingest.parsers import parse
 
     path, abspath, data, mtime_ns, max_bytes, chunk_tokens = job
     try:
         if data is None:
             with open(abspath, "rb") as f:
                 data = f.read()
-        out = parse_markdown(path, data, max_bytes=max_bytes, chunk_tokens=chunk_tokens)
+        # the registry picks the parser by the file's name and first bytes
+        out = parse(path, data, max_bytes=max_bytes, chunk_tokens=chunk_tokens)
     except OSError as exc:
         return unreadable(path, exc)
     except KnotworkError as exc:
@@ -119,12 +121,22 @@ def plan(store: Store, root: Path, *, scope: str, patterns: tuple[str, ...],
         index = store.reader.document_index(scope, paths=paths)
         files, issues = _stat_paths(root, paths, patterns)
     p = _Plan(issues=list(issues))
+
+    @cache
+    def others() -> frozenset[str]:
+        # the keys of the other parsers' documents: asked only when a key differs (never,
+        # in a vault of notes), so a plan of unchanged notes loads no parser
+        from ..ingest.parsers import default_registry
+
+        return default_registry().keys(extraction) if extraction is not None else frozenset()
+
     on_disk: set[str] = set()
     new: list[SourceFile] = []
     for f in files:
         on_disk.add(f.path)
         known = index.get(f.path)
-        stale = known is not None and extraction is not None and known.extraction != extraction
+        stale = (known is not None and extraction is not None
+                 and known.extraction != extraction and known.extraction not in others())
         if known and not force and _untouched(f, known):
             if not stale:
                 p.unchanged += 1
@@ -210,14 +222,14 @@ def _moved(store: Store, scope: str, gone: list[str],
         return {}
     texts = store.reader.document_texts(scope, sorted(pairs))
     out: dict[str, str] = {}
-    for old, new in pairs.items():
+    for old, new_path in pairs.items():
         before = texts.get(old)
         try:
-            after = data[new].decode("utf-8")
+            after = data[new_path].decode("utf-8")
         except UnicodeDecodeError:
             continue  # refused by the parser anyway: no note to carry the history to
         if before is not None and _line_similarity(before, after) >= MOVE_SIMILARITY:
-            out[new] = old
+            out[new_path] = old
     return out
 
 
@@ -351,6 +363,9 @@ def sync(store: Store, root: str | os.PathLike[str], *, scope: str, actor: str,
         # stays loaded in this process: else a watcher's first edit after a parallel
         # ingest pays its import (~35 ms, past the edit's own cost).
         from ..ingest import parse_markdown  # noqa: F401
+        from ..ingest.parsers import default_registry
+
+        default_registry()  # and the installed parsers with it
     opener = _worker_opener(store, len(jobs), workers)
     if opener is not None:
         try:
