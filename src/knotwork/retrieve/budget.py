@@ -43,7 +43,7 @@ def _counter(name: str) -> _Count:
                 # it loads its tables with importlib.resources.open_binary, deprecated since
                 # Python 3.11; the warning is theirs, not the caller's
                 warnings.simplefilter("ignore", DeprecationWarning)
-                import bpe_openai
+                import bpe_openai  # type: ignore[import-untyped]
 
                 encoding = bpe_openai.get_encoding(name)
             return lambda text: len(encoding.encode_ordinary(text))
@@ -265,8 +265,8 @@ def pack(header: KnowledgeContext, *, entities: Sequence[tuple[float, Loader]],
     packed = build(ents, evid)
     while True:
         # rendered as the answer will be, but for the digits of its own token count
-        full = measure(packed)
-        if full <= max_tokens or not (ents or evid):
+        total = measure(packed)
+        if total <= max_tokens or not (ents or evid):
             break
         if evid and (not ents or evid[-1].score <= ents[-1].score):
             evid.pop()
@@ -277,7 +277,7 @@ def pack(header: KnowledgeContext, *, entities: Sequence[tuple[float, Loader]],
         packed, truncated = build(ents, evid), True
     truncated |= len(ents) < len(entities) or len(evid) < len(evidence)
     if truncated:  # the count just made differs from the final one by its digits only
-        return _preset(packed, _fixed_point(full - _number_tokens(max_tokens)), True)
+        return _preset(packed, _fixed_point(total - _number_tokens(max_tokens)), True)
     return _settle(packed, measure, truncated=False)
 
 
