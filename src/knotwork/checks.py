@@ -12,8 +12,8 @@ from datetime import date, datetime
 from .errors import ConfigError, InvalidQuery
 from .store import record_time
 
-__all__ = ["bounded", "budget", "check_datatype", "checked_date", "globs", "instant",
-           "positive", "unit"]
+__all__ = ["assertion", "bounded", "budget", "check_datatype", "checked_date", "globs",
+           "instant", "positive", "unit", "validity"]
 
 
 def globs(raw: Sequence[str]) -> tuple[str, ...]:
@@ -112,3 +112,25 @@ def bounded(name: str, value: int, lo: int, hi: int) -> int:
     if not isinstance(value, int) or not lo <= value <= hi:
         raise InvalidQuery(f"{name} must be an integer from {lo} to {hi}, got {value!r}")
     return value
+
+
+def assertion(subject: str, predicate: str, value: str, *, value_type: str,
+              confidence: float) -> None:
+    """The parts of an asserted fact, refused when missing or out of range (the
+    predicate's spelling and a literal's datatype are checked apart, after them)."""
+    if not subject.strip() or not predicate.strip() or not value.strip():
+        raise InvalidQuery("subject, predicate and value are required")
+    if not 0.0 <= confidence <= 1.0:
+        raise InvalidQuery(f"confidence must be within 0..1, got {confidence}")
+    if value_type not in ("Entity", "Literal"):
+        raise InvalidQuery(f"value_type must be Entity or Literal, got {value_type!r}")
+
+
+def validity(valid_from: str | None, valid_to: str | None) -> tuple[str | None, str | None]:
+    """A fact's validity bounds, each a date or time that must parse, in order."""
+    valid_from = checked_date("valid_from", valid_from)
+    valid_to = checked_date("valid_to", valid_to)
+    if valid_from and valid_to and str(instant("valid_from", valid_from)) > str(
+            instant("valid_to", valid_to)):
+        raise InvalidQuery(f"valid_from {valid_from} is after valid_to {valid_to}")
+    return valid_from, valid_to

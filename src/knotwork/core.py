@@ -14,21 +14,13 @@ import functools
 import getpass
 import os
 from collections.abc import Callable, Mapping, Sequence
+from contextlib import nullcontext
 from dataclasses import replace
 from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, TypeVar
 
-from .checks import (
-    bounded,
-    budget,
-    check_datatype,
-    checked_date,
-    globs,
-    instant,
-    positive,
-    unit,
-)
+from . import checks
 from .config import Settings
 from .embed import Embedder, open_embedder
 from .errors import ConfigError, Conflict, InvalidQuery, NotFound
@@ -119,7 +111,7 @@ class Knotwork:
         s = settings or Settings.from_env(**overrides)
         if db is not None:
             s = replace(s, db=db)
-        globs(s.patterns.split(","))  # a setting that names no file fails here, not later
+        checks.globs(s.patterns.split(","))  # a setting that names no file fails here, not later
         return cls(open_store(s.db, synchronous=s.synchronous), s, vault=base)
 
     def close(self) -> None:
@@ -216,7 +208,7 @@ class Knotwork:
 
     def patterns(self, given: Sequence[str] | None = None) -> tuple[str, ...]:
         """The globs of the vault's notes: ``given``, else ``Settings.patterns``."""
-        return globs(list(given) if given else self.settings.patterns.split(","))
+        return checks.globs(list(given) if given else self.settings.patterns.split(","))
 
     # ------------------------------------------------------------ vectors
 
@@ -266,7 +258,7 @@ class Knotwork:
         """``complete`` | ``partial n/m`` | ``none``: what semantic search can see."""
         return _embedding.embedding_status(self.store.reader, off=self._embedding_off())
 
-    def _vector_search(self, query: str, k: int, *, vec: FloatArray | None = None
+    def _vector_search(self, query: str, k: int, vec: FloatArray | None = None
                        ) -> _embedding.VectorHits:
         emb = self.embedder()
         if emb is None:
@@ -276,23 +268,12 @@ class Knotwork:
                                         query, k, vec=vec)
 
     def vector_index(self, dim: int) -> VectorIndex:
-        """This process's vector index (exact; HNSW past ``ann_threshold`` vectors).
-
-        The graph is saved beside the store as ``<store>.usearch`` and the float32 copy of
-        the vectors as ``<store>.vectors`` (never in the vault, unless the store itself is
-        there), so a new process (every CLI call) skips reading every vector from SQLite;
-        an in-memory store keeps both in memory only.
-        """
-        from .retrieve.vectors import VectorIndex  # numpy: only once vectors are read
-
+        """This process's vector index (``retrieve.embedding.open_vector_index``)."""
         if self._vindex is None or self._vindex.dim != dim:
             if self._vindex is not None:  # another model's vectors: its graph is of no use
                 self._vindex.close()
-            path = self.store.path
-            disk = path != ":memory:"
-            self._vindex = VectorIndex(dim, ann_threshold=self.settings.ann_threshold,
-                                       ann_path=Path(path + ".usearch") if disk else None,
-                                       mirror_path=Path(path + ".vectors") if disk else None)
+            self._vindex = _embedding.open_vector_index(
+                self.store.path, dim, ann_threshold=self.settings.ann_threshold)
         return self._vindex
 
     def _reader(self) -> StoreReader:
@@ -348,24 +329,15 @@ class Knotwork:
                     valid_from: str | None = None, valid_to: str | None = None,
                     scope: str | None = None, reason: str | None = None) -> FactRow:
         """Record one fact an agent or a person asserts (trust ``asserted``)."""
-        if not subject.strip() or not predicate.strip() or not value.strip():
-            raise InvalidQuery("subject, predicate and value are required")
-        if not 0.0 <= confidence <= 1.0:
-            raise InvalidQuery(f"confidence must be within 0..1, got {confidence}")
-        if value_type not in ("Entity", "Literal"):
-            raise InvalidQuery(f"value_type must be Entity or Literal, got {value_type!r}")
+        checks.assertion(subject, predicate, value, value_type=value_type, confidence=confidence)
         from .ingest.lexicon import normalize_relation
 
         pred = normalize_relation(predicate)
         if not pred:
             raise InvalidQuery(f"predicate {predicate!r} holds no letter or digit")
-        valid_from = checked_date("valid_from", valid_from)
-        valid_to = checked_date("valid_to", valid_to)
-        if valid_from and valid_to and str(instant("valid_from", valid_from)) > str(
-                instant("valid_to", valid_to)):
-            raise InvalidQuery(f"valid_from {valid_from} is after valid_to {valid_to}")
+        valid_from, valid_to = checks.validity(valid_from, valid_to)
         if value_type == "Literal":
-            check_datatype(value, datatype)
+            checks.check_datatype(value, datatype)
         obj: NameRef | LiteralValue = NameRef.of(value) if value_type == "Entity" \
             else LiteralValue(value, datatype)
         draft = FactDraft(subject=NameRef.of(self._subject_name(subject)),
@@ -445,43 +417,24 @@ class Knotwork:
             raise InvalidQuery("query is empty")
         s = self.settings
         opts = ContextOptions(
-            max_entities=positive("max_entities",
-                                   s.max_entities if max_entities is None else max_entities),
-            link_depth=bounded("link_depth", s.link_depth if link_depth is None else link_depth,
-                                0, 3),
+            max_entities=checks.positive(
+                "max_entities", s.max_entities if max_entities is None else max_entities),
+            link_depth=checks.bounded(
+                "link_depth", s.link_depth if link_depth is None else link_depth, 0, 3),
             expand_links=expand_links, max_facts=s.max_facts,
-            max_tokens=budget(s.context_max_tokens if max_tokens is None else max_tokens),
-            scopes=list(scopes) if scopes else None, as_of=instant("as_of", as_of),
-            valid_at=checked_date("valid_at", valid_at),
-            min_confidence=unit("min_confidence", min_confidence),
+            max_tokens=checks.budget(s.context_max_tokens if max_tokens is None else max_tokens),
+            scopes=list(scopes) if scopes else None, as_of=checks.instant("as_of", as_of),
+            valid_at=checks.checked_date("valid_at", valid_at),
+            min_confidence=checks.unit("min_confidence", min_confidence),
             trusts=list(trusts) if trusts else None,
             explain=explain, max_evidence=8 if evidence else 0)
-        render = renderer(fmt)
-        enc = s.token_encoding
+        measure = Measure(renderer(fmt), token_counter(s.token_encoding))
         status = self.embedding_status()
-        notes: tuple[str, ...] = ()
-        if status == "none":
-            notes = ("no chunk vectors: answered from full text and links only",)
-        elif status.startswith("partial"):
-            notes = (f"semantic search saw only the chunks embedded so far ({status})",)
-        semantic = None
-        if status != "none":
-            query_vector = _embedding.early_query_vector(self.embedder(), query)
-
-            def semantic(text: str, k: int) -> _embedding.VectorHits:
-                return self._vector_search(text, k, vec=query_vector())
-
-        try:
-            return build_context(
-                self._reader(), query, opts,
-                measure=Measure(render, token_counter(enc)),
-                semantic=semantic, embedding_status=status, notes=notes)
-        finally:
-            if semantic is not None:
-                try:
-                    query_vector()  # never leave the thread behind, even on an error
-                except Exception:  # noqa: BLE001, S110 - the answer's own error matters more
-                    pass
+        semantic = (nullcontext(None) if status == "none" else
+                    _embedding.semantic_search(self.embedder(), query, self._vector_search))
+        with semantic as search:
+            return build_context(self._reader(), query, opts, measure=measure, semantic=search,
+                                 embedding_status=status, notes=_embedding.status_notes(status))
 
     def render(self, ctx: KnowledgeContext, fmt: str = "markdown") -> str:
         return renderer(fmt)(ctx)
@@ -491,7 +444,7 @@ class Knotwork:
                mode: str = "bm25", fusion: str | None = None) -> list[SearchHit]:
         """Chunks matching ``query`` with citations: ``bm25``, ``vector`` or ``hybrid``
         (``retrieve.search``); hybrid fuses with ``fusion``, default ``Settings.fusion``."""
-        k = positive("k", k)
+        k = checks.positive("k", k)
         vectors = None
         if mode in ("vector", "hybrid") and self.embedding_status() != "none":
             vectors = self._vector_search
@@ -508,7 +461,7 @@ class Knotwork:
     @_one_state
     def entity(self, ref: str, *, as_of: str | None = None) -> EntityView:
         reader = self.store.reader
-        as_of = instant("as_of", as_of)
+        as_of = checks.instant("as_of", as_of)
         eid = self.resolve(ref)
         row = reader.entities([eid])[eid]
         if as_of is not None and row.created_at > as_of:  # as ``context`` leaves it out
@@ -525,7 +478,7 @@ class Knotwork:
               ) -> list[FactRow]:
         """Facts whose subject is the entity: live ones, or all of them with ``history``."""
         return self.store.reader.facts([self.resolve(ref)], history=history,
-                                       as_of=instant("as_of", as_of))
+                                       as_of=checks.instant("as_of", as_of))
 
     @_one_state
     def history(self, ref: str, *, offset: int = 0, limit: int | None = None) -> History:

@@ -10,8 +10,10 @@ from __future__ import annotations
 import json
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import asdict
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..embed import Embedder, manifest
@@ -28,7 +30,8 @@ if TYPE_CHECKING:
     FloatArray = npt.NDArray[np.float32]
 
 __all__ = ["Progress", "VectorHits", "as_float32", "check_manifest", "early_query_vector",
-           "embed_pending", "embed_query", "embedding_status", "vector_search"]
+           "embed_pending", "embed_query", "embedding_status", "open_vector_index",
+           "semantic_search", "status_notes", "vector_search"]
 
 #: Told (done, total) as chunks are embedded.
 Progress = Callable[[int, int], None]
@@ -65,6 +68,15 @@ def embedding_status(reader: StoreReader, *, off: bool) -> str:
         return "complete"
     done, live = reader.vector_counts()
     return f"partial {done}/{live}"
+
+
+def status_notes(status: str) -> tuple[str, ...]:
+    """What a context answer says about the vectors it could use (``embedding_status``)."""
+    if status == "none":
+        return ("no chunk vectors: answered from full text and links only",)
+    if status.startswith("partial"):
+        return (f"semantic search saw only the chunks embedded so far ({status})",)
+    return ()
 
 
 def check_manifest(reader: StoreReader, emb: Embedder) -> None:
@@ -153,6 +165,42 @@ def early_query_vector(emb: Embedder | None, query: str) -> Callable[[], FloatAr
         return vec
 
     return wait
+
+
+@contextmanager
+def semantic_search(emb: Embedder | None, query: str,
+                    search: Callable[[str, int, FloatArray | None], VectorHits]
+                    ) -> Iterator[Callable[[str, int], VectorHits]]:
+    """A vector search for ``build_context`` whose query vector is embedded from now on
+    (``early_query_vector``); leaving the block waits for that thread, even on an error."""
+    query_vector = early_query_vector(emb, query)
+
+    def semantic(text: str, k: int) -> VectorHits:
+        return search(text, k, query_vector())
+
+    try:
+        yield semantic
+    finally:
+        try:
+            query_vector()  # never leave the thread behind
+        except Exception:  # noqa: BLE001, S110 - the answer's own error matters more
+            pass
+
+
+def open_vector_index(store_path: str, dim: int, *, ann_threshold: int) -> VectorIndex:
+    """A vector index of ``dim`` columns (exact; HNSW past ``ann_threshold`` vectors).
+
+    The graph is saved beside the store as ``<store>.usearch`` and the float32 copy of
+    the vectors as ``<store>.vectors`` (never in the vault, unless the store itself is
+    there), so a new process (every CLI call) skips reading every vector from SQLite;
+    an in-memory store keeps both in memory only.
+    """
+    from .vectors import VectorIndex  # numpy: only once vectors are read
+
+    disk = store_path != ":memory:"
+    return VectorIndex(dim, ann_threshold=ann_threshold,
+                       ann_path=Path(store_path + ".usearch") if disk else None,
+                       mirror_path=Path(store_path + ".vectors") if disk else None)
 
 
 def vector_search(reader: StoreReader, index: VectorIndex, emb: Embedder, query: str, k: int,
