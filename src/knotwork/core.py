@@ -21,6 +21,7 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, TypeVar
 
 from . import checks
+from . import vault as _vault
 from .config import Settings
 from .embed import Embedder, open_embedder
 from .errors import ConfigError, Conflict, InvalidQuery, NotFound
@@ -156,13 +157,8 @@ class Knotwork:
 
         s = self.settings
         globs = self.patterns(patterns)
-        # a file path that no longer exists (a folder path has no suffix: "not a folder")
-        gone = not root.exists() and bool(root.suffix) and root.parent.is_dir()
-        if root.is_file() or gone:
-            if only is not None:
-                raise InvalidQuery("give a folder with `only`, not a file")
-            root, rel = self._note_root(root, scope or s.scope, globs, gone=gone)
-            only = [rel]
+        root, only = _vault.sync_target(self.store.reader, root, only, scope=scope or s.scope,
+                                        patterns=globs, vault=self.vault)
         report = _sync.sync(self.store, root, scope=scope or s.scope, actor=self.actor,
                             finder=self._mentions,
                             patterns=globs, force=force, dry_run=dry_run,
@@ -172,39 +168,6 @@ class Knotwork:
         if embed and not dry_run and self.embedder() is not None:
             self.embed(progress=embed_progress)
         return report
-
-    def _note_root(self, file: Path, scope: str, patterns: tuple[str, ...], *,
-                   gone: bool = False) -> tuple[Path, str]:
-        """The vault holding ``file`` and the file's path in it.
-
-        The vault is this object's, else the folder the scope's last full sync read: a
-        note is named by its path in its vault, so one file synced alone is the same
-        document as when its folder is synced. A ``gone`` file is one the store still
-        holds: syncing it alone deletes it, as a sync of its folder would.
-        """
-        from .ingest.sources import VaultRules
-        from .sync import files as _sync
-
-        full = file.parent.resolve() / file.name  # a symlinked note keeps its own name
-        known = self.store.reader.meta(_sync.root_key(scope))
-        roots = [r for r in (self.vault, Path(known) if known else None) if r is not None]
-        for root in roots:
-            if full.is_relative_to(root):
-                rel = full.relative_to(root).as_posix()
-                if gone:
-                    held = self.store.reader.document(scope, rel)
-                    if held is None or held["deleted_at"] is not None:
-                        raise InvalidQuery(f"{file} does not exist, and the store holds no"
-                                           " note at that path")
-                    return root, rel
-                if VaultRules(root, patterns=patterns).file(rel) is None:
-                    raise InvalidQuery(f"{file} is not a note: the patterns"
-                                       f" ({', '.join(patterns)}) or the vault's ignore rules"
-                                       " leave it out")
-                return root, rel
-        where = " or ".join(str(r) for r in roots) or "no folder synced yet"
-        raise InvalidQuery(f"{file} is not inside the vault of scope {scope!r} ({where}):"
-                           " ingest the folder that holds it first")
 
     def patterns(self, given: Sequence[str] | None = None) -> tuple[str, ...]:
         """The globs of the vault's notes: ``given``, else ``Settings.patterns``."""
@@ -383,9 +346,6 @@ class Knotwork:
         if self.vault is None:
             raise InvalidQuery("no vault to watch: open Knotwork with a vault folder")
 
-        from .ingest.sources import DEFAULT_IGNORES, IGNORE_FILE, matches
-        from .sync.watch import VaultWatcher
-
         globs = self.patterns(patterns)
 
         def apply(paths: list[str] | None) -> None:
@@ -393,10 +353,8 @@ class Knotwork:
             if on_report:
                 on_report(report)
 
-        return VaultWatcher(self.vault, apply, debounce_ms=self.settings.debounce_ms,
-                            on_error=on_error, wanted=lambda rel: matches(rel, globs),
-                            rule_files=frozenset({IGNORE_FILE}),
-                            ignored_dirs=frozenset(DEFAULT_IGNORES))
+        return _vault.watcher(self.vault, apply, patterns=globs, on_error=on_error,
+                              debounce_ms=self.settings.debounce_ms)
 
     # ------------------------------------------------------------ read
 
