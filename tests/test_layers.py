@@ -12,6 +12,7 @@ ROOT = Path(knotwork.__file__).parent
 # layer -> the knotwork layers it may import (itself always allowed)
 ALLOWED: dict[str, set[str]] = {
     "types": set(),
+    "results": {"types"},
     "errors": set(),
     "config": {"errors"},
     "checks": {"errors", "store"},
@@ -19,11 +20,11 @@ ALLOWED: dict[str, set[str]] = {
     "ingest": {"types", "errors"},
     "store": {"types", "errors"},
     "embed": {"types", "errors"},
-    "retrieve": {"types", "errors", "store", "embed"},
+    "retrieve": {"types", "results", "errors", "store", "embed"},
     "render": {"types"},
     "sync": {"types", "errors", "ingest", "store"},
     "core": {"types", "errors", "config", "checks", "ingest", "store", "embed", "retrieve",
-             "render", "sync", "vault"},
+             "render", "sync", "vault", "results"},
     "cli": {"core", "types", "render", "errors", "config", "server", "mcp", "sync"},
     "server": {"core", "types", "render", "errors", "config"},
     "mcp": {"core", "types", "render", "errors", "config"},

@@ -21,38 +21,25 @@ from .errors import (
     StoreError,
 )
 from .types import (
-    AmbiguousName,
-    Compacted,
     ContextEntity,
-    DocumentIngested,
-    DocumentWarning,
-    Embedded,
     EntityView,
     Evidence,
     FactRow,
-    History,
     KnowledgeContext,
     SearchHit,
-    Stats,
     SyncReport,
 )
 
 __version__ = "0.1.0"
 
 __all__ = [
-    "AmbiguousName",
     "BackendUnavailable",
-    "Compacted",
     "ConfigError",
     "Conflict",
     "ContextEntity",
-    "DocumentIngested",
-    "DocumentWarning",
-    "Embedded",
     "EntityView",
     "Evidence",
     "FactRow",
-    "History",
     "IngestError",
     "InvalidQuery",
     "Knotwork",
@@ -65,7 +52,6 @@ __all__ = [
     "SchemaVersionError",
     "SearchHit",
     "Settings",
-    "Stats",
     "StoreError",
     "SyncReport",
     "__version__",

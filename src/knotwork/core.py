@@ -21,39 +21,31 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, TypeVar
 
 from . import checks
-from . import vault as _vault
 from .config import Settings
 from .embed import Embedder, open_embedder
 from .errors import ConfigError, Conflict, InvalidQuery, NotFound
 from .render import renderer
 from .retrieve import ContextOptions, Measure, build_context, token_counter
 from .retrieve import embedding as _embedding
-from .retrieve import search as _search
 from .retrieve.memo import ReadMemo
 from .store import Store, StoreReader, open_store
 from .types import (
-    AmbiguousName,
     Applied,
-    Compacted,
-    DocumentIngested,
-    DocumentWarning,
-    Embedded,
     EntityView,
     FactDraft,
     FactRow,
-    History,
     KnowledgeContext,
     LiteralValue,
     NameRef,
     SearchHit,
     Span,
-    Stats,
     SyncReport,
     name_key,
 )
 
 if TYPE_CHECKING:  # imported where used: a process that only queries never loads them
     from .ingest.mentions import MentionFinder
+    from .results import Compacted, DocumentIngested, Embedded, History, Stats
     from .retrieve.embedding import FloatArray
     from .retrieve.vectors import VectorIndex
     from .sync import files as _sync
@@ -157,6 +149,8 @@ class Knotwork:
 
         s = self.settings
         globs = self.patterns(patterns)
+        from . import vault as _vault
+
         root, only = _vault.sync_target(self.store.reader, root, only, scope=scope or s.scope,
                                         patterns=globs, vault=self.vault)
         report = _sync.sync(self.store, root, scope=scope or s.scope, actor=self.actor,
@@ -187,6 +181,8 @@ class Knotwork:
               window: int = 1024) -> Embedded:
         """Embed every live chunk that has no vector yet (``retrieve.embedding``), then,
         past ``ann_threshold``, leave a graph the next search can load."""
+        from .results import Embedded
+
         emb = self.embedder()
         if emb is None:
             return Embedded(embedded=0, tokens=0, embedder=None, seconds=0.0)
@@ -212,6 +208,8 @@ class Knotwork:
         chunks and every cited chunk stay, so no answer, history or citation changes.
         ``vacuum`` also rewrites the file to its used pages, which returns the packed
         text's room (a copy of the whole store: writers wait for it, readers go on)."""
+        from .results import Compacted
+
         return Compacted(**self.store.compact(actor=self.actor, vacuum=vacuum))
 
     def _embedding_off(self) -> bool:
@@ -274,6 +272,8 @@ class Knotwork:
                                    generations=bool(applied.names_added or applied.names_removed))
             if self.embedder() is not None:
                 self.embed()  # as ``ingest`` does: semantic search sees the document at once
+        from .results import DocumentIngested
+
         return DocumentIngested(
             doc_id=doc_id,
             status="unchanged" if applied is None else (
@@ -346,6 +346,8 @@ class Knotwork:
         if self.vault is None:
             raise InvalidQuery("no vault to watch: open Knotwork with a vault folder")
 
+        from . import vault as _vault
+
         globs = self.patterns(patterns)
 
         def apply(paths: list[str] | None) -> None:
@@ -402,6 +404,8 @@ class Knotwork:
                mode: str = "bm25", fusion: str | None = None) -> list[SearchHit]:
         """Chunks matching ``query`` with citations: ``bm25``, ``vector`` or ``hybrid``
         (``retrieve.search``); hybrid fuses with ``fusion``, default ``Settings.fusion``."""
+        from .retrieve import search as _search  # loaded by the first search, not by context
+
         k = checks.positive("k", k)
         vectors = None
         if mode in ("vector", "hybrid") and self.embedding_status() != "none":
@@ -454,6 +458,8 @@ class Knotwork:
         end = offset + len(page)
         events = self.store.reader.events(fact_ids=[f.id for f in page], limit=None) \
             if page else []
+        from .results import History
+
         return History(entity=ref, offset=offset, total_facts=len(facts),
                        next_offset=end if end < len(facts) else None, facts=tuple(page),
                        events=tuple(events))
@@ -463,6 +469,7 @@ class Knotwork:
         """The store's counts, its warnings and names claimed twice, how far embedding
         got, and what the next sync would redo because this knotwork extracts otherwise."""
         from .ingest import MENTION_RULES, extraction_key
+        from .results import AmbiguousName, DocumentWarning, Stats
 
         reader = self.store.reader
         warned, warnings = reader.warnings()

@@ -19,12 +19,12 @@ from typing import TYPE_CHECKING, Any
 from ..embed import Embedder, manifest
 from ..errors import ConfigError
 from ..store import Store, StoreReader
-from ..types import Embedded
 
 if TYPE_CHECKING:
     import numpy as np
     import numpy.typing as npt
 
+    from ..results import Embedded
     from .vectors import VectorIndex
 
     FloatArray = npt.NDArray[np.float32]
@@ -131,6 +131,8 @@ def embed_pending(store: Store, emb: Embedder, *, actor: str, progress: Progress
             if progress:
                 progress(done_before + done, live)
     tokens = getattr(emb, "tokens_embedded", 0) - counted_before
+    from ..results import Embedded
+
     if prepare is not None:
         prepare(done_before + done)
     return Embedded(embedded=done, tokens=tokens, embedder=emb.name,
