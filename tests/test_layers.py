@@ -13,16 +13,18 @@ ROOT = Path(knotwork.__file__).parent
 ALLOWED: dict[str, set[str]] = {
     "domain": set(),  # the pure rules: below even the records, which re-export a few
     "types": {"domain"},
+    "results": {"types"},
     "errors": set(),
     "config": {"errors"},
+    "checks": {"errors", "store"},
     "ingest": {"domain", "types", "errors"},  # (its parser: types and errors only)
     "store": {"domain", "types", "errors"},
     "embed": {"types", "errors"},
-    "retrieve": {"domain", "types", "errors", "store", "embed"},
+    "retrieve": {"domain", "types", "results", "errors", "store", "embed"},
     "render": {"types"},
     "sync": {"domain", "types", "errors", "ingest", "store"},
-    "core": {"domain", "types", "errors", "config", "ingest", "store", "embed", "retrieve",
-             "render", "sync"},
+    "core": {"domain", "types", "errors", "config", "checks", "ingest", "store", "embed",
+             "retrieve", "render", "sync", "results"},
     "cli": {"core", "types", "render", "errors", "config", "server", "mcp", "sync"},
     "server": {"core", "types", "render", "errors", "config"},
     "mcp": {"core", "types", "render", "errors", "config"},

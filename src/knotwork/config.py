@@ -7,7 +7,7 @@ keyword arguments. ``tests/test_docs.py`` checks the README documents every sett
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
 from .errors import ConfigError
@@ -15,64 +15,58 @@ from .errors import ConfigError
 
 @dataclass(frozen=True, slots=True)
 class Setting:
+    """One setting as the README and ``--help`` describe it (derived from ``Settings``)."""
+
     name: str
     default: Any
     help: str
 
 
-SETTINGS: tuple[Setting, ...] = (
-    Setting("db", ".knotwork/store.db", "Store location: a file path or sqlite:///path."),
-    Setting("scope", "default", "Scope that ingested documents and asserted facts belong to."),
-    Setting("actor", "", "Who writes, recorded on every event (default: cli:<user>)."),
-    Setting("patterns", "**/*.md", "Globs of the vault files read as notes, comma-separated"
-            " (`**/` spans folders; matched case-insensitively, relative to the vault)."),
-    Setting("max_file_bytes", 5_000_000, "Files larger than this are refused with an error."),
-    Setting("chunk_tokens", 220, "Approximate token cap of one chunk (chunks follow headings)."),
-    Setting("workers", 0, "Worker processes that parse and write large ingests, 200 files or more"
-            " (0 = one per core, 1 = everything in this process)."),
-    Setting("synchronous", "FULL", "SQLite synchronous pragma: FULL makes every commit durable"
-            " (a parallel ingest syncs its worker commits once, when they are done)."),
-    Setting("max_entities", 20, "Default number of entities a context answer returns."),
-    Setting("link_depth", 1, "Default hops of link expansion in context answers."),
-    Setting("max_facts", 20, "Facts listed per entity in a context answer."),
-    Setting("context_max_tokens", 6000,
-            "Default token budget of a context answer as rendered (0 = no limit)."),
-    Setting("min_confidence", 0.6, "Relations below this confidence are dropped on agent ingest."),
-    Setting("token_encoding", "o200k_base", "Tokenizer used to count the tokens of answers."),
-    Setting("debounce_ms", 500, "Watcher debounce: file events closer than this are merged."),
-    Setting("embedder", "minilm",
-            "Embedding model for semantic search: minilm (bundled, offline), openai:<model>,"
-            " st:<model>, hash (tests only) or none."),
-    Setting("fusion", "zscore", "How hybrid search fuses BM25 and vector ranks: zscore or rrf."),
-    Setting("ann_threshold", 50_000,
-            "Live chunk vectors past which vector search uses an HNSW index (0 = always exact)."),
-    Setting("ontology", "", "JSON/YAML file of extra type and relation synonyms for agent ingest."),
-)
-
-_TYPES = {s.name: type(s.default) for s in SETTINGS}
+def _setting(default: Any, help: str) -> Any:
+    """A field of ``Settings``: its default and its help line, declared together."""
+    return field(default=default, metadata={"help": help})
 
 
 @dataclass(frozen=True, slots=True)
 class Settings:
-    db: str = ".knotwork/store.db"
-    scope: str = "default"
-    actor: str = ""
-    patterns: str = "**/*.md"
-    max_file_bytes: int = 5_000_000
-    chunk_tokens: int = 220
-    workers: int = 0
-    synchronous: str = "FULL"
-    max_entities: int = 20
-    link_depth: int = 1
-    max_facts: int = 20
-    context_max_tokens: int = 6000
-    min_confidence: float = 0.6
-    token_encoding: str = "o200k_base"
-    debounce_ms: int = 500
-    embedder: str = "minilm"
-    fusion: str = "zscore"
-    ann_threshold: int = 50_000
-    ontology: str = ""
+    """Every setting, declared once: name, type, default and help (``SETTINGS`` lists them)."""
+
+    db: str = _setting(".knotwork/store.db", "Store location: a file path or sqlite:///path.")
+    scope: str = _setting("default", "Scope that ingested documents and asserted facts belong"
+                          " to.")
+    actor: str = _setting("", "Who writes, recorded on every event (default: cli:<user>).")
+    patterns: str = _setting("**/*.md", "Globs of the vault files read as notes, comma-separated"
+                             " (`**/` spans folders; matched case-insensitively, relative to"
+                             " the vault).")
+    max_file_bytes: int = _setting(5_000_000, "Files larger than this are refused with an"
+                                   " error.")
+    chunk_tokens: int = _setting(220, "Approximate token cap of one chunk (chunks follow"
+                                 " headings).")
+    workers: int = _setting(0, "Worker processes that parse and write large ingests, 200 files"
+                            " or more (0 = one per core, 1 = everything in this process).")
+    synchronous: str = _setting("FULL", "SQLite synchronous pragma: FULL makes every commit"
+                                " durable (a parallel ingest syncs its worker commits once,"
+                                " when they are done).")
+    max_entities: int = _setting(20, "Default number of entities a context answer returns.")
+    link_depth: int = _setting(1, "Default hops of link expansion in context answers.")
+    max_facts: int = _setting(20, "Facts listed per entity in a context answer.")
+    context_max_tokens: int = _setting(6000, "Default token budget of a context answer as"
+                                       " rendered (0 = no limit).")
+    min_confidence: float = _setting(0.6, "Relations below this confidence are dropped on"
+                                     " agent ingest.")
+    token_encoding: str = _setting("o200k_base", "Tokenizer used to count the tokens of"
+                                   " answers.")
+    debounce_ms: int = _setting(500, "Watcher debounce: file events closer than this are"
+                                " merged.")
+    embedder: str = _setting("minilm", "Embedding model for semantic search: minilm (bundled,"
+                             " offline), openai:<model>, st:<model>, hash (tests only) or"
+                             " none.")
+    fusion: str = _setting("zscore", "How hybrid search fuses BM25 and vector ranks: zscore or"
+                           " rrf.")
+    ann_threshold: int = _setting(50_000, "Live chunk vectors past which vector search uses an"
+                                  " HNSW index (0 = always exact).")
+    ontology: str = _setting("", "JSON/YAML file of extra type and relation synonyms for agent"
+                             " ingest.")
 
     @classmethod
     def from_env(cls, env: dict[str, str] | None = None, **overrides: Any) -> Settings:
@@ -93,6 +87,12 @@ class Settings:
 
     def as_dict(self) -> dict[str, Any]:
         return {f.name: getattr(self, f.name) for f in fields(self)}
+
+
+#: Every setting with its default and help, in declaration order (the README documents each).
+SETTINGS: tuple[Setting, ...] = tuple(Setting(f.name, f.default, f.metadata["help"])
+                                      for f in fields(Settings))
+_TYPES = {s.name: type(s.default) for s in SETTINGS}
 
 
 def _coerce(name: str, raw: str) -> Any:

@@ -81,3 +81,16 @@ def test_importing_the_package_loads_no_runtime() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
     )
     assert out.stdout.strip() == "[]"
+
+
+def test_base_imports_none_of_its_backends() -> None:
+    """The backends import ``embed.base``; the registry, not base, imports them."""
+    import ast
+    from pathlib import Path
+
+    import knotwork.embed.base as base
+
+    tree = ast.parse(Path(base.__file__).read_text(encoding="utf-8"))
+    names = {n.module or "" for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
+    names |= {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
+    assert not {m for m in names if m.startswith("knotwork.embed")}

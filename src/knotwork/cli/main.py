@@ -79,7 +79,7 @@ def _kw(vault: str | None = None, *, patterns: list[str] | None = None,
     """
     if vault is not None and not os.path.isdir(vault):
         raise typer.BadParameter(f"not a folder: {vault}", param_hint="--vault")
-    overrides: dict[str, str] = {"scope": state.scope} if state.scope else {}
+    overrides: dict[str, Any] = {"scope": state.scope} if state.scope else {}
     if patterns:
         if bad := [p for p in patterns if "," in p or not p.strip()]:
             raise typer.BadParameter(f"not a usable glob: {bad[0]!r} (one glob per --pattern,"
@@ -310,10 +310,10 @@ def reindex(embeddings: Annotated[bool, typer.Option(
     with _kw(read_only=True) as kw, _bars(enabled=not as_json) as bar:
         result = kw.reindex_embeddings(progress=bar("embedding"))
     if as_json:
-        _print_json(result)
+        _print_json(result.as_dict())
     else:
-        out.print(f"embedded {result['embedded']} chunks with {result['embedder']}"
-                  f" in {result['seconds']} s", markup=False)
+        out.print(f"embedded {result.embedded} chunks with {result.embedder}"
+                  f" in {result.seconds} s", markup=False)
 
 
 @app.command()
@@ -327,12 +327,12 @@ def compact(vacuum: Annotated[bool, typer.Option(
     with _kw(read_only=True) as kw:
         result = kw.compact(vacuum=vacuum)
     if as_json:
-        _print_json(result)
+        _print_json(result.as_dict())
         return
-    out.print(f"removed {result['chunks_removed']} chunks of past versions that no fact cites"
-              f" · packed {result['versions_packed']} past versions' text"
-              f" · {result['bytes_freed'] / 1e6:.1f} MB freed · store"
-              f" {result['store_bytes'] / 1e6:.1f} MB", markup=False)
+    out.print(f"removed {result.chunks_removed} chunks of past versions that no fact cites"
+              f" · packed {result.versions_packed} past versions' text"
+              f" · {result.bytes_freed / 1e6:.1f} MB freed · store"
+              f" {result.store_bytes / 1e6:.1f} MB", markup=False)
 
 
 @app.command()
@@ -341,17 +341,16 @@ def stats(as_json: JsonOpt = False) -> None:
     with _kw(read_only=True) as kw:
         data = kw.stats()
     if as_json:
-        _print_json(data)
+        _print_json(data.as_dict())
         return
-    for key, value in data.items():
+    for key, value in data.as_dict().items():
         if key == "ambiguous_names":
-            for amb in value:  # type: ignore[attr-defined]
-                out.print(f"ambiguous name {amb['name']!r}: {', '.join(amb['paths'])}",
-                          markup=False)
+            for amb in data.ambiguous_names:
+                out.print(f"ambiguous name {amb.name!r}: {', '.join(amb.paths)}", markup=False)
         elif key == "warnings":
-            for w in value:  # type: ignore[attr-defined]
-                at = f"{w['path']}:{w['line']}" if w["line"] else w["path"]
-                out.print(f"warning {at}: {w['reason']}", markup=False)
+            for w in data.warnings:
+                at = f"{w.path}:{w.line}" if w.line else w.path
+                out.print(f"warning {at}: {w.reason}", markup=False)
         else:
             out.print(f"{key}: {value}", markup=False)
 

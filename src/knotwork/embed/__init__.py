@@ -14,15 +14,8 @@ loads what it needs when first used.
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from knotwork.embed.base import (
-    DEFAULT_EMBEDDER,
-    Embedder,
-    EmbedderManifest,
-    l2_normalize,
-    manifest,
-    open_embedder,
-    valid_specs,
-)
+from knotwork.embed.base import Embedder, EmbedderManifest, l2_normalize, manifest
+from knotwork.embed.registry import DEFAULT_EMBEDDER, open_embedder, valid_specs
 
 if TYPE_CHECKING:
     from knotwork.embed.hashing import HashEmbedder

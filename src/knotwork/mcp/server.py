@@ -31,7 +31,7 @@ from typing import Annotated, Any, Literal, NotRequired
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import CallToolResult, TextContent, ToolAnnotations
-from pydantic import ConfigDict, Field
+from pydantic import Field
 from typing_extensions import TypedDict  # pydantic needs it below Python 3.12
 
 from ..core import Knotwork
@@ -215,7 +215,8 @@ def build_server(kw: Knotwork, *, scopes: Sequence[str] | None = None) -> MCPSer
         with _tool_errors():
             return _result(kw.ingest_document(
                 doc_id, title, source, raw_content, entities=[dict(e) for e in entities or ()],
-                relations=[dict(r) for r in relations or ()], min_confidence=min_confidence))
+                relations=[dict(r) for r in relations or ()],
+                min_confidence=min_confidence).as_dict())
 
     @app.tool(title="Assert a fact", annotations=ADD)
     def assert_fact(
@@ -265,14 +266,14 @@ def build_server(kw: Knotwork, *, scopes: Sequence[str] | None = None) -> MCPSer
         """Every fact ever recorded about an entity, retracted ones included, with the events
         (who, when, why) that touched them. Paged: follow next_offset until it is null."""
         with _tool_errors():
-            return _result(kw.history(ref, offset=offset, limit=limit))
+            return _result(kw.history(ref, offset=offset, limit=limit).as_dict())
 
     @app.tool(title="Knowledge base statistics", annotations=READ)
     def stats() -> Json:
         """Size of the knowledge base: documents, chunks, entities, live and retracted facts,
         events, and names that more than one note claims."""
         with _tool_errors():
-            return _result(kw.stats())
+            return _result(kw.stats().as_dict())
 
     _refuse_unknown_arguments(app)
     return app
@@ -290,8 +291,9 @@ def _refuse_unknown_arguments(app: MCPServer[Any]) -> None:
     manager = getattr(app, "_tool_manager", None)
     for tool in manager.list_tools() if manager is not None else []:
         model = tool.fn_metadata.arg_model
-        tool.fn_metadata.arg_model = type(model.__name__, (model,), {
-            "model_config": ConfigDict({**model.model_config, "extra": "forbid"})})
+        config = model.model_config.copy()
+        config["extra"] = "forbid"
+        tool.fn_metadata.arg_model = type(model.__name__, (model,), {"model_config": config})
         tool.parameters = {**tool.parameters, "additionalProperties": False}
 
 

@@ -35,7 +35,7 @@ class ReadMemo:
             if (token != self._token or len(self._terms) > self._entries
                     or len(self._degrees) > self._entries):
                 self._token, self._terms, self._degrees = token, {}, {}
-            return _MemoReader(reader, self._terms, self._degrees)  # type: ignore[return-value]
+            return _MemoReader(reader, self._terms, self._degrees)
 
 
 class _MemoReader:

@@ -290,7 +290,7 @@ def history(kw: KW, entity: Annotated[str, Query(min_length=1, description="The 
             offset: Annotated[int, Query(ge=0)] = 0,
             limit: Annotated[int, Query(ge=1, le=1000)] = 100) -> dict[str, Any]:
     """Every fact ever recorded about an entity and the events that touched them, paged."""
-    return kw.history(entity, offset=offset, limit=limit)
+    return kw.history(entity, offset=offset, limit=limit).as_dict()
 
 
 @router.post("/documents", response_model=IngestOut, tags=["write"])
@@ -303,7 +303,7 @@ def documents(body: DocumentRequest, kw: KW) -> dict[str, object]:
         body.doc_id, body.title, body.source, body.raw_content,
         entities=[e.model_dump(exclude_none=True) for e in body.entities],
         relations=[r.model_dump(exclude_none=True) for r in body.relations],
-        scope=body.scope, min_confidence=body.min_confidence)
+        scope=body.scope, min_confidence=body.min_confidence).as_dict()
 
 
 @router.post("/facts", status_code=201, response_model=FactOut,
@@ -339,7 +339,7 @@ def health(request: Request, kw: KW) -> dict[str, object]:
 @router.get("/stats", response_model=StatsOut, tags=["meta"])
 def stats(kw: KW) -> dict[str, object]:
     """Counts of documents, chunks, entities, facts and events."""
-    return kw.stats()
+    return kw.stats().as_dict()
 
 
 def _version() -> str:

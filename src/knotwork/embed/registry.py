@@ -1,0 +1,119 @@
+"""Choose an embedder by name: ``open_embedder(spec)`` and the specs it accepts.
+
+Backends are chosen by a short spec string, so a setting can name one::
+
+    "minilm"            the default: all-MiniLM-L6-v2 int8 ONNX, offline, no torch
+    "hash"              a deterministic bag-of-hashes, for unit tests only
+    "openai:<model>"    any OpenAI-compatible ``/v1/embeddings`` endpoint (Ollama, vLLM, …)
+    "st:<model>"        sentence-transformers (optional, needs ``knotwork[torch]``)
+
+The one module that knows every backend: each is imported only when chosen, so ``hash``
+never loads onnxruntime, and ``embed.base`` (which the backends import) imports none.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable
+from typing import Any
+
+from knotwork.embed.base import Embedder
+from knotwork.errors import ConfigError
+
+__all__ = ["DEFAULT_EMBEDDER", "open_embedder", "valid_specs"]
+
+#: The spec ``open_embedder`` uses when none is given.
+DEFAULT_EMBEDDER = "minilm"
+
+# -- the registry ---------------------------------------------------------------------
+# Factories import their backend module on call: a spec that is never chosen never
+# costs an import (onnxruntime alone takes ~0.3 s to import).
+
+
+def _minilm(**options: Any) -> Embedder:
+    from knotwork.embed.minilm import MiniLMEmbedder
+
+    return MiniLMEmbedder(**options)
+
+
+def _hash(**options: Any) -> Embedder:
+    from knotwork.embed.hashing import HashEmbedder
+
+    return HashEmbedder(**options)
+
+
+def _openai(model: str, **options: Any) -> Embedder:
+    from knotwork.embed.openai_compat import OpenAIEmbedder
+
+    return OpenAIEmbedder(model, **options)
+
+
+def _st(model: str, **options: Any) -> Embedder:
+    from knotwork.embed.st import SentenceTransformerEmbedder
+
+    return SentenceTransformerEmbedder(model, **options)
+
+
+def _options_of(class_path: str) -> Callable[[], set[str]]:
+    """Return a function listing the keyword options a backend's constructor accepts."""
+
+    def accepted() -> set[str]:
+        module_name, _, class_name = class_path.rpartition(".")
+        module = __import__(module_name, fromlist=[class_name])
+        params = inspect.signature(getattr(module, class_name)).parameters
+        return {n for n, p in params.items() if p.kind is inspect.Parameter.KEYWORD_ONLY}
+
+    return accepted
+
+
+# name → (factory, lister of accepted options); _WITH_MODEL names take "name:<model>".
+_PLAIN: dict[str, tuple[Callable[..., Embedder], Callable[[], set[str]]]] = {
+    "minilm": (_minilm, _options_of("knotwork.embed.minilm.MiniLMEmbedder")),
+    "hash": (_hash, _options_of("knotwork.embed.hashing.HashEmbedder")),
+}
+_WITH_MODEL: dict[str, tuple[Callable[..., Embedder], Callable[[], set[str]]]] = {
+    "openai": (_openai, _options_of("knotwork.embed.openai_compat.OpenAIEmbedder")),
+    "st": (_st, _options_of("knotwork.embed.st.SentenceTransformerEmbedder")),
+}
+# Why aliases: the manifest stores the embedder's ``name``; reopening by that name works.
+_ALIASES = {"minilm-l6-v2-int8": "minilm", "default": "minilm"}
+
+
+def valid_specs() -> list[str]:
+    """List the spec forms ``open_embedder`` accepts, for error messages and ``--help``."""
+    return [*_PLAIN, *(f"{name}:<model>" for name in _WITH_MODEL)]
+
+
+def open_embedder(spec: str = DEFAULT_EMBEDDER, **options: Any) -> Embedder:
+    """Open the embedder named by ``spec``; ``options`` go to its constructor.
+
+    Raises ``ConfigError`` (listing the valid specs or options) for an unknown name, a
+    missing model after ``openai:``/``st:``, or an option the backend does not take.
+
+    >>> e = open_embedder("hash", dim=32)
+    >>> e.embed(["hello world"]).shape
+    (1, 32)
+    """
+    spec = spec.strip() or DEFAULT_EMBEDDER
+    kind, sep, model = spec.partition(":")
+    kind = _ALIASES.get(kind.lower(), kind.lower())
+    hint = "valid embedders: " + ", ".join(valid_specs())
+
+    if kind in _PLAIN and not sep:
+        factory, accepted = _PLAIN[kind]
+        args: tuple[str, ...] = ()
+    elif kind in _WITH_MODEL:
+        if not model.strip():
+            raise ConfigError(f"embedder {spec!r} needs a model name after ':'", hint=hint)
+        factory, accepted = _WITH_MODEL[kind]
+        args = (model.strip(),)
+    else:
+        raise ConfigError(f"unknown embedder {spec!r}", key="embedder", hint=hint)
+
+    unknown = sorted(set(options) - accepted())
+    if unknown:
+        raise ConfigError(
+            f"embedder {kind!r} does not take option(s) {', '.join(unknown)}",
+            hint="valid options: " + ", ".join(sorted(accepted())),
+        )
+    return factory(*args, **options)

@@ -1,0 +1,128 @@
+"""What the facade's methods answer: frozen records with their JSON shape.
+
+Each is what one ``Knotwork`` method returns; ``as_dict()`` is its JSON shape, the one
+the CLI prints and the REST and MCP front ends return. Apart from ``types`` because a
+query never makes one: each dataclass costs ~0.8 ms to create at import, and every
+process (every CLI call) imports ``types``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from .types import FactRow
+
+__all__ = ["AmbiguousName", "Compacted", "DocumentIngested", "DocumentWarning", "Embedded",
+           "History", "Stats"]
+
+
+class _Result:
+    """``as_dict()`` from the fields in order, and ``result["name"]`` reads one of them
+    as ``as_dict()`` has it (these results were plain dicts, read by key)."""
+
+    __slots__ = ()
+
+    def as_dict(self) -> dict[str, object]:
+        return {name: _plain(getattr(self, name)) for name in self.__dataclass_fields__}  # type: ignore[attr-defined]
+
+    def __getitem__(self, key: str) -> object:
+        return self.as_dict()[key]
+
+
+def _plain(value: object) -> object:
+    """A field as JSON holds it: records as dicts, tuples as lists."""
+    if isinstance(value, _Result | FactRow):
+        return value.as_dict()
+    if isinstance(value, tuple | list):
+        return [_plain(v) for v in value]
+    if isinstance(value, dict):
+        return dict(value)
+    return value
+
+
+@dataclass(frozen=True, slots=True)
+class Embedded(_Result):
+    """What ``Knotwork.embed`` did: chunks embedded, their tokens, the model, the time."""
+
+    embedded: int
+    tokens: int
+    embedder: str | None
+    seconds: float
+
+
+@dataclass(frozen=True, slots=True)
+class Compacted(_Result):
+    """What ``Knotwork.compact`` gave back (``bytes_freed``) and the store's size after."""
+
+    chunks_removed: int
+    versions_packed: int
+    bytes_freed: int
+    store_bytes: int
+
+
+@dataclass(frozen=True, slots=True)
+class History(_Result):
+    """One page of an entity's history: its facts (retracted ones too) and their events;
+    ``next_offset`` is the next page's offset, None after the last."""
+
+    entity: str
+    offset: int
+    total_facts: int
+    next_offset: int | None
+    facts: tuple[FactRow, ...]
+    events: tuple[dict[str, object], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class DocumentIngested(_Result):
+    """What ``Knotwork.ingest_document`` stored, and the items it dropped (with reasons)."""
+
+    doc_id: str
+    status: Literal["created", "updated", "unchanged"]
+    chunk_count: int
+    nodes_added: int
+    edges_added: int
+    facts_added: int
+    facts_retracted: int
+    dropped: tuple[dict[str, object], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class AmbiguousName(_Result):
+    """A name more than one note declares, with their paths (the winner first)."""
+
+    name: str
+    paths: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class DocumentWarning(_Result):
+    """A live document's warning (malformed frontmatter and the like), at its line."""
+
+    path: str
+    line: int | None
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class Stats(_Result):
+    """The store's counts, how far embedding got, and what the next sync would redo."""
+
+    documents: int
+    tombstones: int
+    versions: int
+    chunks: int
+    entities: int
+    facts: int
+    retracted_facts: int
+    events: int
+    embedded_chunks: int
+    embedding_status: str
+    embedder: str
+    ambiguous_names: tuple[AmbiguousName, ...]
+    documents_with_warnings: int
+    warnings: tuple[DocumentWarning, ...]
+    to_reread: int
+    mentions_to_find_again: bool
+    store: str

@@ -1,0 +1,79 @@
+"""Passage search: BM25, vector or both fused, headings-only chunks after the rest.
+
+``search`` takes the reader and the vector search as arguments: the facade decides
+whether vectors exist and which fusion the settings name.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from ..errors import InvalidQuery
+from ..store import StoreReader
+from ..types import SearchHit
+from . import fulltext
+from .pipeline import says_something
+from .rank import HYBRID_WEIGHTS, bm25_moments, zscore_sum
+from .rank import fusion as fusion_by_name
+
+__all__ = ["MODES", "VectorSearch", "search"]
+
+MODES = ("bm25", "vector", "hybrid")
+#: (query, k) → (chunk id, similarity) best first, and the similarities' moments.
+VectorSearch = Callable[[str, int], tuple[list[tuple[int, float]], tuple[float, float] | None]]
+
+
+def search(reader: StoreReader, query: str, *, k: int, mode: str, fusion: str,
+           scopes: Sequence[str] | None = None, vectors: VectorSearch | None = None
+           ) -> list[SearchHit]:
+    """Chunks matching ``query`` with citations: ``bm25``, ``vector`` or ``hybrid``.
+
+    Hybrid fuses the two rankings (top ``max(k, 100)`` of each) with the fusion function
+    named ``fusion`` (see ``rank.FUSIONS``). ``vectors`` is None when no chunk has a
+    vector: a mode that needs them is refused. A chunk of headings alone comes after those
+    with text (``pipeline.says_something``).
+    """
+    if mode not in MODES:
+        raise InvalidQuery(f"mode must be bm25, vector or hybrid, got {mode!r}")
+    depth = max(k, 100)
+    runs: list[list[tuple[int, float]]] = []
+    stats: list[tuple[float, float] | None] = []
+    if mode in ("bm25", "hybrid"):
+        hits = fulltext.search_chunks(reader, query, limit=depth, scopes=scopes)
+        runs.append([(h.id, h.score) for h in hits])
+        stats.append(bm25_moments([h.score for h in hits], reader.live_chunk_count()))
+    if mode in ("vector", "hybrid"):
+        if vectors is None:
+            raise InvalidQuery("no chunk has a vector yet: run `knotwork ingest` with an"
+                               " embedder, or use mode bm25")
+        hits_v, vstats = vectors(query, depth)
+        runs.append(hits_v)
+        stats.append(vstats)
+    if len(runs) == 1:
+        ranked = runs[0]
+    else:
+        fuse = fusion_by_name(fusion)
+        scores = (fuse(runs, weights=HYBRID_WEIGHTS, stats=stats) if fuse is zscore_sum
+                  else fuse(runs))
+        ranked = sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))
+    return _texts_first(reader, ranked, k=k, scopes=scopes)
+
+
+def _texts_first(reader: StoreReader, ranked: list[tuple[int, float]], *, k: int,
+                 scopes: Sequence[str] | None) -> list[SearchHit]:
+    """The first ``k`` hits, a chunk of headings alone after those with text.
+
+    Why, among the first 3k: BM25 favours short rows ("## Drawbacks" left empty), and a
+    search for a section's name listed every empty one first. (A word or two of text
+    stays where it ranks: "Zebra crossings." is all a search for it wants.)
+    """
+    window = ranked[:3 * k]
+    rows = reader.chunks([cid for cid, _ in window])
+    found = [(cid, score) for cid, score in window
+             if cid in rows and (not scopes or rows[cid].scope in scopes)]
+    full = [says_something(rows[cid].text, 1) for cid, _ in found]
+    top = ([h for h, f in zip(found, full, strict=True) if f]
+           + [h for h, f in zip(found, full, strict=True) if not f])[:k]
+    return [SearchHit(cid, rows[cid].path, rows[cid].title, rows[cid].heading_path,
+                      rows[cid].line_start, rows[cid].line_end, rows[cid].text, score)
+            for cid, score in top]
