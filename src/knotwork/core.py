@@ -23,22 +23,19 @@ from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, TypeVar
 from . import checks
 from .config import Settings
 from .embed import Embedder, open_embedder
-from .errors import ConfigError, Conflict, InvalidQuery, NotFound
+from .errors import ConfigError, InvalidQuery, NotFound
 from .render import renderer
 from .retrieve import ContextOptions, Measure, build_context, token_counter
 from .retrieve import embedding as _embedding
 from .retrieve.memo import ReadMemo
 from .store import Store, StoreReader, open_store
 from .types import (
-    Applied,
     EntityView,
-    FactDraft,
     FactRow,
     KnowledgeContext,
     LiteralValue,
     NameRef,
     SearchHit,
-    Span,
     SyncReport,
     name_key,
 )
@@ -251,7 +248,7 @@ class Knotwork:
         Re-sending a ``doc_id`` follows the ownership rule: facts the new payload no longer
         states are retracted. Dropped entities and relations come back with their reasons.
         """
-        from .sync import files as _sync
+        from .sync import writes as _writes
         from .sync.agent import build_agent_document
 
         s = self.settings
@@ -261,15 +258,9 @@ class Knotwork:
             min_confidence=s.min_confidence if min_confidence is None else min_confidence,
             known=lambda keys: set(reader.lookup_names(keys)), chunk_tokens=s.chunk_tokens,
             ontology=self._ontology.get("types"), relation_ontology=self._ontology.get("relations"))
-        prepared = self.store.prepare(doc)
-        with self.store.write(actor=self.actor) as w:
-            out = w.apply(scope or s.scope, prepared)
-        applied = out if isinstance(out, Applied) else None
+        applied = _writes.write_document(self.store, self._mentions, doc,
+                                         scope=scope or s.scope, actor=self.actor)
         if applied is not None:
-            _sync.refresh_mentions(self.store, self._mentions, actor=self.actor,
-                                   documents=[applied.document_id], added=applied.names_added,
-                                   removed=applied.names_removed,
-                                   generations=bool(applied.names_added or applied.names_removed))
             if self.embedder() is not None:
                 self.embed()  # as ``ingest`` does: semantic search sees the document at once
         from .results import DocumentIngested
@@ -293,45 +284,24 @@ class Knotwork:
                     scope: str | None = None, reason: str | None = None) -> FactRow:
         """Record one fact an agent or a person asserts (trust ``asserted``)."""
         checks.assertion(subject, predicate, value, value_type=value_type, confidence=confidence)
-        from .ingest.lexicon import normalize_relation
+        from .sync import writes as _writes
 
-        pred = normalize_relation(predicate)
-        if not pred:
-            raise InvalidQuery(f"predicate {predicate!r} holds no letter or digit")
+        pred = _writes.predicate(predicate)
         valid_from, valid_to = checks.validity(valid_from, valid_to)
         if value_type == "Literal":
             checks.check_datatype(value, datatype)
         obj: NameRef | LiteralValue = NameRef.of(value) if value_type == "Entity" \
             else LiteralValue(value, datatype)
-        draft = FactDraft(subject=NameRef.of(self._subject_name(subject)),
-                          predicate=pred, object=obj, span=Span(0, 0),
-                          supporting_text=supporting_text, extractor="api", trust="asserted",
-                          confidence=confidence, valid_from=valid_from, valid_to=valid_to)
-        with self.store.write(actor=self.actor) as w:
-            fid = w.assert_fact(scope or self.settings.scope, draft, reason=reason)
-        return self.store.reader.facts_by_id([fid])[0]
-
-    def _subject_name(self, ref: str) -> str:
-        """Assert on an existing entity by its label, so ``Traefik`` means the note."""
-        eid = self.store.reader.find_entity(ref.strip(), name_key(ref))
-        if eid is None:
-            return ref
-        return self.store.reader.entities([eid])[eid].label
+        return _writes.assert_fact(self.store, subject, pred, obj,
+                                   scope=scope or self.settings.scope, actor=self.actor,
+                                   confidence=confidence, supporting_text=supporting_text,
+                                   valid_from=valid_from, valid_to=valid_to, reason=reason)
 
     def retract_fact(self, fact_id: int, *, reason: str) -> FactRow:
         """Retract one fact (never deleted: ``as_of`` still sees it)."""
-        if not reason or not reason.strip():
-            raise InvalidQuery("a retraction needs a reason")
-        if not 1 <= fact_id < 2**63:  # no store holds such an id (SQLite's are 64-bit)
-            raise NotFound("fact", str(fact_id))
-        with self.store.write(actor=self.actor) as w:
-            ok = w.retract_fact(fact_id, reason=reason)
-        rows = self.store.reader.facts_by_id([fact_id])
-        if not rows:
-            raise NotFound("fact", str(fact_id))
-        if not ok:
-            raise Conflict(f"fact {fact_id} is already retracted", key=str(fact_id))
-        return rows[0]
+        from .sync import writes as _writes
+
+        return _writes.retract_fact(self.store, fact_id, reason=reason, actor=self.actor)
 
     def watcher(self, *, on_report: Callable[[SyncReport], None] | None = None,
                 on_error: Callable[[BaseException], None] | None = None,
