@@ -33,6 +33,7 @@ from ..types import (
 )
 from .records import (
     DocumentRecord,
+    EntityName,
     EventRecord,
     FileCheck,
     MentionWork,
@@ -41,10 +42,11 @@ from .records import (
 )
 
 __all__ = [
-    "AuditReader", "DocumentReader", "DocumentRecord", "DocumentWriter", "EntityReader",
-    "EventRecord", "FactReader", "FactWriter", "FileCheck", "MentionReader", "MentionWork",
-    "MentionWriter", "NameChange", "Prepared", "Store", "StoreReader", "StoreWriter",
-    "TextIndex", "TextQuery", "VectorReader", "VectorWriter", "open_store", "record_time",
+    "AuditReader", "DocumentReader", "DocumentRecord", "DocumentWriter", "EntityName",
+    "EntityReader", "EventRecord", "FactReader", "FactWriter", "FileCheck",
+    "MentionReader", "MentionWork", "MentionWriter", "NameChange", "Prepared", "Store",
+    "StoreReader", "StoreWriter", "TextIndex", "TextQuery", "VectorReader",
+    "VectorWriter", "open_store", "record_time",
 ]
 
 
@@ -154,7 +156,7 @@ class EntityReader(Protocol):
     def lookup_names(self, keys: Sequence[str], *, referred: bool = False
                      ) -> dict[str, int]: ...
     def find_entity(self, text: str, key: str) -> int | None: ...
-    def names_of(self, entity_id: int) -> list[tuple[str, str]]: ...
+    def names_of(self, entity_id: int) -> list[EntityName]: ...
     def types(self, entity_ids: Iterable[int]) -> dict[int, list[str]]: ...
     def labels(self) -> list[tuple[str, str]]: ...
     def ambiguous_names(self, limit: int = 50) -> list[tuple[str, list[str]]]: ...

@@ -97,3 +97,10 @@ class FileCheck(NamedTuple):
     size: int
     mtime_ns: int
     checked_ns: int
+
+
+class EntityName(NamedTuple):
+    """One name an entity is known by (``StoreReader.names_of``), best first."""
+
+    kind: str  # how the note declares it: "title", "alias", "path", ...
+    text: str

@@ -25,7 +25,14 @@ from ...types import (
     Trust,
     mentionable,
 )
-from ..records import DocumentRecord, EventRecord, MentionWork, NameChange, TextQuery
+from ..records import (
+    DocumentRecord,
+    EntityName,
+    EventRecord,
+    MentionWork,
+    NameChange,
+    TextQuery,
+)
 from .fts import match_string
 
 _STEMS: dict[str, str] = {}  # word -> index term, see Reader._stems
@@ -168,8 +175,8 @@ class Reader:
                                " WHERE label=? COLLATE NOCASE LIMIT 1", (text,)).fetchone()
         return int(row[0]) if row else None
 
-    def names_of(self, entity_id: int) -> list[tuple[str, str]]:
-        return [(r[0], r[1]) for r in self.con.execute(
+    def names_of(self, entity_id: int) -> list[EntityName]:
+        return [EntityName(r[0], r[1]) for r in self.con.execute(
             "SELECT kind, text FROM names WHERE entity_id=? ORDER BY rank, text", (entity_id,))]
 
     def types(self, entity_ids: Iterable[int]) -> dict[int, list[str]]:
