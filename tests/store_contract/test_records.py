@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
-from knotwork.store import EntityName, EntityReader, Store
-from knotwork.types import name_key
+import dataclasses
+
+from knotwork.store import AuditReader, EntityName, EntityReader, Store, WarningRecord, Warnings
+from knotwork.types import Issue, name_key
 
 from .drafts import doc
 
@@ -25,3 +27,22 @@ def test_names_of_gives_each_name_its_kind_and_text_best_first(store: Store) -> 
         ("path", "notes/kestrel"), ("title", "Kestrel Queue"), ("stem", "kestrel"),
         ("alias", "kq")]
     assert reader.names_of(note + 1000) == []
+
+
+def test_warnings_count_the_documents_and_give_the_first_by_path_and_line(
+        store: Store) -> None:
+    def warned(path: str, *issues: Issue):  # type: ignore[no-untyped-def]
+        return dataclasses.replace(doc(path, []), issues=issues)
+
+    _apply(store, warned("b.md", Issue("b.md", "bad date", 3, fatal=False)),
+           warned("a.md", Issue("a.md", "no title", None, fatal=False),
+                  Issue("a.md", "bad tag", 7, fatal=False)),
+           doc("c.md", []))
+    reader: AuditReader = store.reader
+    got = reader.warnings()
+    assert isinstance(got, Warnings) and got.documents == 2
+    assert all(isinstance(w, WarningRecord) for w in got.first)
+    assert [(w.path, w.line, w.reason) for w in got.first] == [
+        ("a.md", None, "no title"), ("a.md", 7, "bad tag"), ("b.md", 3, "bad date")]
+    cut = reader.warnings(limit=1)
+    assert cut.documents == 2 and [w.reason for w in cut.first] == ["no title"]

@@ -39,6 +39,8 @@ from .records import (
     MentionWork,
     NameChange,
     TextQuery,
+    WarningRecord,
+    Warnings,
 )
 
 __all__ = [
@@ -46,7 +48,7 @@ __all__ = [
     "EntityReader", "EventRecord", "FactReader", "FactWriter", "FileCheck",
     "MentionReader", "MentionWork", "MentionWriter", "NameChange", "Prepared", "Store",
     "StoreReader", "StoreWriter", "TextIndex", "TextQuery", "VectorReader",
-    "VectorWriter", "open_store", "record_time",
+    "VectorWriter", "WarningRecord", "Warnings", "open_store", "record_time",
 ]
 
 
@@ -238,8 +240,7 @@ class AuditReader(Protocol):
 
     def events(self, *, document_id: int | None = None, fact_ids: Sequence[int] = (),
                limit: int | None = 100) -> list[EventRecord]: ...
-    def warnings(self, limit: int = 100
-                 ) -> tuple[int, list[tuple[str, int | None, str]]]: ...
+    def warnings(self, limit: int = 100) -> Warnings: ...
     def meta(self, key: str) -> str | None: ...
     def stats(self) -> dict[str, int]: ...
 

@@ -104,3 +104,20 @@ class EntityName(NamedTuple):
 
     kind: str  # how the note declares it: "title", "alias", "path", ...
     text: str
+
+
+class WarningRecord(NamedTuple):
+    """One warning a document's last version had when it was read (``warnings``)."""
+
+    path: str
+    line: int | None  # None: the warning is about the whole document
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class Warnings:
+    """The live documents' warnings (``StoreReader.warnings``): how many documents have
+    any, and the first of the warnings, by path."""
+
+    documents: int
+    first: tuple[WarningRecord, ...]

@@ -32,6 +32,8 @@ from ..records import (
     MentionWork,
     NameChange,
     TextQuery,
+    WarningRecord,
+    Warnings,
 )
 from .fts import match_string
 
@@ -752,17 +754,17 @@ class Reader:
             "SELECT COUNT(*) FROM documents WHERE deleted_at IS NULL AND source_kind = 'file'"
             " AND extraction IS NOT ?", (extraction,)).fetchone()[0])
 
-    def warnings(self, limit: int = 100) -> tuple[int, list[tuple[str, int | None, str]]]:
+    def warnings(self, limit: int = 100) -> Warnings:
         """The live documents' warnings as their last versions had them: how many
-        documents have any, and the first ``limit`` as (path, line, reason) by path."""
+        documents have any, and the first ``limit`` by path."""
         where = "FROM documents WHERE deleted_at IS NULL AND warnings IS NOT NULL"
         total = int(self.con.execute(f"SELECT COUNT(*) {where}").fetchone()[0])
-        out: list[tuple[str, int | None, str]] = []
+        out: list[WarningRecord] = []
         for path, text in self.con.execute(f"SELECT path, warnings {where} ORDER BY path"):
-            out.extend((path, line, reason) for line, reason in json.loads(text))
+            out.extend(WarningRecord(path, line, reason) for line, reason in json.loads(text))
             if len(out) >= limit:
                 break
-        return total, out[:limit]
+        return Warnings(total, tuple(out[:limit]))
 
     def ambiguous_names(self, limit: int = 50) -> list[tuple[str, list[str]]]:
         """Names declared by more than one note, with the paths (the winner first)."""
