@@ -4,10 +4,19 @@ from __future__ import annotations
 
 import dataclasses
 
-from knotwork.store import AuditReader, EntityName, EntityReader, Store, WarningRecord, Warnings
+from knotwork.store import (
+    AuditReader,
+    EntityName,
+    EntityReader,
+    MentionInputs,
+    MentionReader,
+    Store,
+    WarningRecord,
+    Warnings,
+)
 from knotwork.types import Issue, name_key
 
-from .drafts import doc
+from .drafts import doc, fact, link
 
 
 def _apply(store: Store, *docs) -> None:  # type: ignore[no-untyped-def]
@@ -46,3 +55,20 @@ def test_warnings_count_the_documents_and_give_the_first_by_path_and_line(
         ("a.md", None, "no title"), ("a.md", 7, "bad tag"), ("b.md", 3, "bad date")]
     cut = reader.warnings(limit=1)
     assert cut.documents == 2 and [w.reason for w in cut.first] == ["no title"]
+
+
+def test_mention_inputs_name_the_chunks_the_declared_keys_and_the_linked_ones(
+        store: Store) -> None:
+    _apply(store, doc("b.md", [], aliases=("bee",)),
+           doc("notes/a.md", [fact("depends_on", link("b"), 1)], body="kestrel\nqueue"))
+    ids = store.reader.live_document_ids("default", ["notes/a.md", "b.md"])
+    reader: MentionReader = store.reader
+    got = reader.mention_inputs_of([ids["notes/a.md"], ids["b.md"]])
+    a, b = got[ids["notes/a.md"]], got[ids["b.md"]]
+    assert isinstance(a, MentionInputs)
+    assert a.chunks == ((1, "kestrel\nqueue"),)
+    assert a.declared == {name_key("notes/a"), name_key("a")}
+    # the link's own key and every name of the note it resolves to
+    assert a.linked == {name_key("b"), name_key("bee")}
+    assert b.declared == {name_key("b"), name_key("bee")} and b.linked == frozenset()
+    assert reader.mention_inputs_of([]) == {}

@@ -36,6 +36,7 @@ from .records import (
     EntityName,
     EventRecord,
     FileCheck,
+    MentionInputs,
     MentionWork,
     NameChange,
     TextQuery,
@@ -46,9 +47,10 @@ from .records import (
 __all__ = [
     "AuditReader", "DocumentReader", "DocumentRecord", "DocumentWriter", "EntityName",
     "EntityReader", "EventRecord", "FactReader", "FactWriter", "FileCheck",
-    "MentionReader", "MentionWork", "MentionWriter", "NameChange", "Prepared", "Store",
-    "StoreReader", "StoreWriter", "TextIndex", "TextQuery", "VectorReader",
-    "VectorWriter", "WarningRecord", "Warnings", "open_store", "record_time",
+    "MentionInputs", "MentionReader", "MentionWork", "MentionWriter", "NameChange",
+    "Prepared", "Store", "StoreReader", "StoreWriter", "TextIndex", "TextQuery",
+    "VectorReader", "VectorWriter", "WarningRecord", "Warnings", "open_store",
+    "record_time",
 ]
 
 
@@ -201,8 +203,7 @@ class MentionReader(Protocol):
     def mention_work(self) -> MentionWork: ...
     def keys_reaching(self, doc_ids: Sequence[int]) -> set[str]: ...
     def documents_linking(self, keys: Sequence[str]) -> set[int]: ...
-    def mention_inputs_of(self, doc_ids: Sequence[int]
-                          ) -> dict[int, tuple[list[tuple[int, str]], set[str], set[str]]]: ...
+    def mention_inputs_of(self, doc_ids: Sequence[int]) -> dict[int, MentionInputs]: ...
 
 
 class TextIndex(Protocol):

@@ -121,3 +121,14 @@ class Warnings:
 
     documents: int
     first: tuple[WarningRecord, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class MentionInputs:
+    """What finding one document's mentions reads (``StoreReader.mention_inputs_of``)."""
+
+    chunks: tuple[tuple[int, str], ...]  # its live chunks: (first line, text), in order
+    declared: frozenset[str]  # the name keys it declares
+    # the name keys its own structural facts point to, with every name of the notes those
+    # resolve to: a written link beats a mention
+    linked: frozenset[str]

@@ -29,6 +29,7 @@ from ..records import (
     DocumentRecord,
     EntityName,
     EventRecord,
+    MentionInputs,
     MentionWork,
     NameChange,
     TextQuery,
@@ -625,8 +626,7 @@ class Reader:
                 " WHERE e.name_key = ? AND f.extractor = 'mention'", (key,)))
         return out
 
-    def mention_inputs_of(self, doc_ids: Sequence[int]
-                          ) -> dict[int, tuple[list[tuple[int, str]], set[str], set[str]]]:
+    def mention_inputs_of(self, doc_ids: Sequence[int]) -> dict[int, MentionInputs]:
         """For each document: its live chunks (line, text), the names it declares, and the
         name keys its own structural facts already point to, with every name of the notes
         those resolve to (a written link beats a mention: "[[daily-notes]]: set up daily
@@ -660,7 +660,8 @@ class Reader:
                     " (SELECT value FROM json_each(?))", (json.dumps(sorted(targets)),)):
                 for doc in targets[target]:
                     out[doc][2].add(key)
-        return out
+        return {d: MentionInputs(tuple(chunks), frozenset(declared), frozenset(linked))
+                for d, (chunks, declared, linked) in out.items()}
 
     def document_versions(self, ids: Sequence[int]) -> dict[int, tuple[int, str]]:
         """Each live document among ``ids``: its version, and when it was last applied (a
