@@ -6,8 +6,10 @@ import dataclasses
 
 from knotwork.store import (
     AuditReader,
+    Edge,
     EntityName,
     EntityReader,
+    FactReader,
     MentionInputs,
     MentionReader,
     Store,
@@ -16,7 +18,7 @@ from knotwork.store import (
 )
 from knotwork.types import Issue, name_key
 
-from .drafts import doc, fact, link
+from .drafts import doc, fact, link, lit
 
 
 def _apply(store: Store, *docs) -> None:  # type: ignore[no-untyped-def]
@@ -72,3 +74,21 @@ def test_mention_inputs_name_the_chunks_the_declared_keys_and_the_linked_ones(
     assert a.linked == {name_key("b"), name_key("bee")}
     assert b.declared == {name_key("b"), name_key("bee")} and b.linked == frozenset()
     assert reader.mention_inputs_of([]) == {}
+
+
+def test_edges_run_from_subject_to_object_with_predicate_and_confidence(
+        store: Store) -> None:
+    _apply(store, doc("b.md", []),
+           doc("a.md", [fact("depends_on", link("b"), 1, conf=0.9),
+                        fact("status", lit("green"), 2)]),
+           doc("c.md", [fact("uses", link("a"), 1, conf=0.5)]))
+    note = {n: store.reader.find_entity(n, name_key(n)) for n in "abc"}
+    a = note["a"]
+    assert a is not None
+    reader: FactReader = store.reader
+    edges = reader.edges([a])
+    assert all(isinstance(e, Edge) for e in edges)
+    assert sorted((e.source, e.target, e.predicate, e.confidence) for e in edges) == sorted(
+        [(a, note["b"], "depends_on", 0.9), (note["c"], a, "uses", 0.5)])
+    assert [(e.source, e.target) for e in reader.edges([a], min_confidence=0.6)] == [
+        (a, note["b"])]

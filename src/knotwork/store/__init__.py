@@ -33,6 +33,7 @@ from ..types import (
 )
 from .records import (
     DocumentRecord,
+    Edge,
     EntityName,
     EventRecord,
     FileCheck,
@@ -45,8 +46,8 @@ from .records import (
 )
 
 __all__ = [
-    "AuditReader", "DocumentReader", "DocumentRecord", "DocumentWriter", "EntityName",
-    "EntityReader", "EventRecord", "FactReader", "FactWriter", "FileCheck",
+    "AuditReader", "DocumentReader", "DocumentRecord", "DocumentWriter", "Edge",
+    "EntityName", "EntityReader", "EventRecord", "FactReader", "FactWriter", "FileCheck",
     "MentionInputs", "MentionReader", "MentionWork", "MentionWriter", "NameChange",
     "Prepared", "Store", "StoreReader", "StoreWriter", "TextIndex", "TextQuery",
     "VectorReader", "VectorWriter", "WarningRecord", "Warnings", "open_store",
@@ -189,7 +190,7 @@ class FactReader(Protocol):
     def edges(self, entity_ids: Iterable[int], *, as_of: str | None = None,
               min_confidence: float = 0.0, trusts: Sequence[str] | None = None,
               scopes: Sequence[str] | None = None, valid_at: str | None = None,
-              limit: int = 2000) -> list[tuple[int, int, str, float]]: ...
+              limit: int = 2000) -> list[Edge]: ...
 
     def degrees(self, entity_ids: Iterable[int], *, cap: int = 1000) -> dict[int, int]: ...
 

@@ -132,3 +132,12 @@ class MentionInputs:
     # the name keys its own structural facts point to, with every name of the notes those
     # resolve to: a written link beats a mention
     linked: frozenset[str]
+
+
+class Edge(NamedTuple):
+    """A live fact between two entities (``StoreReader.edges``), both ends canonical."""
+
+    source: int  # the fact's subject
+    target: int  # its object
+    predicate: str
+    confidence: float

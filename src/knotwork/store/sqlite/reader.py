@@ -27,6 +27,7 @@ from ...types import (
 )
 from ..records import (
     DocumentRecord,
+    Edge,
     EntityName,
     EventRecord,
     MentionInputs,
@@ -320,8 +321,8 @@ class Reader:
     def edges(self, entity_ids: Iterable[int], *, as_of: str | None = None,
               min_confidence: float = 0.0, trusts: Sequence[str] | None = None,
               scopes: Sequence[str] | None = None, valid_at: str | None = None,
-              limit: int = 2000) -> list[tuple[int, int, str, float]]:
-        """Live entity-to-entity facts touching the entities: (from, to, predicate, conf).
+              limit: int = 2000) -> list[Edge]:
+        """Live entity-to-entity facts touching the entities, from subject to object.
 
         Unfiltered, each direction reads only its covering index (``facts_subject`` /
         ``facts_object``) and the far end's entity row; the near end is canonical already.
@@ -330,7 +331,7 @@ class Reader:
         if not members:
             return []
         ids = list(members)
-        out: list[tuple[int, int, str, float]] = []
+        out: list[Edge] = []
         for col, far in (("subject_id", "object_id"), ("object_id", "subject_id")):
             where = [f"f.{col} IN ({_marks(ids)})", "f.object_id IS NOT NULL"]
             args = list[object](ids)
@@ -342,9 +343,9 @@ class Reader:
                 f" FROM facts f JOIN entities e ON e.id = f.{far}"
                 f" WHERE {' AND '.join(where)} LIMIT {int(limit)}", args).fetchall()
             if col == "subject_id":
-                out.extend((members[near], other, p, c) for near, other, p, c in rows)
+                out.extend(Edge(members[near], other, p, c) for near, other, p, c in rows)
             else:
-                out.extend((other, members[near], p, c) for near, other, p, c in rows)
+                out.extend(Edge(other, members[near], p, c) for near, other, p, c in rows)
         return out
 
     # ------------------------------------------------------------ full text
