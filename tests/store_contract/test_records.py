@@ -12,7 +12,9 @@ from knotwork.store import (
     FactReader,
     MentionInputs,
     MentionReader,
+    PendingChunk,
     Store,
+    VectorReader,
     WarningRecord,
     Warnings,
 )
@@ -92,3 +94,21 @@ def test_edges_run_from_subject_to_object_with_predicate_and_confidence(
         [(a, note["b"], "depends_on", 0.9), (note["c"], a, "uses", 0.5)])
     assert [(e.source, e.target) for e in reader.edges([a], min_confidence=0.6)] == [
         (a, note["b"])]
+
+
+def test_pending_chunks_give_each_text_once_by_the_hash_its_vector_goes_in_under(
+        store: Store) -> None:
+    _apply(store, *(doc(p, [], title="Kestrel", body="kestrel queue")
+                    for p in ("x/a.md", "y/a.md")), doc("z.md", [], body="other words"))
+    reader: VectorReader = store.reader
+    pending = sorted(reader.pending_chunks(10), key=lambda c: c.text)
+    assert all(isinstance(c, PendingChunk) for c in pending)
+    assert len(pending) == 2 and len({c.text_hash for c in pending}) == 2
+    kestrel, other = pending
+    assert kestrel.text.startswith("Kestrel") and kestrel.text.endswith("\nkestrel queue")
+    assert other.text.endswith("\nother words")
+    assert len(reader.pending_chunks(1)) == 1
+    with store.write(actor="test") as w:
+        assert w.put_vectors([(kestrel.text_hash, b"\x01\x02\x03\x04")]) == 2
+    assert reader.vector_counts() == (2, 3)
+    assert reader.pending_chunks(10) == [other]

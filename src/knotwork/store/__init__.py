@@ -40,6 +40,7 @@ from .records import (
     MentionInputs,
     MentionWork,
     NameChange,
+    PendingChunk,
     TextQuery,
     WarningRecord,
     Warnings,
@@ -49,9 +50,9 @@ __all__ = [
     "AuditReader", "DocumentReader", "DocumentRecord", "DocumentWriter", "Edge",
     "EntityName", "EntityReader", "EventRecord", "FactReader", "FactWriter", "FileCheck",
     "MentionInputs", "MentionReader", "MentionWork", "MentionWriter", "NameChange",
-    "Prepared", "Store", "StoreReader", "StoreWriter", "TextIndex", "TextQuery",
-    "VectorReader", "VectorWriter", "WarningRecord", "Warnings", "open_store",
-    "record_time",
+    "PendingChunk", "Prepared", "Store", "StoreReader", "StoreWriter", "TextIndex",
+    "TextQuery", "VectorReader", "VectorWriter", "WarningRecord", "Warnings",
+    "open_store", "record_time",
 ]
 
 
@@ -224,7 +225,7 @@ class TextIndex(Protocol):
 class VectorReader(Protocol):
     """The vector index: what is embedded, what waits, and what changed."""
 
-    def pending_chunks(self, limit: int) -> list[tuple[str, str]]: ...
+    def pending_chunks(self, limit: int) -> list[PendingChunk]: ...
     def vector_counts(self) -> tuple[int, int]: ...
     def has_vectors(self) -> bool: ...
     def vector_status(self) -> tuple[bool, int]: ...

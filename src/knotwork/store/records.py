@@ -141,3 +141,10 @@ class Edge(NamedTuple):
     target: int  # its object
     predicate: str
     confidence: float
+
+
+class PendingChunk(NamedTuple):
+    """Live chunk text without a vector yet (``StoreReader.pending_chunks``)."""
+
+    text_hash: str  # what ``put_vectors`` stores the vector under
+    text: str  # what to embed: the chunk's context, a newline, then its text

@@ -33,6 +33,7 @@ from ..records import (
     MentionInputs,
     MentionWork,
     NameChange,
+    PendingChunk,
     TextQuery,
     WarningRecord,
     Warnings,
@@ -687,9 +688,9 @@ class Reader:
 
     # ------------------------------------------------------------ vectors
 
-    def pending_chunks(self, limit: int) -> list[tuple[str, str]]:
-        """Live chunks without a vector: (text hash, text to embed), one per hash."""
-        return [(r[0], f"{r[1]}\n{r[2]}") for r in self.con.execute(
+    def pending_chunks(self, limit: int) -> list[PendingChunk]:
+        """Live chunks without a vector, one per text hash."""
+        return [PendingChunk(r[0], f"{r[1]}\n{r[2]}") for r in self.con.execute(
             "SELECT text_hash, context, text FROM chunks WHERE live = 1 AND embedded = 0"
             " GROUP BY text_hash LIMIT ?", (limit,))]
 
