@@ -442,14 +442,14 @@ class Knotwork:
         from .results import AmbiguousName, DocumentWarning, Stats
 
         reader = self.store.reader
-        warned, warnings = reader.warnings()
+        warned = reader.warnings()
         return Stats(
             **reader.stats(), embedding_status=self.embedding_status(),
             embedder=self.settings.embedder,
             ambiguous_names=tuple(AmbiguousName(k, tuple(p))
                                   for k, p in reader.ambiguous_names()),
-            documents_with_warnings=warned,
-            warnings=tuple(DocumentWarning(p, line, r) for p, line, r in warnings),
+            documents_with_warnings=warned.documents,
+            warnings=tuple(DocumentWarning(w.path, w.line, w.reason) for w in warned.first),
             to_reread=reader.documents_to_reread(extraction_key(self.settings.chunk_tokens)),
             mentions_to_find_again=reader.meta("mention_rules") != str(MENTION_RULES),
             store=self.store.path)

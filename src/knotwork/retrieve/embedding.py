@@ -120,13 +120,13 @@ def embed_pending(store: Store, emb: Embedder, *, actor: str, progress: Progress
     counted_before = getattr(emb, "tokens_embedded", 0)
     stamp = json.dumps(asdict(manifest(emb)))
     while pending := reader.pending_chunks(window):
-        pending.sort(key=lambda item: len(item[1]))  # characters: tokens' stand-in
+        pending.sort(key=lambda item: len(item.text))  # characters: tokens' stand-in
         for i in range(0, len(pending), batch):
             items = pending[i:i + batch]
-            vecs = as_float32(emb.embed([t for _, t in items]))
+            vecs = as_float32(emb.embed([c.text for c in items]))
             with store.write(actor=actor) as w:
                 w.set_meta("embedder", stamp)
-                w.put_vectors([(h, vecs[j].tobytes()) for j, (h, _) in enumerate(items)])
+                w.put_vectors([(c.text_hash, vecs[j].tobytes()) for j, c in enumerate(items)])
             done += len(items)
             if progress:
                 progress(done_before + done, live)

@@ -97,3 +97,54 @@ class FileCheck(NamedTuple):
     size: int
     mtime_ns: int
     checked_ns: int
+
+
+class EntityName(NamedTuple):
+    """One name an entity is known by (``StoreReader.names_of``), best first."""
+
+    kind: str  # how the note declares it: "title", "alias", "path", ...
+    text: str
+
+
+class WarningRecord(NamedTuple):
+    """One warning a document's last version had when it was read (``warnings``)."""
+
+    path: str
+    line: int | None  # None: the warning is about the whole document
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class Warnings:
+    """The live documents' warnings (``StoreReader.warnings``): how many documents have
+    any, and the first of the warnings, by path."""
+
+    documents: int
+    first: tuple[WarningRecord, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class MentionInputs:
+    """What finding one document's mentions reads (``StoreReader.mention_inputs_of``)."""
+
+    chunks: tuple[tuple[int, str], ...]  # its live chunks: (first line, text), in order
+    declared: frozenset[str]  # the name keys it declares
+    # the name keys its own structural facts point to, with every name of the notes those
+    # resolve to: a written link beats a mention
+    linked: frozenset[str]
+
+
+class Edge(NamedTuple):
+    """A live fact between two entities (``StoreReader.edges``), both ends canonical."""
+
+    source: int  # the fact's subject
+    target: int  # its object
+    predicate: str
+    confidence: float
+
+
+class PendingChunk(NamedTuple):
+    """Live chunk text without a vector yet (``StoreReader.pending_chunks``)."""
+
+    text_hash: str  # what ``put_vectors`` stores the vector under
+    text: str  # what to embed: the chunk's context, a newline, then its text

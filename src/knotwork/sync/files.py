@@ -705,9 +705,9 @@ def _worker_finder(reader: StoreReader) -> MentionFinder:
 def _mention_drafts(reader: StoreReader, finder: MentionFinder, doc_ids: Sequence[int]
                     ) -> dict[int, list[FactDraft]]:
     """The mentions ``finder`` finds in each document, its inputs read for all at once."""
-    return {d: finder.find([ChunkText(line, text) for line, text in chunks],
-                           skip_keys=frozenset(own | linked))
-            for d, (chunks, own, linked) in reader.mention_inputs_of(doc_ids).items()}
+    return {d: finder.find([ChunkText(line, text) for line, text in m.chunks],
+                           skip_keys=m.declared | m.linked)
+            for d, m in reader.mention_inputs_of(doc_ids).items()}
 
 
 def _worker_mentions(doc_ids: list[int], actor: str) -> tuple[int, int]:

@@ -25,7 +25,19 @@ from ...types import (
     Trust,
     mentionable,
 )
-from ..records import DocumentRecord, EventRecord, MentionWork, NameChange, TextQuery
+from ..records import (
+    DocumentRecord,
+    Edge,
+    EntityName,
+    EventRecord,
+    MentionInputs,
+    MentionWork,
+    NameChange,
+    PendingChunk,
+    TextQuery,
+    WarningRecord,
+    Warnings,
+)
 from .fts import match_string
 
 _STEMS: dict[str, str] = {}  # word -> index term, see Reader._stems
@@ -168,8 +180,8 @@ class Reader:
                                " WHERE label=? COLLATE NOCASE LIMIT 1", (text,)).fetchone()
         return int(row[0]) if row else None
 
-    def names_of(self, entity_id: int) -> list[tuple[str, str]]:
-        return [(r[0], r[1]) for r in self.con.execute(
+    def names_of(self, entity_id: int) -> list[EntityName]:
+        return [EntityName(r[0], r[1]) for r in self.con.execute(
             "SELECT kind, text FROM names WHERE entity_id=? ORDER BY rank, text", (entity_id,))]
 
     def types(self, entity_ids: Iterable[int]) -> dict[int, list[str]]:
@@ -310,8 +322,8 @@ class Reader:
     def edges(self, entity_ids: Iterable[int], *, as_of: str | None = None,
               min_confidence: float = 0.0, trusts: Sequence[str] | None = None,
               scopes: Sequence[str] | None = None, valid_at: str | None = None,
-              limit: int = 2000) -> list[tuple[int, int, str, float]]:
-        """Live entity-to-entity facts touching the entities: (from, to, predicate, conf).
+              limit: int = 2000) -> list[Edge]:
+        """Live entity-to-entity facts touching the entities, from subject to object.
 
         Unfiltered, each direction reads only its covering index (``facts_subject`` /
         ``facts_object``) and the far end's entity row; the near end is canonical already.
@@ -320,7 +332,7 @@ class Reader:
         if not members:
             return []
         ids = list(members)
-        out: list[tuple[int, int, str, float]] = []
+        out: list[Edge] = []
         for col, far in (("subject_id", "object_id"), ("object_id", "subject_id")):
             where = [f"f.{col} IN ({_marks(ids)})", "f.object_id IS NOT NULL"]
             args = list[object](ids)
@@ -332,9 +344,9 @@ class Reader:
                 f" FROM facts f JOIN entities e ON e.id = f.{far}"
                 f" WHERE {' AND '.join(where)} LIMIT {int(limit)}", args).fetchall()
             if col == "subject_id":
-                out.extend((members[near], other, p, c) for near, other, p, c in rows)
+                out.extend(Edge(members[near], other, p, c) for near, other, p, c in rows)
             else:
-                out.extend((other, members[near], p, c) for near, other, p, c in rows)
+                out.extend(Edge(other, members[near], p, c) for near, other, p, c in rows)
         return out
 
     # ------------------------------------------------------------ full text
@@ -616,8 +628,7 @@ class Reader:
                 " WHERE e.name_key = ? AND f.extractor = 'mention'", (key,)))
         return out
 
-    def mention_inputs_of(self, doc_ids: Sequence[int]
-                          ) -> dict[int, tuple[list[tuple[int, str]], set[str], set[str]]]:
+    def mention_inputs_of(self, doc_ids: Sequence[int]) -> dict[int, MentionInputs]:
         """For each document: its live chunks (line, text), the names it declares, and the
         name keys its own structural facts already point to, with every name of the notes
         those resolve to (a written link beats a mention: "[[daily-notes]]: set up daily
@@ -651,7 +662,8 @@ class Reader:
                     " (SELECT value FROM json_each(?))", (json.dumps(sorted(targets)),)):
                 for doc in targets[target]:
                     out[doc][2].add(key)
-        return out
+        return {d: MentionInputs(tuple(chunks), frozenset(declared), frozenset(linked))
+                for d, (chunks, declared, linked) in out.items()}
 
     def document_versions(self, ids: Sequence[int]) -> dict[int, tuple[int, str]]:
         """Each live document among ``ids``: its version, and when it was last applied (a
@@ -676,9 +688,9 @@ class Reader:
 
     # ------------------------------------------------------------ vectors
 
-    def pending_chunks(self, limit: int) -> list[tuple[str, str]]:
-        """Live chunks without a vector: (text hash, text to embed), one per hash."""
-        return [(r[0], f"{r[1]}\n{r[2]}") for r in self.con.execute(
+    def pending_chunks(self, limit: int) -> list[PendingChunk]:
+        """Live chunks without a vector, one per text hash."""
+        return [PendingChunk(r[0], f"{r[1]}\n{r[2]}") for r in self.con.execute(
             "SELECT text_hash, context, text FROM chunks WHERE live = 1 AND embedded = 0"
             " GROUP BY text_hash LIMIT ?", (limit,))]
 
@@ -745,17 +757,17 @@ class Reader:
             "SELECT COUNT(*) FROM documents WHERE deleted_at IS NULL AND source_kind = 'file'"
             " AND extraction IS NOT ?", (extraction,)).fetchone()[0])
 
-    def warnings(self, limit: int = 100) -> tuple[int, list[tuple[str, int | None, str]]]:
+    def warnings(self, limit: int = 100) -> Warnings:
         """The live documents' warnings as their last versions had them: how many
-        documents have any, and the first ``limit`` as (path, line, reason) by path."""
+        documents have any, and the first ``limit`` by path."""
         where = "FROM documents WHERE deleted_at IS NULL AND warnings IS NOT NULL"
         total = int(self.con.execute(f"SELECT COUNT(*) {where}").fetchone()[0])
-        out: list[tuple[str, int | None, str]] = []
+        out: list[WarningRecord] = []
         for path, text in self.con.execute(f"SELECT path, warnings {where} ORDER BY path"):
-            out.extend((path, line, reason) for line, reason in json.loads(text))
+            out.extend(WarningRecord(path, line, reason) for line, reason in json.loads(text))
             if len(out) >= limit:
                 break
-        return total, out[:limit]
+        return Warnings(total, tuple(out[:limit]))
 
     def ambiguous_names(self, limit: int = 50) -> list[tuple[str, list[str]]]:
         """Names declared by more than one note, with the paths (the winner first)."""
