@@ -292,8 +292,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 t0 = time.perf_counter()
                 stats = kw.embed()
                 embed_s = time.perf_counter() - t0
-                chunks = stats.get("embedded")
-                tokens = stats.get("tokens")
+                chunks, tokens = stats.embedded, stats.tokens
                 chunks_per_s = round(chunks / embed_s, 1) if chunks and embed_s else None
                 tokens_per_s = round(tokens / embed_s, 1) if tokens and embed_s else None
                 print(f"embedded in {embed_s:.1f}s: {stats}", file=sys.stderr, flush=True)

@@ -231,7 +231,7 @@ def main() -> None:
             kw._embedder = _HashWithModelCost()  # see the module docstring
             t = time.perf_counter()
             done = kw.embed()
-            extra["vectors"] = done["embedded"]
+            extra["vectors"] = done.embedded
             extra["embed_s"] = round(time.perf_counter() - t, 1)
             minilm = MiniLMEmbedder()
             minilm.embed(queries[:1])  # load the model once
@@ -255,7 +255,7 @@ def main() -> None:
             "structure_notes_per_s": round(len(paths) / max(1e-9, cold - mentions[0]), 1),
             "cpu_ms_per_note": round(cold_cpu * 1000 / max(1, len(paths)), 2),
             "errors": len(report.errors),
-            "facts": kw.stats()["facts"], "peak_rss_mb": _peak_rss_mb(),
+            "facts": kw.stats().facts, "peak_rss_mb": _peak_rss_mb(),
             "store_mb": round(size / 1e6, 1),
             "edit_ms_median": round(statistics.median(edit_ms), 2),
             "delete_ms_median": round(statistics.median(delete_ms), 2),
