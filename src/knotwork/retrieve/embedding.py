@@ -206,7 +206,7 @@ def open_vector_index(store_path: str, dim: int, *, ann_threshold: int) -> Vecto
 
 
 def vector_search(reader: StoreReader, index: VectorIndex, emb: Embedder, query: str, k: int,
-                  *, stats: bool = True, vec: FloatArray | None = None) -> VectorHits:
+                  *, vec: FloatArray | None = None) -> VectorHits:
     """The ``k`` chunks nearest ``query`` (or its vector ``vec``), the index brought up
     to date with the store first."""
     index.refresh(reader)
@@ -214,8 +214,6 @@ def vector_search(reader: StoreReader, index: VectorIndex, emb: Embedder, query:
         return [], None
     if vec is None:
         vec = embed_query(emb, query)
-    if not stats:
-        return index.search(vec, k), None
     return index.search_with_stats(vec, k)
 
 
