@@ -27,7 +27,9 @@ class _Result:
         return {name: _plain(getattr(self, name)) for name in self.__dataclass_fields__}  # type: ignore[attr-defined]
 
     def __getitem__(self, key: str) -> object:
-        return self.as_dict()[key]
+        if key not in self.__dataclass_fields__:  # type: ignore[attr-defined]
+            raise KeyError(key)
+        return _plain(getattr(self, key))  # that field alone, not the whole as_dict()
 
 
 def _plain(value: object) -> object:
