@@ -19,6 +19,7 @@ from .errors import (
     QueryError,
     SchemaVersionError,
     StoreError,
+    UnsafePath,
 )
 from .types import (
     ContextEntity,
@@ -54,5 +55,6 @@ __all__ = [
     "Settings",
     "StoreError",
     "SyncReport",
+    "UnsafePath",
     "__version__",
 ]

@@ -67,6 +67,13 @@ class Settings:
                                   " HNSW index (0 = always exact).")
     ontology: str = _setting("", "JSON/YAML file of extra type and relation synonyms for agent"
                              " ingest.")
+    wiki_dir: str = _setting("wiki", "Folder of the vault that agent-written wiki pages,"
+                             " index.md and log.md live in.")
+    wiki_categories: str = _setting("summary,entity,topic", "Categories of wiki pages, each"
+                                    " a subfolder of wiki_dir, comma-separated.")
+    single_valued: str = _setting("status,owner,runs_on,date,role", "Predicates lint treats"
+                                  " as single-valued: two live values for one subject are a"
+                                  " contradiction, comma-separated.")
 
     @classmethod
     def from_env(cls, env: dict[str, str] | None = None, **overrides: Any) -> Settings:

@@ -47,6 +47,9 @@ if TYPE_CHECKING:  # imported where used: a process that only queries never load
     from .retrieve.vectors import VectorIndex
     from .sync import files as _sync
     from .sync.watch import VaultWatcher
+    from .wiki.files import LogEntry
+    from .wiki.lint import Finding
+    from .wiki.pages import Page, PageInfo, Wiki, WikiHit, WrittenPage
 
 _P = ParamSpec("_P")
 _R = TypeVar("_R")
@@ -77,6 +80,7 @@ class Knotwork:
         self._finder: MentionFinder | None = None  # see ``_mentions``
         self._memo = ReadMemo()  # term counts and degrees, dropped at every commit
         self._ontology: dict[str, dict[str, str]] = {}
+        self._wiki: Wiki | None = None
         if settings.ontology:
             from .sync.agent import load_ontology
 
@@ -453,6 +457,77 @@ class Knotwork:
             to_reread=reader.documents_to_reread(extraction_key(self.settings.chunk_tokens)),
             mentions_to_find_again=reader.meta("mention_rules") != str(MENTION_RULES),
             store=self.store.path)
+
+    # ------------------------------------------------------------ wiki (``knotwork.wiki``)
+
+    def wiki(self) -> Wiki:
+        """The vault's wiki folder (``wiki_dir``): pages, ``index.md`` and ``log.md``."""
+        if self._wiki is None:
+            if self.vault is None:
+                raise InvalidQuery("no vault: open Knotwork with a vault folder to use its wiki")
+            from .wiki.pages import Wiki
+
+            s = self.settings
+            self._wiki = Wiki(self.store, self._mentions, self.vault, folder=s.wiki_dir,
+                              categories=_csv(s.wiki_categories), scope=s.scope,
+                              actor=self.actor, patterns=self.patterns(),
+                              max_bytes=s.max_file_bytes, chunk_tokens=s.chunk_tokens)
+        return self._wiki
+
+    def write_page(self, category: str, title: str, content: str, *, summary: str = ""
+                   ) -> str:
+        """Write a wiki page, ingested before this returns; its path in the vault.
+
+        ``UnsafePath`` for a title or category that would leave the wiki folder."""
+        written = self.write_wiki_page(category, title, content, summary=summary)
+        return written.path
+
+    def write_wiki_page(self, category: str, title: str, content: str, *, summary: str = ""
+                        ) -> WrittenPage:
+        """``write_page`` with what it did: created, updated or unchanged, facts +/-."""
+        out = self.wiki().write_page(category, title, content, summary=summary)
+        if out.status != "unchanged" and self.embedder() is not None:
+            self.embed()  # as ``ingest_document`` does: semantic search sees it at once
+        return out
+
+    def read_page(self, category: str, title: str) -> Page:
+        return self.wiki().read_page(category, title)
+
+    def list_pages(self, category: str | None = None) -> list[PageInfo]:
+        return self.wiki().list_pages(category)
+
+    def search_wiki(self, query: str, *, k: int = 10) -> list[WikiHit]:
+        return self.wiki().search_wiki(query, k=k)
+
+    def get_log(self, last_n: int | None = 20) -> list[LogEntry]:
+        return self.wiki().get_log(last_n)
+
+    @_one_state
+    def lint(self, *, kinds: Sequence[str] | None = None,
+             min_confidence: float | None = None) -> list[Finding]:
+        """The vault's problems, found without a model (``knotwork.wiki.lint``)."""
+        from .wiki import lint as _lint
+
+        bad = sorted(set(kinds or ()) - set(_lint.KINDS))
+        if bad:
+            raise InvalidQuery(f"unknown lint kind {bad[0]!r}: use {', '.join(_lint.KINDS)}")
+        s = self.settings
+        opts = _lint.LintOptions(
+            scope=s.scope, single_valued=_csv(s.single_valued),
+            min_confidence=checks.unit("min_confidence", s.min_confidence
+                                       if min_confidence is None else min_confidence),
+            kinds=tuple(kinds) if kinds else _lint.KINDS)
+        return _lint.lint(self.store.reader, self.wiki() if self.vault else None, opts)
+
+    def fix_wiki(self) -> list[str]:
+        """Apply lint's safe fixes: write ``index.md`` again from the pages (dead lines
+        dropped, missing pages listed). What was done, one line each."""
+        before, after = self.wiki().rebuild_index()
+        return [f"rewrote {self.wiki().index_path}: {before} lines before, {after} after"]
+
+
+def _csv(text: str) -> tuple[str, ...]:
+    return tuple(p.strip() for p in text.split(",") if p.strip())
 
 
 def _user() -> str:

@@ -14,6 +14,7 @@ front end can map it to an exit code, an HTTP status or an MCP tool error in one
     │   └── BackendUnavailable(backend, hint)
     └── QueryError
         └── InvalidQuery(reason)
+            └── UnsafePath(path)            a wiki path or title that would leave its folder
 
 Expected outcomes (an unchanged file, a dropped relation) are values, never errors.
 """
@@ -109,3 +110,11 @@ class InvalidQuery(QueryError):
     def __init__(self, reason: str) -> None:
         super().__init__(reason)
         self.reason = reason
+
+
+class UnsafePath(InvalidQuery):
+    """A page path or title that would escape the wiki folder (``../``, absolute, NUL)."""
+
+    def __init__(self, reason: str, *, path: str) -> None:
+        super().__init__(reason)
+        self.path = path

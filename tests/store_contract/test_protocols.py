@@ -25,13 +25,14 @@ from knotwork.store import (
     TextQuery,
     VectorReader,
     VectorWriter,
+    WikiReader,
 )
 from knotwork.types import FactDraft, Span, name_key
 
 from .drafts import doc, fact, link, lit
 
 READERS = [DocumentReader, EntityReader, FactReader, MentionReader, TextIndex, VectorReader,
-           AuditReader]
+           AuditReader, WikiReader]
 WRITERS = [DocumentWriter, FactWriter, MentionWriter, VectorWriter]
 
 

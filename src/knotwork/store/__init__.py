@@ -32,14 +32,17 @@ from ..types import (
     Unchanged,
 )
 from .records import (
+    Claim,
     DocumentRecord,
     Edge,
     EntityName,
     EventRecord,
     FileCheck,
+    LinkRow,
     MentionInputs,
     MentionWork,
     NameChange,
+    NoteLinks,
     PendingChunk,
     TextQuery,
     WarningRecord,
@@ -47,11 +50,11 @@ from .records import (
 )
 
 __all__ = [
-    "AuditReader", "DocumentReader", "DocumentRecord", "DocumentWriter", "Edge",
+    "AuditReader", "Claim", "DocumentReader", "DocumentRecord", "DocumentWriter", "Edge",
     "EntityName", "EntityReader", "EventRecord", "FactReader", "FactWriter", "FileCheck",
-    "MentionInputs", "MentionReader", "MentionWork", "MentionWriter", "NameChange",
-    "PendingChunk", "Prepared", "Store", "StoreReader", "StoreWriter", "TextIndex",
-    "TextQuery", "VectorReader", "VectorWriter", "WarningRecord", "Warnings",
+    "LinkRow", "MentionInputs", "MentionReader", "MentionWork", "MentionWriter", "NameChange",
+    "NoteLinks", "PendingChunk", "Prepared", "Store", "StoreReader", "StoreWriter", "TextIndex",
+    "TextQuery", "VectorReader", "VectorWriter", "WarningRecord", "Warnings", "WikiReader",
     "open_store", "record_time",
 ]
 
@@ -248,8 +251,43 @@ class AuditReader(Protocol):
     def stats(self) -> dict[str, int]: ...
 
 
+class WikiReader(Protocol):
+    """What the wiki's lint and search ask: each one set-based query on the indexes.
+
+    ``exclude_paths``: documents whose links count for nothing and which are not reported
+    (the wiki's generated ``index.md`` and ``log.md``).
+    """
+
+    def unresolved_links(self, scope: str, *, exclude_paths: Sequence[str] = ()
+                         ) -> list[LinkRow]:
+        """Live links (facts with an entity object, mentions aside) of the scope's file
+        notes whose name reaches no note, by path and line."""
+        ...
+
+    def unlinked_notes(self, scope: str, *, exclude_paths: Sequence[str] = ()
+                       ) -> list[NoteLinks]:
+        """The scope's file notes no other note links to (mentions aside), by path."""
+        ...
+
+    def conflicting_values(self, scope: str, predicates: Sequence[str]) -> list[int]:
+        """Ids of the live facts of ``predicates`` whose subject (canonical) holds two or
+        more distinct values of that predicate (literals case-folded)."""
+        ...
+
+    def rival_claims(self, scope: str, predicates: Sequence[str],
+                     inverse: Sequence[str] = ()) -> list[Claim]:
+        """Live claims to supersede a target that two or more distinct entities make."""
+        ...
+
+    def search_chunks_under(self, query: TextQuery, prefix: str, *, limit: int,
+                            scopes: Sequence[str] | None = None,
+                            exclude_paths: Sequence[str] = ()) -> list[Hit]:
+        """``search_chunks`` limited to live documents whose path starts with ``prefix``."""
+        ...
+
+
 class StoreReader(DocumentReader, EntityReader, FactReader, MentionReader, TextIndex,
-                  VectorReader, AuditReader, Protocol):
+                  VectorReader, AuditReader, WikiReader, Protocol):
     """Every read query, each on an index, returning plain records."""
 
 

@@ -148,3 +148,30 @@ class PendingChunk(NamedTuple):
 
     text_hash: str  # what ``put_vectors`` stores the vector under
     text: str  # what to embed: the chunk's context, a newline, then its text
+
+
+class LinkRow(NamedTuple):
+    """A live link of a vault note whose name reaches no note (``unresolved_links``)."""
+
+    fact_id: int
+    path: str  # the linking note
+    line: int | None
+    name: str  # the name as written (the name entity's label)
+    key: str  # its name key
+    predicate: str
+
+
+class NoteLinks(NamedTuple):
+    """A vault note with no incoming link, or none either way (``unlinked_notes``)."""
+
+    path: str
+    title: str
+    outgoing: bool  # it links to some other entity
+
+
+class Claim(NamedTuple):
+    """One fact's claim that ``claimant`` supersedes ``target`` (``rival_claims``)."""
+
+    fact_id: int
+    claimant: int  # canonical entity ids
+    target: int

@@ -39,6 +39,7 @@ from ..records import (
     Warnings,
 )
 from .fts import match_string
+from .wiki import WikiQueries
 
 _STEMS: dict[str, str] = {}  # word -> index term, see Reader._stems
 _STEMS_MAX = 100_000
@@ -106,7 +107,7 @@ def _file_state(r: tuple[str, str, int, int, str, int | None, str | None]) -> Fi
                      + written.microsecond * 1000, r[6])
 
 
-class Reader:
+class Reader(WikiQueries):
     """Read operations over one connection."""
 
     def __init__(self, con: sqlite3.Connection) -> None:
