@@ -21,8 +21,10 @@ from mcp_types import CallToolResult, TextContent
 from .conftest import child_env, knotwork_cmd
 
 TOOLS = {"context", "search", "get_entity", "ingest_document", "assert_fact", "retract_fact",
-         "history", "stats"}
-READ_ONLY = {"context", "search", "get_entity", "history", "stats"}
+         "history", "stats", "write_page", "read_page", "list_pages", "search_wiki", "get_log",
+         "lint"}
+READ_ONLY = {"context", "search", "get_entity", "history", "stats", "read_page", "list_pages",
+             "search_wiki", "get_log", "lint"}
 DESTRUCTIVE = {"ingest_document", "retract_fact"}
 
 

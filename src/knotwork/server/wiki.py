@@ -1,0 +1,78 @@
+"""The wiki's REST routes: pages, the log, and ``GET /lint``.
+
+``POST /wiki/pages`` writes a page (ingested before the answer), ``GET /wiki/pages``
+lists them, ``GET /wiki/pages/{category}/{title}`` reads one, ``GET /wiki/search``
+searches them, ``GET /wiki/log`` reads the log and ``GET /lint`` returns the findings
+(``{"findings": […]}``, as ``knotwork lint --json`` prints them).
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from fastapi import APIRouter, Depends, Path, Query
+from pydantic import BaseModel, ConfigDict, Field
+
+from .app import ERRORS, KW, _known_params
+
+router = APIRouter(responses=ERRORS, dependencies=[Depends(_known_params)], tags=["wiki"])
+
+LintKind = Literal["broken_link", "missing_page", "orphan_page", "isolated_page",
+                   "duplicate_entity", "contradiction", "stale_claim", "low_confidence"]
+
+
+class PageRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    category: str = Field(min_length=1, max_length=40, description="summary, entity, topic…")
+    title: str = Field(min_length=1, max_length=500, description="Names the page.")
+    content: str = Field(min_length=1, max_length=2_000_000, description=(
+        "Markdown; link as [[Name]], cite facts as kw:fact/<id>."))
+    summary: str = Field("", max_length=500, description="One line for index.md.")
+
+
+@router.post("/wiki/pages", status_code=201)
+def write_page(body: PageRequest, kw: KW) -> dict[str, object]:
+    """Write (or rewrite) a wiki page: a Markdown file in the vault, ingested before this
+    answers, listed in index.md and logged in log.md."""
+    return kw.write_wiki_page(body.category, body.title, body.content,
+                              summary=body.summary).as_dict()
+
+
+@router.get("/wiki/pages")
+def list_pages(kw: KW, category: Annotated[str | None, Query(
+                   description="Only this category.")] = None) -> dict[str, Any]:
+    """The wiki's pages: path, category, title and summary."""
+    return {"pages": [p.as_dict() for p in kw.list_pages(category)]}
+
+
+@router.get("/wiki/pages/{category}/{title}")
+def read_page(kw: KW, category: Annotated[str, Path(description="The page's category.")],
+              title: Annotated[str, Path(description="The page's title.")]
+              ) -> dict[str, object]:
+    """One page with its text; 404 for an unknown title."""
+    return kw.read_page(category, title).as_dict()
+
+
+@router.get("/wiki/search")
+def search_wiki(kw: KW, q: Annotated[str, Query(min_length=1, max_length=2000)],
+                k: Annotated[int, Query(ge=1, le=50)] = 10) -> dict[str, Any]:
+    """The pages best matching the words, one hit per page (the fast path)."""
+    return {"query": q, "hits": [h.as_dict() for h in kw.search_wiki(q, k=k)]}
+
+
+@router.get("/wiki/log")
+def get_log(kw: KW, last_n: Annotated[int, Query(ge=1, le=1000)] = 20) -> dict[str, Any]:
+    """The last changes to the wiki, oldest first."""
+    return {"entries": [e.as_dict() for e in kw.get_log(last_n)]}
+
+
+@router.get("/lint")
+def lint(kw: KW, kind: Annotated[list[LintKind] | None, Query(
+             description="Only these kinds (repeatable).")] = None,
+         min_confidence: Annotated[float | None, Query(ge=0.0, le=1.0)] = None
+         ) -> dict[str, Any]:
+    """What is broken, orphaned, contradictory or stale, with no model: each finding has
+    kind, severity, path, line, message, subject, fact ids and a fix."""
+    found = kw.lint(kinds=kind, min_confidence=min_confidence)
+    return {"findings": [f.as_dict() for f in found]}
