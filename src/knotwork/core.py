@@ -361,7 +361,7 @@ class Knotwork:
             valid_at=checks.checked_date("valid_at", valid_at),
             min_confidence=checks.unit("min_confidence", min_confidence),
             trusts=list(trusts) if trusts else None,
-            explain=explain, max_evidence=8 if evidence else 0)
+            explain=explain, max_evidence=8 if evidence else 0, **self._wiki_first())
         measure = Measure(renderer(fmt), token_counter(s.token_encoding))
         status = self.embedding_status()
         semantic = (nullcontext(None) if status == "none" else
@@ -369,6 +369,18 @@ class Knotwork:
         with semantic as search:
             return build_context(self._reader(), query, opts, measure=measure, semantic=search,
                                  embedding_status=status, notes=_embedding.status_notes(status))
+
+    def _wiki_first(self) -> dict[str, Any]:
+        """``context``'s wiki options: the iri prefix of the vault's wiki pages, if any."""
+        folder = self.settings.wiki_dir.strip("/")
+        if self.vault is None or not folder or not (self.vault / folder).is_dir():
+            return {}
+        from .domain.ids import note_iri
+
+        scope = self.settings.scope
+        return {"wiki_iri": note_iri(scope, f"{folder}/"),
+                "wiki_skip": (note_iri(scope, f"{folder}/index.md"),
+                              note_iri(scope, f"{folder}/log.md"))}
 
     def render(self, ctx: KnowledgeContext, fmt: str = "markdown") -> str:
         return renderer(fmt)(ctx)

@@ -427,6 +427,7 @@ class ContextEntity:
     incoming: tuple[FactRow, ...] = ()
     why: tuple[str, ...] = ()
     entity_id: int = 0
+    wiki: bool = False  # a page of the vault's wiki, which ``context`` checks first
 
     def as_dict(self, *, explain: bool = False) -> dict[str, object]:
         out: dict[str, object] = {
@@ -435,8 +436,10 @@ class ContextEntity:
             "types": list(self.types),
             "relevance": self.relevance,
             "score": round(self.score, 4),
-            "facts": [_context_fact(f) for f in self.facts],
         }
+        if self.wiki:
+            out["wiki"] = True
+        out["facts"] = [_context_fact(f) for f in self.facts]
         if self.incoming:
             out["incoming"] = [
                 {"subject": f.subject_iri, "subject_label": f.subject_label, **_context_fact(f)}

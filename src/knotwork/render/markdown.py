@@ -29,7 +29,8 @@ def _fact_line(f: FactRow) -> str:
 
 def _entity(e: ContextEntity, explain: bool) -> list[str]:
     types = f" ({', '.join(e.types)})" if e.types else ""
-    out = [f"## {e.label}{types}", f"`{e.iri}` · {e.relevance} · score {e.score:.2f}"]
+    wiki = " · wiki page" if e.wiki else ""
+    out = [f"## {e.label}{types}", f"`{e.iri}` · {e.relevance}{wiki} · score {e.score:.2f}"]
     if explain and e.why:
         out.append("why: " + "; ".join(e.why))
     out.extend(_fact_line(f) for f in e.facts)

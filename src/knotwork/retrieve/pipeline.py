@@ -62,6 +62,7 @@ class _Cand:
     # the question's words that name it without being its label's ("non lexical lifetimes"
     # for 2094-nll, "hpa" for Horizontal Pod Autoscaler): they count as words it holds
     naming: set[str] = field(default_factory=set)
+    wiki: bool = False  # a page of the vault's wiki, boosted (``_wiki_first``)
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,6 +79,10 @@ class ContextOptions:
     min_confidence: float = 0.0
     trusts: Sequence[str] | None = None
     explain: bool = False
+    # the iri prefix of the vault's wiki pages (``kw:note/wiki/``), whose direct hits get
+    # ``WIKI_BOOST``; None: no wiki. ``wiki_skip``: its generated pages (index, log)
+    wiki_iri: str | None = None
+    wiki_skip: tuple[str, ...] = ()
 
 
 def build_context(reader: StoreReader, query: str, opts: ContextOptions, *, measure: Measure,
@@ -95,6 +100,8 @@ def build_context(reader: StoreReader, query: str, opts: ContextOptions, *, meas
     _existing(reader, cands, opts)
     for c in cands.values():
         c.score = rank.combine_signals(c.signals)
+    if opts.wiki_iri:
+        _wiki_first(reader, cands, opts.wiki_iri, opts.wiki_skip)
     if opts.expand_links and opts.link_depth > 0:
         _expand(reader, cands, opts)
         _existing(reader, cands, opts)
@@ -112,6 +119,25 @@ def build_context(reader: StoreReader, query: str, opts: ContextOptions, *, meas
     return pack(header, entities=[(c.score, load.one(eid)) for eid, c in ranked],
                 evidence=_evidence(reader, ranked, opts), max_tokens=opts.max_tokens,
                 measure=measure, finish=lambda ctx: _finish(ctx, ranked))
+
+
+# How much a wiki page the question hits directly gains: the seed's "check the wiki
+# first", kept small so that a page never buries the note it summarises.
+WIKI_BOOST = 1.2
+
+
+def _wiki_first(reader: StoreReader, cands: dict[int, _Cand], prefix: str,
+                skip: tuple[str, ...]) -> None:
+    """Boost and mark the direct hits that are pages of the vault's wiki."""
+    direct = [e for e, c in cands.items() if c.relevance == "Direct"]
+    if not direct:
+        return
+    for eid, row in reader.entities(direct).items():
+        if row.iri.startswith(prefix) and row.iri not in skip:
+            c = cands[eid]
+            c.score *= WIKI_BOOST
+            c.wiki = True
+            c.why.append(f"a wiki page: checked first (score ×{WIKI_BOOST})")
 
 
 def _existing(reader: StoreReader, cands: dict[int, _Cand], opts: ContextOptions) -> None:
@@ -464,7 +490,7 @@ class _Loader:
         return ContextEntity(
             iri=row.iri, label=row.label, types=tuple(self._types(eid)),
             relevance=c.relevance, score=c.score, facts=facts,
-            incoming=tuple(incoming), why=tuple(c.why), entity_id=eid)
+            incoming=tuple(incoming), why=tuple(c.why), entity_id=eid, wiki=c.wiki)
 
 
 def _evidence(reader: StoreReader, ranked: list[tuple[int, _Cand]], opts: ContextOptions

@@ -271,7 +271,9 @@ class WikiReader(Protocol):
 
     def conflicting_values(self, scope: str, predicates: Sequence[str]) -> list[int]:
         """Ids of the live facts of ``predicates`` whose subject (canonical) holds two or
-        more distinct values of that predicate (literals case-folded)."""
+        more distinct values of that predicate (literals case-folded), from two or more
+        sources (documents; actors for facts of no document) or with two or more valid
+        times given."""
         ...
 
     def rival_claims(self, scope: str, predicates: Sequence[str],

@@ -85,20 +85,24 @@ class WikiQueries:
 
     def conflicting_values(self, scope: str, predicates: Sequence[str]) -> list[int]:
         """Live facts of ``predicates`` whose subject holds two or more values of one of
-        them (literals compared case-folded, entities by the note they reach)."""
+        them (literals compared case-folded, entities by the note they reach), stated by
+        two or more sources (a document, or an actor for asserted facts) or with two or
+        more valid-time windows: one note listing several owners is no contradiction."""
         if not predicates:
             return []
         rows = self.con.execute(
             "WITH cand AS (SELECT f.id AS id, COALESCE(s.resolved_id, s.id) AS subj,"
             " f.predicate AS pred, CASE WHEN f.object_id IS NULL"
             " THEN 'v:' || lower(trim(f.value)) ELSE 'e:' || COALESCE(o.resolved_id, o.id)"
-            " END AS val FROM facts f JOIN entities s ON s.id = f.subject_id"
+            " END AS val, COALESCE('d' || f.document_id, 'a:' || COALESCE(f.actor, ''))"
+            " AS src, (f.valid_from IS NOT NULL OR f.valid_to IS NOT NULL) AS timed"
+            " FROM facts f JOIN entities s ON s.id = f.subject_id"
             " LEFT JOIN entities o ON o.id = f.object_id"
             f" WHERE f.retracted_at IS NULL AND f.scope = ? AND f.predicate IN"
             f" ({_marks(predicates)}))"
             " SELECT c.id FROM cand c JOIN (SELECT subj, pred FROM cand GROUP BY subj, pred"
-            " HAVING COUNT(DISTINCT val) > 1) g ON g.subj = c.subj AND g.pred = c.pred"
-            " ORDER BY c.id", [scope, *predicates])
+            " HAVING COUNT(DISTINCT val) > 1 AND (COUNT(DISTINCT src) > 1 OR SUM(timed) > 1))"
+            " g ON g.subj = c.subj AND g.pred = c.pred ORDER BY c.id", [scope, *predicates])
         return [int(r[0]) for r in rows]
 
     def rival_claims(self, scope: str, predicates: Sequence[str],
