@@ -68,7 +68,7 @@ def main() -> None:
                       for f in kw.facts(Path(n).stem) if f.predicate == "priority"]
             weak = [kw.assert_fact(Path(n).stem, "rating", "3", confidence=0.4).id
                     for n in notes[:20]]
-            ids = [f.id for f in sample] + weak
+            ids = weak + [f.id for f in sample]
             t = time.perf_counter()
             for p in range(args.pages):
                 cites = ids[p * 5:(p + 1) * 5] or ids[:5]
@@ -96,8 +96,8 @@ def main() -> None:
                 rules["/".join(kinds)] = round(time.perf_counter() - t, 3)
             stats = kw.stats()
         print(json.dumps({
-            "notes": args.notes, "pages": args.pages, "facts_live": stats.as_dict().get(
-                "facts_live"), "ingest_s": round(ingest_s, 1),
+            "notes": args.notes, "pages": args.pages,
+            "facts_live": stats.as_dict().get("facts"), "ingest_s": round(ingest_s, 1),
             "write_page_ms": round(write_ms, 1),
             "lint_s_median": round(statistics.median(times), 3),
             "lint_s_runs": [round(x, 3) for x in times], "rule_s": rules,

@@ -517,19 +517,41 @@ class Knotwork:
     @_one_state
     def lint(self, *, kinds: Sequence[str] | None = None,
              min_confidence: float | None = None) -> list[Finding]:
-        """The vault's problems, found without a model (``knotwork.wiki.lint``)."""
+        """The vault's problems, found without a model (``knotwork.wiki.lint``).
+
+        The wiki's own checks (citations, the index) read the vault this object was
+        opened with, else the folder the scope last synced, if it is still there.
+        """
         from .wiki import lint as _lint
 
         bad = sorted(set(kinds or ()) - set(_lint.KINDS))
         if bad:
             raise InvalidQuery(f"unknown lint kind {bad[0]!r}: use {', '.join(_lint.KINDS)}")
         s = self.settings
+        folder = s.wiki_dir.strip("/") or "wiki"
         opts = _lint.LintOptions(
             scope=s.scope, single_valued=_csv(s.single_valued),
             min_confidence=checks.unit("min_confidence", s.min_confidence
                                        if min_confidence is None else min_confidence),
-            kinds=tuple(kinds) if kinds else _lint.KINDS)
-        return _lint.lint(self.store.reader, self.wiki() if self.vault else None, opts)
+            kinds=tuple(kinds) if kinds else _lint.KINDS,
+            generated=(f"{folder}/index.md", f"{folder}/log.md"))
+        return _lint.lint(self.store.reader, self._lint_wiki(), opts)
+
+    def _lint_wiki(self) -> Wiki | None:
+        if self.vault is not None:
+            return self.wiki()
+        from .domain.ids import root_key
+
+        known = self.store.reader.meta(root_key(self.settings.scope))
+        if not known or not Path(known).is_dir():
+            return None
+        from .wiki.pages import Wiki
+
+        s = self.settings
+        return Wiki(self.store, self._mentions, Path(known), folder=s.wiki_dir,
+                    categories=_csv(s.wiki_categories), scope=s.scope, actor=self.actor,
+                    patterns=self.patterns(), max_bytes=s.max_file_bytes,
+                    chunk_tokens=s.chunk_tokens)
 
     def fix_wiki(self) -> list[str]:
         """Apply lint's safe fixes: write ``index.md`` again from the pages (dead lines

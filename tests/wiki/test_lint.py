@@ -134,6 +134,9 @@ def test_cli_json_exit_code_and_fix(kw: Knotwork, vault: Path, tmp_path: Path) -
     [f] = out["findings"]
     assert set(f) >= {"kind", "severity", "path", "line", "message", "subject", "facts", "fix"}
     assert (f["kind"], f["path"]) == ("broken_link", "wiki/index.md") and f["fixable"]
+    # without --vault: the folder the store last synced is the vault
+    run = CliRunner().invoke(app, ["--db", db, "lint", "--json"])
+    assert run.exit_code == 1 and json.loads(run.output) == out
     run = CliRunner().invoke(app, ["--db", db, "lint", "--vault", str(vault), "--fix"])
     assert run.exit_code == 0, run.output
     assert "scratch" not in (vault / "wiki/index.md").read_text()

@@ -74,6 +74,9 @@ class LintOptions:
     kinds: tuple[str, ...] = KINDS
     supersedes: tuple[str, ...] = SUPERSEDES
     superseded_by: tuple[str, ...] = SUPERSEDED_BY
+    # vault paths knotwork writes (the wiki's index.md and log.md): their links count
+    # for nothing, and they are never reported
+    generated: tuple[str, ...] = ()
 
 
 @dataclass(slots=True)
@@ -86,7 +89,7 @@ class _Ctx:
 
 def lint(reader: StoreReader, wiki: Wiki | None, opts: LintOptions) -> list[Finding]:
     """Every finding of the kinds ``opts.kinds``, by path, line and kind."""
-    ctx = _Ctx(reader, wiki, opts, wiki.generated if wiki is not None else ())
+    ctx = _Ctx(reader, wiki, opts, wiki.generated if wiki is not None else opts.generated)
     found: list[Finding] = []
     for kinds, rule in _RULES:
         if set(kinds) & set(opts.kinds):
