@@ -54,7 +54,9 @@ INSTRUCTIONS = (
     "assert. Start with `context` for a question; use `search` for exact passages, "
     "`get_entity` for one thing in full, `history` for how facts changed. Every fact carries "
     "its source (file and lines): cite it. Record what you learn with `ingest_document` or "
-    "`assert_fact`; correct mistakes with `retract_fact` (facts are never deleted)."
+    "`assert_fact`; correct mistakes with `retract_fact` (facts are never deleted). Keep a "
+    "wiki: `search_wiki` before `context`, `write_page` to file a summary, entity or topic "
+    "page (cite facts as kw:fact/<id>), `lint` to find what went stale."
 )
 
 # KnotworkError -> the label a model reads before the reason; first isinstance match wins.

@@ -197,7 +197,7 @@ class Wiki:
     def locate(self, category: str, title: str) -> tuple[str, Path, bool]:
         """The page of ``title`` in ``category``: (vault path, file, whether it exists).
 
-        Its slug's file if that page has this title (or alias); else the next free slug
+        Its slug's file if that page has this title (or alias, or none); else the next free slug
         (``-2``, ``-3``…): two titles that fold to one slug get a file each.
         """
         check_category(category, self.categories)
@@ -206,7 +206,9 @@ class Wiki:
         for rel, full in self._candidates(category, title):
             if not full.exists():
                 return rel, full, False
-            if any(_same_title(t, title) for t in _titles(self._meta(full))):
+            names = _titles(self._meta(full))
+            # a page with no title of its own (made by hand) is named by its file
+            if not names or any(_same_title(t, title) for t in names):
                 return rel, full, True
         raise InvalidQuery(f"{_MAX_SUFFIX} pages already have titles that fold to the"
                            f" file name of {title!r}: choose a more distinct title")
