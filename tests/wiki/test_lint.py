@@ -100,15 +100,21 @@ def test_two_records_claiming_to_supersede_one_are_a_contradiction(
     write(vault, {
         "ADR-0002.md": "# ADR-0002\n\nOld decision. See [[ADR-0003]], [[ADR-0004]].\n",
         "ADR-0003.md": "---\nsupersedes: \"[[ADR-0002]]\"\n---\n# ADR-0003\n\nNew one.\n",
+        "ADR-0004.md": "# ADR-0004\n\nAnother one, which replaces [[ADR-0002]] in prose.\n",
     })
     kw.ingest()
     assert not [f for f in kw.lint() if f.kind == "contradiction"]
-    rival = kw.assert_fact("ADR-0004", "supersedes", "ADR-0002", value_type="Entity").id
+    (vault / "ADR-0004.md").write_text("---\nsupersedes: \"[[ADR-0002]]\"\n---\n# ADR-0004\n")
+    kw.ingest()
     [found] = [f for f in kw.lint() if f.kind == "contradiction"]
+    rival = fact_id(kw, "ADR-0004", "supersedes")
     assert found.subject == "ADR-0002" and rival in found.facts and len(found.facts) == 2
     assert (found.path, found.line) == ("ADR-0003.md", 2)
+    assert "ADR-0003, ADR-0004" in found.message
     # "superseded_by" read the other way round: one more claimant, still one finding
-    kw.assert_fact("ADR-0002", "superseded_by", "Beta", value_type="Entity")
+    write(vault, {"ADR-0002.md": "---\nsuperseded_by: \"[[Beta]]\"\n---\n# ADR-0002\n\n"
+                                 "Old decision. See [[ADR-0003]], [[ADR-0004]].\n"})
+    kw.ingest()
     [found] = [f for f in kw.lint() if f.kind == "contradiction"]
     assert len(found.facts) == 3
 

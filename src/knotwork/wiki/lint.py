@@ -39,9 +39,11 @@ KINDS = ("broken_link", "missing_page", "orphan_page", "isolated_page", "duplica
 SEVERITIES = ("error", "warning", "info")
 MISSING_MIN = 3  # notes linking a name before its page counts as missing
 CITATION = re.compile(r"kw:fact/(\d{1,18})\b")
-# "replaces" too: the relation lexicon reads "supersedes [[X]]" in prose, and an asserted
-# ``supersedes``, as ``replaces``; a typed ADR parser states ``supersedes`` itself
-SUPERSEDES = ("supersedes", "replaces")
+# Not "replaces": the lexicon reads it from prose, where the note is taken for the
+# subject ("Traefik replaces [[Old Nginx Proxy]]" written in ADR-001 is ADR-001's), and
+# on the example vault that alone made a false contradiction. Typed ADR parsers and
+# frontmatter (``supersedes: "[[ADR-0002]]"``) state ``supersedes`` itself.
+SUPERSEDES = ("supersedes",)
 SUPERSEDED_BY = ("superseded_by",)
 
 
