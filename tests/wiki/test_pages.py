@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from knotwork import InvalidQuery, Knotwork, KnotworkError, NotFound, UnsafePath
+from knotwork import ConfigError, InvalidQuery, Knotwork, KnotworkError, NotFound, UnsafePath
 from knotwork.wiki.names import MAX_SLUG, slug
 
 
@@ -104,3 +104,17 @@ def test_a_wiki_folder_outside_the_vault_is_refused(vault: Path, tmp_path: Path)
     with Knotwork.open(vault, db=str(tmp_path / "o.db"), embedder="none",
                        wiki_dir="../outside") as kw, pytest.raises(UnsafePath):
         kw.write_page("topic", "x", "y")
+
+
+def test_configured_folder_and_categories_and_an_ignored_wiki(vault: Path, tmp_path: Path
+                                                              ) -> None:
+    with Knotwork.open(vault, db=str(tmp_path / "c.db"), embedder="none", wiki_dir="kb",
+                       wiki_categories="person,howto") as kw:
+        assert kw.write_page("howto", "Restart Kota", "Steps.") == "kb/howto/restart-kota.md"
+        with pytest.raises(UnsafePath, match="howto"):
+            kw.write_page("topic", "x", "y")
+    (vault / ".knotworkignore").write_text("wiki\n")
+    with Knotwork.open(vault, db=str(tmp_path / "d.db"), embedder="none") as kw, \
+            pytest.raises(ConfigError, match="not read as notes"):
+        kw.write_page("topic", "x", "y")
+    assert not (vault / "wiki").exists()
