@@ -26,9 +26,12 @@ def test_pages_log_search_and_lint(api: Api) -> None:
     page = c.get("/wiki/pages/summary/Outage 7").json()
     assert page["summary"] == "Certificates expired" and "lost its certs" in page["content"]
     assert [p["title"] for p in c.get("/wiki/pages").json()["pages"]] == ["Outage 7"]
-    [hit] = c.get("/wiki/search", params={"q": "certs"}).json()["hits"]
-    assert hit["path"] == "wiki/summary/outage-7.md"
-    assert [e["action"] for e in c.get("/wiki/log").json()["entries"]] == ["create"]
+    c.post("/wiki/pages", json={"category": "topic", "title": "TLS / certs", "content": "x"})
+    assert c.get("/wiki/pages/topic/TLS%20%2F%20certs").json()["path"] == (
+        "wiki/topic/tls-certs.md")
+    [hit] = c.get("/wiki/search", params={"q": "lost"}).json()["hits"]
+    assert (hit["path"], hit["slug"]) == ("wiki/summary/outage-7.md", "outage-7")
+    assert [e["action"] for e in c.get("/wiki/log").json()["entries"]] == ["create", "create"]
     found = c.get("/lint").json()["findings"]
     assert {"kind", "severity", "path", "line", "message", "subject", "facts", "fix"} <= set(
         found[0])

@@ -46,9 +46,10 @@ def list_pages(kw: KW, category: Annotated[str | None, Query(
     return {"pages": [p.as_dict() for p in kw.list_pages(category)]}
 
 
-@router.get("/wiki/pages/{category}/{title}")
+@router.get("/wiki/pages/{category}/{title:path}")
 def read_page(kw: KW, category: Annotated[str, Path(description="The page's category.")],
-              title: Annotated[str, Path(description="The page's title.")]
+              title: Annotated[str, Path(description="The page's title (URL-encoded;"
+                                                     " slashes allowed).")]
               ) -> dict[str, object]:
     """One page with its text; 404 for an unknown title."""
     return kw.read_page(category, title).as_dict()

@@ -74,8 +74,8 @@ class WikiHit:
     score: float
 
     def as_dict(self) -> dict[str, object]:
-        return {"path": self.path, "category": self.category, "title": self.title,
-                "heading": self.heading, "line_start": self.line_start,
+        return {"path": self.path, "slug": Path(self.path).stem, "category": self.category,
+                "title": self.title, "heading": self.heading, "line_start": self.line_start,
                 "line_end": self.line_end, "snippet": self.snippet,
                 "score": round(self.score, 4)}
 
