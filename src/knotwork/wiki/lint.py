@@ -163,7 +163,7 @@ def _duplicates(ctx: _Ctx) -> list[Finding]:
         if len(paths) < 2:
             continue
         winner, loser = paths[0], paths[1]
-        line, facts = _declared_at(reader, loser, key)
+        line, facts = _declared_at(reader, ctx.opts.scope, loser, key)
         out.append(Finding(
             "duplicate_entity", "warning", loser, line,
             f"the name {key!r} is declared by {len(paths)} notes ({', '.join(paths[:5])}"
@@ -172,16 +172,21 @@ def _duplicates(ctx: _Ctx) -> list[Finding]:
     return out
 
 
-def _declared_at(reader: StoreReader, path: str, key: str) -> tuple[int, tuple[int, ...]]:
-    """The line (and the facts) where the note at ``path`` declares the name ``key``."""
+def _declared_at(reader: StoreReader, scope: str, path: str, key: str
+                 ) -> tuple[int, tuple[int, ...]]:
+    """The line (and the facts) where the note at ``path`` declares the name ``key``: its
+    alias or title fact, else the line whose text is the name (a ``# Title``), else 1."""
     eid = reader.find_entity(path, name_key(path))
-    if eid is None:
-        return 1, ()
-    hits = [f for f in reader.facts([eid]) if f.predicate in ("alias", "title")
-            and name_key(f.value) == key and f.source is not None]
-    if not hits:
-        return 1, ()
-    return hits[0].source.line_start if hits[0].source else 1, tuple(f.id for f in hits)
+    hits = [] if eid is None else [
+        f for f in reader.facts([eid]) if f.predicate in ("alias", "title")
+        and name_key(f.value) == key and f.source is not None]
+    if hits and hits[0].source is not None:
+        return hits[0].source.line_start, tuple(f.id for f in hits)
+    text = reader.document_texts(scope, [path]).get(path, "")
+    for n, line in enumerate(text.splitlines(), 1):
+        if name_key(line.lstrip("#").strip().strip("\"'")) == key:
+            return n, ()
+    return 1, ()
 
 
 # ---------------------------------------------------------------- contradictions
