@@ -5,7 +5,10 @@ letters and digits of any script kept (NFC), every other run of characters one h
 cut to ``MAX_SLUG`` bytes of UTF-8 at a character boundary. What can never be a page —
 an empty title, a NUL, a title that is only punctuation — is refused, not guessed at.
 Windows' reserved device names (``CON``, ``nul``, ``com1``…) get a trailing ``-page``, so
-a vault stays usable on every system Obsidian runs on.
+a vault stays usable on every system Obsidian runs on. A title that reads as a path out
+of the folder (``../x``, ``/etc/passwd``, ``C:\\x``) is refused rather than made safe: an
+agent that sends one is mistaken or hostile, and should hear so. So is a title over
+``MAX_TITLE`` characters; a shorter long one is cut to ``MAX_SLUG`` bytes of file name.
 """
 
 from __future__ import annotations
@@ -16,9 +19,12 @@ from pathlib import Path, PurePosixPath
 
 from ..errors import UnsafePath
 
-__all__ = ["MAX_SLUG", "check_category", "inside", "slug"]
+__all__ = ["MAX_SLUG", "MAX_TITLE", "check_category", "check_title", "inside", "slug"]
 
 MAX_SLUG = 120  # bytes: far under every file system's 255, with room for "-99.md"
+MAX_TITLE = 500  # characters
+# ".." as a path segment, a root or home, a drive: "Q: why" stays a title
+_ESCAPE = re.compile(r"(^|[/\\])\.\.([/\\]|$)|^[/\\]|^~[/\\]|^[A-Za-z]:[/\\]")
 _RUN = re.compile(r"[\W_]+", re.UNICODE)
 _RESERVED = frozenset({"con", "prn", "aux", "nul", *(f"com{i}" for i in range(10)),
                        *(f"lpt{i}" for i in range(10))})
@@ -33,8 +39,7 @@ def slug(title: str) -> str:
     >>> slug("Café / Ünïcode")
     'café-ünïcode'
     """
-    if "\x00" in title:
-        raise UnsafePath("a page title may not hold a NUL character", path=repr(title))
+    check_title(title)
     text = unicodedata.normalize("NFC", title).casefold()
     out = _RUN.sub("-", text).strip("-")
     if not out:
@@ -46,6 +51,19 @@ def slug(title: str) -> str:
     if out in _RESERVED or out.split(".")[0] in _RESERVED:
         out += "-page"
     return out
+
+
+def check_title(title: str) -> str:
+    """``title`` if it can name a page: no NUL, no path out of the folder, not too long."""
+    if "\x00" in title:
+        raise UnsafePath("a page title may not hold a NUL character", path=repr(title))
+    if _ESCAPE.search(title.strip()):
+        raise UnsafePath(f"title {title!r} reads as a path out of the wiki folder: give a"
+                         " title, not a path", path=title)
+    if len(title) > MAX_TITLE:
+        raise UnsafePath(f"title is {len(title)} characters long, over the {MAX_TITLE}"
+                         " limit", path=title[:80] + "…")
+    return title
 
 
 def check_category(category: str, allowed: tuple[str, ...]) -> str:
