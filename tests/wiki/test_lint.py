@@ -147,3 +147,15 @@ def test_cli_json_exit_code_and_fix(kw: Knotwork, vault: Path, tmp_path: Path) -
     assert run.exit_code == 0, run.output
     assert "scratch" not in (vault / "wiki/index.md").read_text()
     assert "incident-summary" in (vault / "wiki/index.md").read_text()
+
+
+def test_a_frontmatter_cites_list_is_watched_too(kw: Knotwork, vault: Path) -> None:
+    port = fact_id(kw, "Gamma", "port")
+    kw.write_page("topic", "Ports", f"---\ncites: [{port}]\n---\n# Ports\n\nOn [[Alpha]].\n")
+    kw.ingest()
+    assert kw.lint(kinds=["stale_claim"]) == []
+    (vault / "Gamma.md").write_text((vault / "Gamma.md").read_text().replace("443", "80"))
+    kw.ingest()
+    [stale] = kw.lint(kinds=["stale_claim", "low_confidence"])
+    # knotwork wrote the frontmatter again (a title added): the list is block style now
+    assert (stale.kind, stale.path, stale.line) == ("stale_claim", "wiki/topic/ports.md", 4)

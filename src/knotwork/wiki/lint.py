@@ -13,7 +13,8 @@ wiki's own pages; none walks the store row by row. The kinds:
 - ``contradiction``: two live values of a single-valued predicate for one subject from
   different sources whose valid times overlap (unknown valid time: always), and a target
   that two entities both claim to supersede;
-- ``stale_claim``: a wiki page citing (``kw:fact/<id>``) a fact since retracted with no
+- ``stale_claim``: a wiki page citing (``kw:fact/<id>`` in its text, or the ids of a
+  frontmatter ``cites:`` list) a fact since retracted with no
   live fact saying the same, or written before a newer statement of the same subject
   and predicate;
 - ``low_confidence``: a cited fact under the confidence floor.
@@ -287,10 +288,32 @@ def _line(f: FactRow) -> int | None:
 # ---------------------------------------------------------------- what pages cite
 
 
+_CITES_KEY = re.compile(r"^(?:cites|facts):\s*(?:\[(?P<flow>[^\]]*)\])?\s*$")
+_CITES_ITEM = re.compile(r"^\s*-\s*(?:kw:fact/)?(\d{1,18})\s*$")
+_CITES_ID = re.compile(r"(?:kw:fact/)?(\d{1,18})")
+
+
 def citations(text: str) -> list[tuple[int, int]]:
-    """(line, fact id) of every ``kw:fact/<id>`` in ``text``, in order."""
+    """(line, fact id) of every fact ``text`` cites, in order: ``kw:fact/<id>`` anywhere,
+    and the ids of a frontmatter ``cites:`` (or ``facts:``) list, flow or block style."""
     out: list[tuple[int, int]] = []
-    for n, line in enumerate(text.splitlines(), 1):
+    lines = text.splitlines()
+    front = lines[0].rstrip() == "---" if lines else False
+    in_list = False
+    for n, line in enumerate(lines, 1):
+        if front and n > 1 and line.rstrip() in ("---", "..."):
+            front = in_list = False
+        elif front and n > 1:
+            m = _CITES_KEY.match(line)
+            if m:
+                in_list = m["flow"] is None
+                out.extend((n, int(i)) for i in _CITES_ID.findall(m["flow"] or ""))
+                continue
+            item = _CITES_ITEM.match(line) if in_list else None
+            if item:
+                out.append((n, int(item[1])))
+                continue
+            in_list = False
         out.extend((n, int(m[1])) for m in CITATION.finditer(line))
     return out
 
