@@ -556,8 +556,10 @@ class Knotwork:
     def fix_wiki(self) -> list[str]:
         """Apply lint's safe fixes: write ``index.md`` again from the pages (dead lines
         dropped, missing pages listed). What was done, one line each."""
-        before, after = self.wiki().rebuild_index()
-        return [f"rewrote {self.wiki().index_path}: {before} lines before, {after} after"]
+        done = self.wiki().rebuild_index()
+        if done is None:
+            return []
+        return [f"rewrote {self.wiki().index_path}: {done[0]} lines before, {done[1]} after"]
 
 
 def _csv(text: str) -> tuple[str, ...]:

@@ -147,6 +147,10 @@ def test_cli_json_exit_code_and_fix(kw: Knotwork, vault: Path, tmp_path: Path) -
     assert run.exit_code == 0, run.output
     assert "scratch" not in (vault / "wiki/index.md").read_text()
     assert "incident-summary" in (vault / "wiki/index.md").read_text()
+    assert "fixed: rewrote wiki/index.md: 2 lines before, 1 after" in run.output
+    again = CliRunner().invoke(app, ["--db", db, "lint", "--vault", str(vault), "--fix"])
+    assert again.exit_code == 0 and "fixed" not in again.output  # nothing left to do
+    assert [e.action for e in kw.get_log(None)].count("fix-index") == 1
 
 
 def test_a_frontmatter_cites_list_is_watched_too(kw: Knotwork, vault: Path) -> None:

@@ -304,25 +304,31 @@ class Wiki:
         by_cat.setdefault(entry.category, []).append(entry)
         files.write_atomic(index, files.render_index(by_cat, self.categories))
 
-    def rebuild_index(self) -> tuple[int, int]:
+    def rebuild_index(self) -> tuple[int, int] | None:
         """Write the index again from the pages on disk: (lines before, lines after).
-        Lines of pages that are gone are dropped; pages missing from it are added."""
+        Lines of pages that are gone are dropped; pages missing from it are added. None
+        when there was nothing to do: no wiki folder, or an index that is current."""
+        if not self.root.is_dir():
+            return None
         index = self.vault / self.index_path
         with files.locked(self._lock()):
             try:
-                before = len(files.index_entries(index.read_text(encoding="utf-8")))
+                old = index.read_text(encoding="utf-8")
             except FileNotFoundError:
-                before = 0
+                old = ""
             by_cat: dict[str, list[files.IndexEntry]] = {}
             pages = self.list_pages()
             for p in pages:
                 by_cat.setdefault(p.category, []).append(
                     files.IndexEntry(p.category, p.path.removesuffix(".md"), p.title,
                                      p.summary))
-            files.write_atomic(index, files.render_index(by_cat, self.categories))
+            text = files.render_index(by_cat, self.categories)
+            if text == old:
+                return None
+            files.write_atomic(index, text)
             files.append_log(self.vault / self.log_path, at=_now(), actor=self.actor,
                              action="fix-index", path=self.index_path, title="index")
-        return before, len(pages)
+        return len(files.index_entries(old)), len(pages)
 
     def index_entries(self) -> list[files.IndexEntry]:
         try:
