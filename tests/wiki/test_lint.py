@@ -68,6 +68,7 @@ def test_one_planted_problem_of_each_kind_gives_exactly_those_findings(
     assert port in by["stale_claim"].facts and "8443" in by["stale_claim"].fix
     assert by["low_confidence"].facts == (weak,)
     assert all(f.fix and f.message for f in found)
+    assert found[0]["kind"] == found[0].kind and found[0]["facts"] == list(found[0].facts)
 
 
 def test_a_retracted_citation_is_stale_until_the_source_says_it_again(

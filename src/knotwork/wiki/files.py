@@ -22,6 +22,8 @@ try:  # POSIX; elsewhere O_APPEND alone keeps each line whole
 except ImportError:  # pragma: no cover - Windows
     fcntl = None  # type: ignore[assignment]
 
+from .records import Keyed
+
 __all__ = ["IndexEntry", "LogEntry", "append_log", "index_entries", "locked", "read_log",
            "render_index", "write_atomic"]
 
@@ -66,7 +68,7 @@ def write_atomic(path: Path, text: str) -> os.stat_result:
 
 
 @dataclass(frozen=True, slots=True)
-class LogEntry:
+class LogEntry(Keyed):
     """One line of ``log.md``."""
 
     at: str

@@ -31,6 +31,7 @@ from ..domain.words import name_key
 from ..store import StoreReader
 from ..types import FactRow
 from .pages import Wiki
+from .records import Keyed
 
 __all__ = ["CITATION", "KINDS", "MISSING_MIN", "SEVERITIES", "Finding", "LintOptions",
            "citations", "exit_code", "lint"]
@@ -49,7 +50,7 @@ SUPERSEDED_BY = ("superseded_by",)
 
 
 @dataclass(frozen=True, slots=True)
-class Finding:
+class Finding(Keyed):
     """One problem: what, how bad, where (file and line), about what, which facts, and
     the fix to make. ``fixable``: ``lint --fix`` applies the fix itself."""
 

@@ -30,6 +30,7 @@ from ..store import Store, record_time
 from ..types import Applied, ParsedDocument
 from . import files
 from .names import check_category, inside, slug
+from .records import Keyed
 
 __all__ = ["Page", "PageInfo", "Wiki", "WikiHit", "WrittenPage"]
 
@@ -37,7 +38,7 @@ _MAX_SUFFIX = 1000  # slugs tried for one title before giving up
 
 
 @dataclass(frozen=True, slots=True)
-class PageInfo:
+class PageInfo(Keyed):
     """One page as ``list_pages`` and the index see it."""
 
     path: str  # vault-relative, with ``.md``
@@ -61,7 +62,7 @@ class Page(PageInfo):
 
 
 @dataclass(frozen=True, slots=True)
-class WikiHit:
+class WikiHit(Keyed):
     """A page found by ``search_wiki``: its best passage, cited."""
 
     path: str
@@ -81,7 +82,7 @@ class WikiHit:
 
 
 @dataclass(frozen=True, slots=True)
-class WrittenPage:
+class WrittenPage(Keyed):
     """What ``write_page`` did: the page's path and whether it was new or changed."""
 
     path: str
