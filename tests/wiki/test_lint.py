@@ -164,3 +164,18 @@ def test_a_frontmatter_cites_list_is_watched_too(kw: Knotwork, vault: Path) -> N
     [stale] = kw.lint(kinds=["stale_claim", "low_confidence"])
     # knotwork wrote the frontmatter again (a title added): the list is block style now
     assert (stale.kind, stale.path, stale.line) == ("stale_claim", "wiki/topic/ports.md", 4)
+
+
+def test_an_embedded_attachment_of_the_vault_is_no_broken_link(kw: Knotwork, vault: Path
+                                                               ) -> None:
+    write(vault, {"Beta.md": "# Beta\n\nBeta links to [[Alpha]] and [[Gamma]].\n"
+                             "![[diagram.png]] ![[img/Photo.JPG]]\n"})
+    (vault / "img").mkdir()
+    (vault / "img/photo.jpg").write_bytes(b"\xff\xd8")  # names compare case-folded
+    (vault / "diagram.png").write_bytes(b"\x89PNG")
+    _page(kw, [fact_id(kw, "Gamma", "port")])
+    kw.ingest()
+    assert kw.lint(kinds=["broken_link"]) == []
+    (vault / "diagram.png").unlink()
+    [broken] = kw.lint(kinds=["broken_link"])
+    assert (broken.subject, broken.path, broken.line) == ("diagram.png", "Beta.md", 4)

@@ -26,6 +26,7 @@ import re
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from ..domain.words import name_key
 from ..store import StoreReader
@@ -106,7 +107,11 @@ def lint(reader: StoreReader, wiki: Wiki | None, opts: LintOptions) -> list[Find
 
 def _links(ctx: _Ctx) -> list[Finding]:
     by_name: dict[str, list[tuple[int, str, int | None, str]]] = defaultdict(list)
-    for r in ctx.reader.unresolved_links(ctx.opts.scope, exclude_paths=ctx.generated):
+    rows = ctx.reader.unresolved_links(ctx.opts.scope, exclude_paths=ctx.generated)
+    files = _attachments(ctx, [r.name for r in rows])
+    for r in rows:
+        if r.name.casefold() in files or r.name.casefold().rsplit("/", 1)[-1] in files:
+            continue  # ![[diagram.png]]: a file of the vault that is no note
         by_name[r.key].append((r.fact_id, r.path, r.line, r.name))
     out = []
     for links in by_name.values():
@@ -128,6 +133,27 @@ def _links(ctx: _Ctx) -> list[Finding]:
                 f"the link to {name!r} reaches no note", name, (fid,),
                 f"create a note named {name!r}, or correct the link to an existing note"))
     return out + _index_lines(ctx)
+
+
+def _attachments(ctx: _Ctx, names: Sequence[str]) -> set[str]:
+    """The vault's files that are no notes (images, PDFs, canvases), by path and by name,
+    case-folded: a link or embed naming one is not broken. Looked for only when a link
+    that reaches no note has a file suffix, and only with the vault at hand."""
+    if ctx.wiki is None or not any(Path(n).suffix not in ("", ".md") for n in names):
+        return set()
+    import os
+
+    from ..ingest.sources import DEFAULT_IGNORES
+
+    root, out = ctx.wiki.vault, set()
+    for folder, dirs, found in os.walk(root):
+        dirs[:] = [d for d in dirs if d not in DEFAULT_IGNORES]
+        rel = Path(folder).relative_to(root).as_posix()
+        for name in found:
+            if not name.endswith(".md"):
+                out.add(name.casefold())
+                out.add(name.casefold() if rel == "." else f"{rel}/{name}".casefold())
+    return out
 
 
 def _index_lines(ctx: _Ctx) -> list[Finding]:
