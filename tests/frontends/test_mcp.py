@@ -21,8 +21,8 @@ from mcp_types import CallToolResult, TextContent
 from .conftest import child_env, knotwork_cmd
 
 TOOLS = {"context", "search", "get_entity", "ingest_document", "assert_fact", "retract_fact",
-         "history", "stats"}
-READ_ONLY = {"context", "search", "get_entity", "history", "stats"}
+         "history", "stats", "assemble"}
+READ_ONLY = {"context", "search", "get_entity", "history", "stats", "assemble"}
 DESTRUCTIVE = {"ingest_document", "retract_fact"}
 
 
