@@ -8,7 +8,7 @@ max_tokens = 6000          # 0: no limit
 # allow_partial = false    # cut an item that does not fit at a sentence boundary
 [defaults]                 # for tiers that do not say (these are the defaults' defaults)
 top_k = 5
-min_score = 0.0
+min_score = 0.3           # (default: none: every score is kept)
 timeout = 5.0              # seconds, per source
 [[tiers]]
 name = "ground_truth"
@@ -50,7 +50,7 @@ class TierConfig:
     priority: int
     sources: tuple[str | Mapping[str, Any], ...]
     top_k: int
-    min_score: float
+    min_score: float | None
     pin: bool
     timeout: float
 
@@ -93,7 +93,7 @@ class AssembleConfig:
 
 def default_config(*, max_tokens: int | None) -> AssembleConfig:
     """One tier, ``local``: this store alone."""
-    return AssembleConfig((TierConfig("local", 1, ("local",), 8, 0.0, False, 5.0),),
+    return AssembleConfig((TierConfig("local", 1, ("local",), 8, None, False, 5.0),),
                           max_tokens=max_tokens, origin="<default>")
 
 
@@ -135,7 +135,7 @@ def from_mapping(data: Mapping[str, Any], *, origin: str = "<config>", text: str
                           key="encoding")
     d = where.at("defaults", 0)
     top_k = _int(defaults.get("top_k", 5), d, "top_k", low=1)
-    min_score = _float(defaults.get("min_score", 0.0), d, "min_score")
+    min_score = _opt_float(defaults.get("min_score"), d, "min_score")
     timeout = _seconds(defaults.get("timeout", 5.0), d, "timeout")
     raw_tiers = data.get("tiers")
     if not isinstance(raw_tiers, list) or not raw_tiers:
@@ -157,13 +157,14 @@ def from_mapping(data: Mapping[str, Any], *, origin: str = "<config>", text: str
                           base_dir or Path.cwd(), origin)
 
 
-def _tier(raw: Mapping[str, Any], n: int, at: str, top_k: int, min_score: float,
+def _tier(raw: Mapping[str, Any], n: int, at: str, top_k: int, min_score: float | None,
           timeout: float) -> TierConfig:
-    _known(raw, TIER, at, "a tier")
     name = raw.get("name")
     if not isinstance(name, str) or not name.strip():
+        _known(raw, TIER, at, "a tier")
         raise ConfigError(f"{at}: the tier needs name = \"…\"", key="name")
     at = f"{at} (tier {name!r})"
+    _known(raw, TIER, at, "a tier")
     sources = raw.get("sources")
     if isinstance(sources, str | Mapping):
         sources = [sources]
@@ -180,7 +181,7 @@ def _tier(raw: Mapping[str, Any], n: int, at: str, top_k: int, min_score: float,
             raise ConfigError(f"{at}: {exc.message}", key=exc.key, hint=exc.hint) from exc
     return TierConfig(name.strip(), _int(raw.get("priority", n + 1), at, "priority"),
                       tuple(sources), _int(raw.get("top_k", top_k), at, "top_k", low=1),
-                      _float(raw.get("min_score", min_score), at, "min_score"),
+                      _opt_float(raw.get("min_score", min_score), at, "min_score"),
                       _bool(raw.get("pin", False), at, "pin"),
                       _seconds(raw.get("timeout", timeout), at, "timeout"))
 
@@ -229,6 +230,10 @@ def _float(v: Any, at: str, key: str) -> float:
     if not _number(v):
         raise ConfigError(f"{at}: {key} must be a number, got {v!r}", key=key)
     return float(v)
+
+
+def _opt_float(v: Any, at: str, key: str) -> float | None:
+    return None if v is None else _float(v, at, key)
 
 
 def _seconds(v: Any, at: str, key: str) -> float:

@@ -59,7 +59,7 @@ def merge(ranked: Iterable[Ranked], tiers: Iterable[Tier],
           overrides: Mapping[str, Override] | None = None) -> list[Ranked]:
     """Keep, in merge order, each tier's best ``top_k`` items scored at least ``min_score``
     that no earlier kept item duplicates (see the module docstring)."""
-    limits: dict[str, tuple[int, float]] = {}
+    limits: dict[str, tuple[int, float | None]] = {}
     for t in tiers:
         o = (overrides or {}).get(t.name, Override())
         limits[t.name] = (t.top_k if o.top_k is None else o.top_k,
@@ -69,8 +69,8 @@ def merge(ranked: Iterable[Ranked], tiers: Iterable[Tier],
     by_key: dict[str, int] = {}
     counts: dict[str, int] = {}
     for r in sorted(ranked, key=order_key):
-        top_k, min_score = limits.get(r.tier, (0, 0.0))
-        if r.item.score < min_score or counts.get(r.tier, 0) >= top_k:
+        top_k, min_score = limits.get(r.tier, (0, None))
+        if (min_score is not None and r.item.score < min_score) or counts.get(r.tier, 0) >= top_k:
             continue
         text = normalise(r.item.content)
         keys = ("s:" + r.item.source, "c:" + text, "p:" + text[:PREFIX_CHARS])

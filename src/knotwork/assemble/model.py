@@ -57,7 +57,7 @@ class Tier:
     """A named group of sources queried in parallel; a lower ``priority`` comes first.
 
     ``top_k`` caps the tier's items after the merge (and is each source's ``limit``);
-    ``min_score`` drops items scored below it; ``pin`` pins every item of the tier;
+    ``min_score`` drops items scored below it (None: none); ``pin`` pins every item of the tier;
     ``timeout`` (seconds) bounds each source of the tier that sets none of its own.
     """
 
@@ -65,7 +65,7 @@ class Tier:
     priority: int
     sources: tuple[ContextSource, ...]
     top_k: int = 5
-    min_score: float = 0.0
+    min_score: float | None = None  # None: keep every score
     pin: bool = False
     timeout: float = 5.0
     timeouts: Mapping[str, float] = field(default_factory=dict)  # source name -> seconds
