@@ -15,12 +15,21 @@ import pytest
 from typer.testing import CliRunner
 
 from knotwork import ConfigError, InvalidQuery, Knotwork
-from knotwork.assemble import Budget, Fetched, Item, Override, Tier, assemble, load_config
+from knotwork.assemble import (
+    Budget,
+    Fetched,
+    Item,
+    Override,
+    SourceEnv,
+    Tier,
+    assemble,
+    load_config,
+)
 from knotwork.assemble.sources.memory import MemorySource
 from knotwork.cli.main import app
 from knotwork.retrieve.budget import count_tokens
 
-from ..frontends.conftest import write_vault
+from ..frontends.conftest import wait_for, write_vault
 
 DECISIONS = {
     "decisions/ADR-007-deploys.md": """\
@@ -107,6 +116,14 @@ def test_each_source_may_have_its_own_timeout() -> None:
     assert time.monotonic() - start < 1.5
     assert sorted(e.reason for e in out.errors) == ["timed out after 0.2 s",
                                                     "timed out after 0.5 s"]
+
+
+def test_no_thread_outlives_the_assembly() -> None:
+    """A process that assembles and then ingests still forks its workers: no idle source
+    thread is left behind (the sync refuses to fork a process with other threads)."""
+    before = threading.active_count()
+    assemble("q", [Tier("t", 1, (memory("a", Item("x", "x:1")), memory("b")))], Budget(None))
+    wait_for(lambda: threading.active_count() <= before, timeout=2)
 
 
 def test_malformed_items_are_left_out_and_reported() -> None:
@@ -244,6 +261,14 @@ def test_without_a_config_one_local_tier_answers(store: Knotwork) -> None:
     ("[budget]\nmax_tokens = -1\n[[tiers]]\nname = 'a'\nsources = ['local']\n",
      r"knotwork.toml:1: max_tokens must be an integer ≥ 0"),
     ("[budget]\n", r"no \[\[tiers\]\]"),
+    ("[[tiers]]\nname = 'a'\nsources = ['qdrant:./data']\n", "write qdrant:PATH#COLLECTION"),
+    ("[[tiers]]\nname = 'a'\nsources = ['qdrant:./d#c?embeder=hash']\n",
+     r"unknown option\(s\) embeder"),
+    ("[[tiers]]\nname = 'a'\nsources = ['http://']\n", "not an http"),
+    ("[[tiers]]\nname = 'a'\nsources = [{source = 'memory', items = [{text = 'x'}]}]\n",
+     "item 1 needs content"),
+    ("[[tiers]]\nname = 'a'\nsources = ['local:scope=a&depth=2']\n",
+     r"unknown option\(s\) depth"),
     ("[[tiers]]\nname = 'a'\nsources = ['local']\n[[tiers]]\nname = 'a'\nsources = ['local']\n",
      "two tiers are named 'a'"),
 ])
@@ -251,7 +276,7 @@ def test_config_mistakes_name_the_file_the_line_and_the_fix(tmp_path: Path, text
                                                             message: str) -> None:
     with pytest.raises(ConfigError, match=message):
         cfg = load_config(write(tmp_path / "knotwork.toml", text))
-        cfg.open_tiers(__import__("knotwork.assemble", fromlist=["SourceEnv"]).SourceEnv())
+        cfg.open_tiers(SourceEnv(local=lambda q, o: {}))
 
 
 def test_an_unknown_kind_lists_the_valid_ones(store: Knotwork, tmp_path: Path) -> None:

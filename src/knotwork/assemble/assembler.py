@@ -58,7 +58,8 @@ def assemble(query: str, tiers: Sequence[Tier], budget: Budget, *,
             continue
         if fetched.error:
             errors.append(SourceError(tier.name, source.name, fetched.error))
-        good, bad = _valid(fetched.items)
+        good, bad = _valid(fetched.items if isinstance(fetched.items, list | tuple) else
+                           [fetched.items])
         if bad:
             errors.append(SourceError(tier.name, source.name, bad))
         found[index].extend(good)

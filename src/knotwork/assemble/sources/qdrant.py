@@ -14,6 +14,7 @@ one client per process, so clients are opened once and shared.
 
 from __future__ import annotations
 
+import atexit
 import os
 import threading
 from collections.abc import Callable
@@ -47,16 +48,27 @@ def client_for(location: str, api_key: str | None = None) -> Any:
                 client = QdrantClient(url=location, api_key=api_key)
             else:
                 client = QdrantClient(path=location)
+            if not _clients:
+                # closed before the interpreter tears modules down: the client's own
+                # __del__ then fails, printing a traceback at the end of every CLI call
+                atexit.register(close_clients, wait=0.5)
             _clients[location] = client
         return client
 
 
-def close_clients() -> None:
-    """Close every shared client (an embedded folder is then free for another process)."""
-    with _clients_lock:
+def close_clients(*, wait: float = -1) -> None:
+    """Close every shared client (an embedded folder is then free for another process).
+
+    ``wait``: seconds to wait for a client being opened (-1: as long as it takes); at
+    exit a source still opening its folder past its timeout must not hold the process."""
+    if not _clients_lock.acquire(timeout=wait):
+        return
+    try:
         for client in _clients.values():
             client.close()
         _clients.clear()
+    finally:
+        _clients_lock.release()
 
 
 @dataclass(frozen=True, slots=True)
