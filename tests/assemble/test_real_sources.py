@@ -93,6 +93,8 @@ def archive(tmp_path: Path) -> Iterator[Path]:
         models.PointStruct(id=n, vector=[float(x) for x in vectors[n]],
                            payload={"content": t, "source": s})
         for n, (t, s) in enumerate(ARCHIVE)])
+    client.create_collection("small", vectors_config=models.VectorParams(
+        size=4, distance=models.Distance.COSINE))
     client.close()  # one client per folder: the source opens its own
     yield folder
     close_clients()
@@ -180,6 +182,25 @@ def test_the_python_api_reads_the_same_tiers(tmp_path: Path, remote: str, archiv
     assert out.tier_counts["notes"] <= 2
     if out.total_tokens > 700:  # only by pinned items
         assert all(r.item.pinned for r in out.results)
+
+
+def test_qdrant_mistakes_are_reported_not_raised(tmp_path: Path, archive: Path) -> None:
+    cfg = write(tmp_path / "q.toml", """\
+[[tiers]]
+name = "a"
+sources = ["qdrant:./qdrant-data#small?embedder=hash", "qdrant:./nowhere#archive?embedder=hash",
+           "qdrant:./qdrant-data#nope?embedder=hash",
+           "qdrant:./qdrant-data#archive?embedder=hash&content_field=body"]
+""")
+    with Knotwork.open(None, db=":memory:") as kw:
+        out = kw.assemble("deploy heliograph", config=cfg)
+    reasons = [e.reason for e in out.errors]
+    assert reasons[0].startswith("collection 'small' holds 4-dim vectors; embedder 'hash'"
+                                 " makes 64")
+    assert reasons[1] == f"no Qdrant folder at {tmp_path / 'nowhere'}"
+    assert reasons[2].startswith("no collection 'nope'") and len(reasons) == 3
+    assert out.results == ()  # no point has a `body`: nothing to put in a prompt
+    assert not (tmp_path / "nowhere").exists()
 
 
 def test_post_assemble_answers_from_the_servers_tiers(remote: str) -> None:

@@ -112,10 +112,20 @@ class QdrantSource:
 
     def fetch(self, query: str, *, limit: int, budget: int | None) -> Fetched:
         key = os.environ.get(self.api_key_env) if self.api_key_env else None
+        remote = self.location.startswith(("http://", "https://"))
+        if not remote and not os.path.isdir(self.location):
+            # opening a folder that is not there would create an empty one
+            return Fetched(error=f"no Qdrant folder at {self.location}")
         client = client_for(self.location, key)
         if not client.collection_exists(self.collection):
             return Fetched(error=f"no collection {self.collection!r} at {self.location}")
-        vector = [float(x) for x in self.embed().embed([query])[0]]
+        embedder = self.embed()
+        size = _size(client.get_collection(self.collection).config.params.vectors, self.vector)
+        if size is not None and size != embedder.dim:
+            return Fetched(error=f"collection {self.collection!r} holds {size}-dim vectors;"
+                                 f" embedder {embedder.name!r} makes {embedder.dim}: name the"
+                                 " model that filled it with ?embedder=")
+        vector = [float(x) for x in embedder.embed([query])[0]]
         hits = client.query_points(self.collection, query=vector, using=self.vector,
                                    limit=limit, with_payload=True).points
         out = []
@@ -130,6 +140,14 @@ class QdrantSource:
             out.append(Item(text, cite or f"qdrant:{self.collection}/{hit.id}",
                             float(hit.score)))
         return Fetched(tuple(out))
+
+
+def _size(vectors: Any, name: str | None) -> int | None:
+    """The dimension of the collection's vector ``name`` (None: its only one)."""
+    if isinstance(vectors, dict):
+        vectors = vectors.get(name or "")
+    size = getattr(vectors, "size", None)
+    return size if isinstance(size, int) else None
 
 
 def _first(payload: dict[str, Any], keys: tuple[str, ...]) -> str | None:
