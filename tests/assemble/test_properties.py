@@ -56,6 +56,12 @@ def test_the_budget_holds_but_for_pinned_items_and_the_count_is_exact(
             r.item.tokens for r in out.results)
         assert out.total_tokens == count_tokens(out.text)
     assert sum(out.tier_counts.values()) == len(out.results)
+    given_text = {i.source: i.content.strip() for t in tiers
+                  for i in t.sources[0].items}  # type: ignore[attr-defined]
+    for r in out.results:  # an item is whole, or (allow_partial) its first sentences
+        original = given_text[r.item.source]
+        assert r.item.content.strip() == original or (partial and r.cut and not r.item.pinned
+                                               and original.startswith(r.item.content))
 
 
 @SETTINGS
