@@ -1,5 +1,6 @@
 """Assemble context: every tier's sources in parallel, merged, deduplicated, budgeted.
 
+    >>> from knotwork.assemble.sources.memory import MemorySource
     >>> tiers = [Tier("facts", 1, (MemorySource("m", (Item("Heliograph deploys on Fridays.",
     ...                                                        "ops.md:3", 0.9),)),), top_k=3)]
     >>> out = assemble("how does heliograph deploy", tiers, Budget(max_tokens=500))
