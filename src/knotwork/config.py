@@ -65,6 +65,8 @@ class Settings:
                            " rrf.")
     ann_threshold: int = _setting(50_000, "Live chunk vectors past which vector search uses an"
                                   " HNSW index (0 = always exact).")
+    assemble_config: str = _setting("", "TOML file of the tiers and budget `assemble` uses"
+                                    " when given none (default: one tier, this store).")
     ontology: str = _setting("", "JSON/YAML file of extra type and relation synonyms for agent"
                              " ingest.")
     wiki_dir: str = _setting("wiki", "Folder of the vault that agent-written wiki pages,"

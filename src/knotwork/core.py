@@ -41,6 +41,8 @@ from .types import (
 )
 
 if TYPE_CHECKING:  # imported where used: a process that only queries never loads them
+    from .assemble import Assembled
+    from .assemble.run import ConfigLike
     from .ingest.mentions import MentionFinder
     from .results import Compacted, DocumentIngested, Embedded, History, Stats
     from .retrieve.embedding import FloatArray
@@ -381,6 +383,24 @@ class Knotwork:
         return {"wiki_iri": note_iri(scope, f"{folder}/"),
                 "wiki_skip": (note_iri(scope, f"{folder}/index.md"),
                               note_iri(scope, f"{folder}/log.md"))}
+    def assemble(self, query: str, *, config: ConfigLike = None, max_tokens: int | None = None,
+                 allow_partial: bool | None = None, tiers: Mapping[str, Any] | None = None,
+                 scopes: Sequence[str] | None = None) -> Assembled:
+        """Context for ``query`` from tiers of sources, fitted to a token budget
+        (``knotwork.assemble``). ``config``: a TOML path, a dict of its shape, or None for
+        the ``assemble_config`` setting (else one ``local`` tier); ``tiers`` overrides
+        ``top_k``/``min_score`` per tier for this call; ``scopes`` bound the local reads."""
+        from .assemble import SourceEnv
+        from .assemble import run as _asm
+
+        s = self.settings
+        cfg = _asm.resolve(config if config is not None else (s.assemble_config or None),
+                           max_tokens=s.context_max_tokens or None)
+        env = SourceEnv(local=_asm.local_runner(self.context, scopes),
+                        embedder=_asm.embedder_opener((s.embedder, self.embedder)),
+                        default_embedder=s.embedder, base_dir=cfg.base_dir)
+        return _asm.run(query, cfg, env, encoding=s.token_encoding, max_tokens=max_tokens,
+                        allow_partial=allow_partial, tiers=tiers)
 
     def render(self, ctx: KnowledgeContext, fmt: str = "markdown") -> str:
         return renderer(fmt)(ctx)

@@ -22,9 +22,9 @@ from .conftest import child_env, knotwork_cmd
 
 TOOLS = {"context", "search", "get_entity", "ingest_document", "assert_fact", "retract_fact",
          "history", "stats", "write_page", "read_page", "list_pages", "search_wiki", "get_log",
-         "lint"}
+         "lint", "assemble"}
 READ_ONLY = {"context", "search", "get_entity", "history", "stats", "read_page", "list_pages",
-             "search_wiki", "get_log", "lint"}
+             "search_wiki", "get_log", "lint", "assemble"}
 DESTRUCTIVE = {"ingest_document", "retract_fact"}
 
 

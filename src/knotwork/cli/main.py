@@ -488,7 +488,10 @@ def _nothing() -> Iterator[None]:
     yield
 
 
-from . import wiki  # noqa: E402,F401
+from . import assemble, wiki  # noqa: E402,F401
 
 if __name__ == "__main__":
-    main()
+    # the module's own app: commands of other modules register on it, not on this copy
+    from knotwork.cli.main import main as _module_main
+
+    _module_main()

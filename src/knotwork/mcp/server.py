@@ -280,6 +280,9 @@ def build_server(kw: Knotwork, *, scopes: Sequence[str] | None = None) -> MCPSer
     from . import wiki
 
     wiki.register(app, kw, read_scopes)
+    from .assemble import register as register_assemble  # it imports this module's pieces
+
+    register_assemble(app, kw, read_scopes)
     _refuse_unknown_arguments(app)
     return app
 

@@ -392,6 +392,9 @@ def create_app(kw: Knotwork, *, token: str | None = None, max_body: int = MAX_BO
     from . import wiki
 
     app.include_router(wiki.router)
+    from .assemble import router as assemble_router  # it imports this module's pieces
+
+    app.include_router(assemble_router)
     errors.install(app)
     app.add_middleware(BodyLimit, limit=max_body)
     if token:
