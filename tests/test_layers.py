@@ -22,9 +22,11 @@ ALLOWED: dict[str, set[str]] = {
     "embed": {"types", "errors"},
     "retrieve": {"domain", "types", "results", "errors", "store", "embed"},
     "render": {"types"},
+    # a model, when one is configured: client, extraction over the store, cited answers
+    "llm": {"domain", "types", "errors", "ingest", "store"},
     "sync": {"domain", "types", "errors", "ingest", "store"},
     "core": {"domain", "types", "errors", "config", "checks", "ingest", "store", "embed",
-             "retrieve", "render", "sync", "results"},
+             "retrieve", "render", "sync", "results", "llm"},
     "cli": {"core", "types", "render", "errors", "config", "server", "mcp", "sync"},
     "server": {"core", "types", "render", "errors", "config"},
     "mcp": {"core", "types", "render", "errors", "config"},

@@ -389,6 +389,9 @@ def create_app(kw: Knotwork, *, token: str | None = None, max_body: int = MAX_BO
     app.state.sync_vault = sync_vault
     app.state.watcher = None
     app.include_router(router)
+    from . import llm as _llm
+
+    app.include_router(_llm.router, responses=ERRORS)
     errors.install(app)
     app.add_middleware(BodyLimit, limit=max_body)
     if token:
