@@ -25,7 +25,7 @@ def extract(path: Annotated[str | None, typer.Argument(
 
     One call per chunk, cached by chunk text, model and prompt: a re-run, or an unchanged
     chunk, costs nothing. Facts arrive `extracted` and unreviewed."""
-    with _kw() as kw, _bars(enabled=not as_json) as bar:
+    with _kw(read_only=path is None) as kw, _bars(enabled=not as_json) as bar:
         report = kw.extract(path, budget=budget, ingest=not no_ingest,
                             progress=bar("extracting"))
     if as_json:

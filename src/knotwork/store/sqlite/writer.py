@@ -282,7 +282,8 @@ class Writer:
         self._queue_mentions(doc_id, names_added, names_removed)
         # model-extracted facts (``apply_extracted``) whose chunk this version no longer
         # holds go with it: the next ``extract`` sends only those chunks again
-        llm_gone, llm_touched = self._retract_unchunked(doc_id, chunk_ids, ts)
+        llm_gone, llm_touched = (0, set()) if fresh else self._retract_unchunked(
+            doc_id, chunk_ids, ts)
         # a fact the same text no longer gives was dropped by the rules, not by an edit
         added, retracted, kept, touched = self._diff_facts(
             scope, doc_id, version_id, note_id, p.facts, p.refs, chunk_ids, ts, fresh=fresh,
