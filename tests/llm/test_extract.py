@@ -175,3 +175,28 @@ def test_parse_triples_accepts_common_shapes() -> None:
         assert parsed is not None and [t.subject for t in parsed[0]] == ["a"], text
     assert parse_triples("no json here") is None
     assert parse_triples('{"triples": "nope"}') is None
+
+
+def test_a_note_edited_during_a_run_waits_for_the_next(vault: Path, tmp_path: Path) -> None:
+    db = str(tmp_path / "s.db")
+    note = vault / "services/Kestrel Queue.md"
+    edited: list[bool] = []
+
+    def responder(body: dict[str, Any]) -> dict[str, Any]:
+        if not edited and "Postgres" in passage(body):  # another process syncs an edit
+            edited.append(True)
+            note.write_text(note.read_text().replace("Heliograph", "Sparrow"))
+            with Knotwork.open(vault, db=db) as other:
+                other.ingest(vault)
+        return rule_responder(body)
+
+    with ChatServer(responder) as server, Knotwork.open(
+            vault, db=db, llm_url=server.url, llm_model="m", llm_concurrency=1) as kw:
+        kw.ingest(vault)
+        first = kw.extract()  # no path: the store as it is, no sync
+        assert (first.documents_applied, first.documents_pending) == (2, 1)
+        assert extracted(kw, "Kestrel Queue") == {}
+        second = kw.extract()
+        assert second.sent == 1 and second.documents_pending == 0
+        assert set(extracted(kw, "Kestrel Queue")) == {
+            ("uses", "Postgres"), ("runs_on", "Kota"), ("replaces", "Sparrow")}

@@ -70,7 +70,7 @@ class ExtractReport:
     prompt_tokens: int = 0
     completion_tokens: int = 0
     budget: int | None = None
-    stopped: str | None = None  # None (done), "budget" or "error"
+    stopped: str | None = None  # None (done), "budget", "error" or "interrupted"
     error: str | None = None
     triples: int = 0  # triples the answers held
     facts_added: int = 0
@@ -94,6 +94,7 @@ class _Doc:
     id: int
     path: str
     chunks: tuple[tuple[int, str, str], ...]  # (first line, text, cache key) worth a call
+    live: tuple[tuple[int, str], ...]  # every live chunk as read: (first line, text)
 
 
 def run_extraction(store: Store, client: ChatClient, cache: ExtractionCache, *, scope: str,
@@ -144,7 +145,7 @@ def _documents(store: Store, scope: str, prefix: str, model: str,
                 report.chunks_skipped += 1
                 continue
             chunks.append((line, text, chunk_key(model, PROMPT_VERSION, text)))
-        docs.append(_Doc(ids[path], path, tuple(chunks)))
+        docs.append(_Doc(ids[path], path, tuple(chunks), tuple(inputs[ids[path]].chunks)))
     report.documents = len(docs)
     report.chunks = sum(len(d.chunks) for d in docs)
     return docs
@@ -154,7 +155,11 @@ def _send(client: ChatClient, cache: ExtractionCache, todo: dict[str, str],
           answers: dict[str, CachedAnswer], report: ExtractReport, dropped: Counter[str], *,
           budget: int | None, count_tokens: Callable[[str], int],
           progress: Progress | None) -> None:
-    """Ask the model about each chunk of ``todo`` within the budget, caching each answer."""
+    """Ask the model about each chunk of ``todo`` within the budget, caching each answer.
+
+    Ctrl-C stops sending; the calls in flight are paid for, so their answers are awaited
+    and kept (``stopped: "interrupted"``).
+    """
     cap = client.config.max_tokens
     fixed = count_tokens(messages("")[0]["content"]) + 24  # system prompt and framing
 
@@ -163,57 +168,68 @@ def _send(client: ChatClient, cache: ExtractionCache, todo: dict[str, str],
 
     queue: Iterator[tuple[str, str, int]] = ((k, t, 0) for k, t in todo.items())
     retry: list[tuple[str, str, int]] = []
-    inflight: dict[Future[tuple[int, int, list[Triple] | None, Counter[str]]],
-                   tuple[str, str, int, int]] = {}
-    spent = reserved = done = 0
+    inflight: dict[Future[_Reply], tuple[str, str, int, int]] = {}
+    state = {"spent": 0, "reserved": 0, "done": 0}
     total = len(todo)
     if progress and total:
         progress(0, total)
+
+    def take(fut: Future[_Reply]) -> None:
+        key, text, attempt, need = inflight.pop(fut)
+        state["reserved"] -= need
+        try:
+            pt, ct, triples, refused = fut.result()
+        except BackendUnavailable as exc:
+            if report.stopped != "error":
+                report.stopped, report.error = "error", str(exc)
+            return
+        state["spent"] += pt + ct
+        if triples is None and attempt == 0 and report.stopped is None:
+            retry.append((key, text, 1))  # no JSON at all: ask once more
+            return
+        dropped.update(refused)
+        if triples is None:
+            dropped["unparseable answer"] += 1
+        answer = CachedAnswer(tuple(triples or ()),
+                              "ok" if triples is not None else "unparseable", pt, ct)
+        cache.put(key, answer, model=client.config.model, prompt_version=PROMPT_VERSION)
+        answers[key] = answer
+        report.sent += 1
+        state["done"] += 1
+        if progress:
+            progress(state["done"], total)
+
     with ThreadPoolExecutor(max_workers=client.config.concurrency,
                             thread_name_prefix="knotwork-llm") as pool:
-        while True:
-            while report.stopped is None and len(inflight) < client.config.concurrency:
-                item = retry.pop() if retry else next(queue, None)
-                if item is None:
+        try:
+            while True:
+                while report.stopped is None and len(inflight) < client.config.concurrency:
+                    item = retry.pop() if retry else next(queue, None)
+                    if item is None:
+                        break
+                    key, text, attempt = item
+                    need = worst(text)
+                    if budget is not None and (
+                            state["spent"] + state["reserved"] + need > budget):
+                        report.stopped = "budget"
+                        break
+                    state["reserved"] += need
+                    inflight[pool.submit(_ask, client, text)] = (key, text, attempt, need)
+                if not inflight:
                     break
-                key, text, attempt = item
-                need = worst(text)
-                if budget is not None and spent + reserved + need > budget:
-                    report.stopped = "budget"
-                    break
-                reserved += need
-                inflight[pool.submit(_ask, client, text)] = (key, text, attempt, need)
-            if not inflight:
-                break
-            finished, _ = wait(inflight, return_when=FIRST_COMPLETED)
-            for fut in finished:
-                key, text, attempt, need = inflight.pop(fut)
-                reserved -= need
-                try:
-                    pt, ct, triples, refused = fut.result()
-                except BackendUnavailable as exc:
-                    if report.stopped != "error":
-                        report.stopped, report.error = "error", str(exc)
-                    continue
-                spent += pt + ct
-                if triples is None and attempt == 0:
-                    retry.append((key, text, 1))  # no JSON at all: ask once more
-                    continue
-                dropped.update(refused)
-                if triples is None:
-                    dropped["unparseable answer"] += 1
-                answer = CachedAnswer(tuple(triples or ()), "ok" if triples is not None
-                                      else "unparseable", pt, ct)
-                cache.put(key, answer, model=client.config.model,
-                          prompt_version=PROMPT_VERSION)
-                answers[key] = answer
-                report.sent += 1
-                done += 1
-                if progress:
-                    progress(done, total)
+                finished, _ = wait(inflight, return_when=FIRST_COMPLETED)
+                for fut in finished:
+                    take(fut)
+        except KeyboardInterrupt:
+            report.stopped = "interrupted"
+            for fut in list(inflight):
+                take(fut)
 
 
-def _ask(client: ChatClient, text: str) -> tuple[int, int, list[Triple] | None, Counter[str]]:
+_Reply = tuple[int, int, list[Triple] | None, Counter[str]]
+
+
+def _ask(client: ChatClient, text: str) -> _Reply:
     result = client.chat(messages(text), schema=SCHEMA)
     parsed = parse_triples(result.content)
     if parsed is None:
@@ -224,7 +240,7 @@ def _ask(client: ChatClient, text: str) -> tuple[int, int, list[Triple] | None, 
 def _apply(store: Store, docs: Sequence[_Doc], answers: dict[str, CachedAnswer],
            report: ExtractReport, dropped: Counter[str], *, actor: str) -> None:
     """Write the grounded facts of every document whose chunks all have an answer."""
-    ready: list[tuple[int, list[FactDraft]]] = []
+    ready: list[tuple[_Doc, list[FactDraft]]] = []
     for d in docs:
         if any(k not in answers for _, _, k in d.chunks):
             report.documents_pending += 1
@@ -234,14 +250,22 @@ def _apply(store: Store, docs: Sequence[_Doc], answers: dict[str, CachedAnswer],
             triples = list(answers[key].triples)
             report.triples += len(triples)
             drafts.extend(_drafts(ground(triples, text, dropped=dropped), line, dropped))
-        ready.append((d.id, drafts))
+        ready.append((d, drafts))
     for i in range(0, len(ready), _APPLY_BATCH):
+        batch = ready[i:i + _APPLY_BATCH]
         with store.write(actor=actor) as w:
-            for doc_id, drafts in ready[i:i + _APPLY_BATCH]:
-                added, retracted = w.apply_extracted(doc_id, drafts)
+            # A note edited since its chunks were read (a watcher, another sync) waits for
+            # the next run: its drafts cite lines of the text the model saw. Read under the
+            # write lock, so no writer can change them before these facts are written.
+            now = store.reader.mention_inputs_of([d.id for d, _ in batch])
+            for d, drafts in batch:
+                if d.id not in now or tuple(now[d.id].chunks) != d.live:
+                    report.documents_pending += 1
+                    continue
+                added, retracted = w.apply_extracted(d.id, drafts)
                 report.facts_added += added
                 report.facts_retracted += retracted
-    report.documents_applied = len(ready)
+                report.documents_applied += 1
 
 
 def _drafts(grounded: Sequence[Grounded], first_line: int, dropped: Counter[str]
