@@ -211,7 +211,10 @@ def _send(client: ChatClient, cache: ExtractionCache, todo: dict[str, str],
                     need = worst(text)
                     if budget is not None and (
                             state["spent"] + state["reserved"] + need > budget):
-                        report.stopped = "budget"
+                        if inflight:  # what those cost may leave room: wait and see
+                            retry.append(item)
+                        else:
+                            report.stopped = "budget"
                         break
                     state["reserved"] += need
                     inflight[pool.submit(_ask, client, text)] = (key, text, attempt, need)
