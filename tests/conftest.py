@@ -22,7 +22,7 @@ SLOW_MODULES = frozenset({
     "sync/test_no_stale.py", "sync/test_parallel.py", "ingest/test_properties.py",
     "embed/test_minilm.py", "retrieve/test_semantic_minilm.py", "wiki/test_concurrency.py",
     "frontends/test_mcp_wiki.py", "frontends/test_rest_wiki.py",
-    "assemble/test_properties.py", "assemble/test_real_sources.py",
+    "assemble/test_properties.py", "assemble/test_real_sources.py", "llm/test_frontends.py",
 })
 
 

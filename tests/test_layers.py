@@ -23,10 +23,12 @@ ALLOWED: dict[str, set[str]] = {
     "retrieve": {"domain", "types", "results", "errors", "store", "embed"},
     "render": {"types"},
     "assemble": {"types", "errors", "retrieve", "embed"},
+    # a model, when one is configured: client, extraction over the store, cited answers
+    "llm": {"domain", "types", "errors", "ingest", "store"},
     "sync": {"domain", "types", "errors", "ingest", "store"},
     "wiki": {"domain", "types", "errors", "ingest", "store", "sync"},
     "core": {"domain", "types", "errors", "config", "checks", "ingest", "store", "embed",
-             "retrieve", "render", "sync", "results", "wiki", "assemble"},
+             "retrieve", "render", "sync", "results", "wiki", "assemble", "llm"},
     "cli": {"core", "types", "render", "errors", "config", "server", "mcp", "sync",
             "assemble"},
     "server": {"core", "types", "render", "errors", "config"},

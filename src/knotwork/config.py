@@ -76,6 +76,19 @@ class Settings:
     single_valued: str = _setting("status,owner,runs_on,date,role", "Predicates lint treats"
                                   " as single-valued: two live values for one subject are a"
                                   " contradiction, comma-separated.")
+    llm_url: str = _setting("", "OpenAI-compatible API of the model that `extract` and `ask`"
+                            " use, e.g. http://localhost:11434/v1 (none: no model is ever"
+                            " called). The key, if any: env KNOTWORK_LLM_API_KEY.")
+    llm_model: str = _setting("", "Model name sent to llm_url, e.g. qwen2.5:7b-instruct.")
+    llm_timeout: float = _setting(120.0, "Seconds one model request may take before it is"
+                                  " retried.")
+    llm_retries: int = _setting(4, "Retries of a model request on 429, 5xx or a time-out, with"
+                                " exponential backoff.")
+    llm_concurrency: int = _setting(4, "Model requests in flight at once.")
+    llm_max_tokens: int = _setting(1024, "Completion cap of one model request (part of what a"
+                                   " budget reserves per call).")
+    llm_cache: str = _setting("", "File of cached extraction answers (default: beside the"
+                              " store, store.llm-cache.db).")
 
     @classmethod
     def from_env(cls, env: dict[str, str] | None = None, **overrides: Any) -> Settings:

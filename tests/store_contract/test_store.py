@@ -599,3 +599,47 @@ def test_a_label_is_found_by_its_initials_as_it_changes(store: Store) -> None:
     with store.write(actor="test") as w:
         w.delete("default", "hpa.md")
     assert store.reader.spelled_by(["vpa"]) == []
+
+
+def _extracted(pred: str, obj: str, line: int):  # type: ignore[no-untyped-def]
+    from knotwork.types import FactDraft, NameRef
+
+    return FactDraft(subject=NameRef.of("Kestrel"), predicate=pred, object=NameRef.of(obj),
+                     span=Span(line, line), supporting_text=f"line {line}", extractor="llm",
+                     trust="extracted", confidence=0.7)
+
+
+def test_extracted_facts_are_a_third_owner_that_edits_retract_by_chunk(store: Store) -> None:
+    body = "line 1\nKestrel uses Postgres\n\n## B\nKestrel runs on kota"
+    two = (ChunkDraft(0, ("a",), "line 1\nKestrel uses Postgres", Span(1, 2)),
+           ChunkDraft(1, ("a", "B"), "## B\nKestrel runs on kota", Span(4, 5)))
+    d = replace(doc("a.md", [fact("role", lit("engineer"), 1)], body=body), chunks=two)
+    [out] = apply(store, d)
+    assert isinstance(out, Applied)
+    with store.write(actor="test") as w:
+        assert w.apply_extracted(out.document_id, [_extracted("uses", "Postgres", 2),
+                                                   _extracted("runs_on", "kota", 5)]) == (2, 0)
+    assert live(store, "Kestrel") == {("uses", "Postgres"), ("runs_on", "kota")}
+    row = next(f for f in store.reader.facts([store.reader.find_entity("Kestrel", "kestrel")])
+               if f.predicate == "uses")
+    assert (row.trust, row.review) == ("extracted", "unreviewed")
+    with store.write(actor="test") as w:  # the same drafts again: nothing changes
+        assert w.apply_extracted(out.document_id, [_extracted("uses", "Postgres", 2),
+                                                   _extracted("runs_on", "kota", 5)]) == (0, 0)
+    # an edit of the second chunk only: its extracted fact goes, the first chunk's stays,
+    # and the structural facts are diffed without touching either
+    body2 = body.replace("kota", "lynx")
+    two2 = (two[0], ChunkDraft(1, ("a", "B"), "## B\nKestrel runs on lynx", Span(4, 5)))
+    [edit] = apply(store, replace(doc("a.md", [fact("role", lit("engineer"), 1)], body=body2),
+                                  chunks=two2))
+    assert isinstance(edit, Applied) and edit.retracted == 1
+    assert live(store, "Kestrel") == {("uses", "Postgres")}
+    kept = next(f for f in store.reader.facts([store.reader.find_entity("Kestrel", "kestrel")]))
+    assert kept.id == row.id and kept.recorded_at == row.recorded_at
+    with store.write(actor="test") as w:  # dropping a draft retracts it
+        assert w.apply_extracted(out.document_id, []) == (0, 1)
+    with store.write(actor="test") as w:
+        w.apply_extracted(out.document_id, [_extracted("uses", "Postgres", 2)])
+        w.delete("default", "a.md")
+    eid = store.reader.find_entity("Kestrel", "kestrel")
+    assert eid is None or not store.reader.facts([eid])

@@ -488,7 +488,7 @@ def _nothing() -> Iterator[None]:
     yield
 
 
-from . import assemble, wiki  # noqa: E402,F401
+from . import assemble, llm, wiki  # noqa: E402,F401
 
 if __name__ == "__main__":
     # the module's own app: commands of other modules register on it, not on this copy

@@ -283,6 +283,9 @@ def build_server(kw: Knotwork, *, scopes: Sequence[str] | None = None) -> MCPSer
     from .assemble import register as register_assemble  # it imports this module's pieces
 
     register_assemble(app, kw, read_scopes)
+    from . import ask as _ask
+
+    _ask.register(app, kw, read_scopes)
     _refuse_unknown_arguments(app)
     return app
 

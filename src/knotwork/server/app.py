@@ -395,6 +395,9 @@ def create_app(kw: Knotwork, *, token: str | None = None, max_body: int = MAX_BO
     from .assemble import router as assemble_router  # it imports this module's pieces
 
     app.include_router(assemble_router)
+    from . import llm as _llm
+
+    app.include_router(_llm.router, responses=ERRORS)
     errors.install(app)
     app.add_middleware(BodyLimit, limit=max_body)
     if token:

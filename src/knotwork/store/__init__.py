@@ -103,6 +103,14 @@ class FactWriter(Protocol):
 
     def set_review(self, fact_id: int, status: str, *, reason: str | None) -> bool: ...
 
+    def apply_extracted(self, doc_id: int, drafts: Sequence[FactDraft]) -> tuple[int, int]:
+        """Make ``drafts`` the live document's model-extracted facts (extractor ``llm``,
+        a third owner beside its structure and its mentions): a fact already live keeps
+        its id, review and ``recorded_at``; one no longer drafted is retracted. Returns
+        (added, retracted). A later version of the document retracts those whose chunk it
+        no longer holds ("source edited"); a delete retracts them all."""
+        ...
+
 
 class MentionWriter(Protocol):
     """The facts a passage's plain text states by naming a note, and their work queue."""

@@ -616,7 +616,8 @@ class Reader(WikiQueries):
         return {r[0] for r in self.con.execute(
             "SELECT DISTINCT f.document_id FROM entities e JOIN facts f ON f.object_id = e.id"
             " AND f.retracted_at IS NULL WHERE e.name_key IN (SELECT value FROM json_each(?))"
-            " AND e.kind = 'name' AND f.extractor != 'mention' AND f.document_id IS NOT NULL",
+            " AND e.kind = 'name' AND f.extractor NOT IN ('mention', 'llm')"
+            " AND f.document_id IS NOT NULL",
             (json.dumps(sorted(set(keys))),))}
 
     def documents_mentioning_keys(self, keys: Sequence[str]) -> set[int]:
@@ -653,7 +654,7 @@ class Reader(WikiQueries):
                 "SELECT f.document_id, o.name_key, o.resolved_id FROM facts f"
                 " JOIN entities o ON o.id = f.object_id WHERE f.document_id IN"
                 " (SELECT value FROM json_each(?)) AND f.retracted_at IS NULL"
-                " AND f.extractor != 'mention' AND o.name_key IS NOT NULL", (ids,)):
+                " AND f.extractor NOT IN ('mention', 'llm') AND o.name_key IS NOT NULL", (ids,)):
             out[doc][2].add(key)
             if target is not None:
                 targets.setdefault(target, []).append(doc)

@@ -280,11 +280,16 @@ class Writer:
                                                moved=rename_from is not None))
         names_added, names_removed = self._replace_names(doc_id, note_id, p, fresh=fresh)
         self._queue_mentions(doc_id, names_added, names_removed)
+        # model-extracted facts (``apply_extracted``) whose chunk this version no longer
+        # holds go with it: the next ``extract`` sends only those chunks again
+        llm_gone, llm_touched = (0, set()) if fresh else self._retract_unchunked(
+            doc_id, chunk_ids, ts)
         # a fact the same text no longer gives was dropped by the rules, not by an edit
         added, retracted, kept, touched = self._diff_facts(
             scope, doc_id, version_id, note_id, p.facts, p.refs, chunk_ids, ts, fresh=fresh,
             reason="read again under other rules" if reread else "source edited")
-        self._refresh_entity_fts({note_id, *touched})
+        retracted += llm_gone
+        self._refresh_entity_fts({note_id, *touched, *llm_touched})
         action = "rename" if rename_from else ("create" if created else "update")
         detail: dict[str, object] = {
             "path": doc.path, "from": rename_from, "version_id": version_id,
@@ -626,12 +631,15 @@ class Writer:
 
     def _diff_facts(self, scope: str, doc_id: int, version_id: int, note_id: int,
                     facts: Sequence[FactParts], refs: Mapping[str, str], chunk_ids: list[int],
-                    ts: str, *, mentions: bool = False, fresh: bool = False,
+                    ts: str, *, mentions: bool = False, extracted: bool = False,
+                    fresh: bool = False,
                     reason: str = "source edited") -> tuple[int, int, int, set[int]]:
         ids = self._entities(scope, refs)
-        # Two owners inside one document: its own structure, and the mentions found in it
-        # (recomputed when other notes' names change); each diff sees only its own facts.
-        op = "=" if mentions else "!="
+        # Three owners inside one document: its own structure, the mentions found in it
+        # (recomputed when other notes' names change) and the facts a model extracted from
+        # its chunks (``apply_extracted``); each diff sees only its own facts.
+        owned = ("extractor = 'mention'" if mentions else "extractor = 'llm'" if extracted
+                 else "extractor NOT IN ('mention', 'llm')")
         # each live fact's id, and the columns an unchanged statement's row may change
         live: dict[str, tuple[Any, ...]] = {}  # (id, *columns)
         if not fresh:
@@ -639,7 +647,7 @@ class Writer:
                 "SELECT fact_key, id, version_id, chunk_id, line_start, line_end,"
                 " supporting_text, value, confidence, trust, extractor, extractor_version"
                 f" FROM facts WHERE document_id=? AND retracted_at IS NULL"
-                f" AND extractor {op} 'mention'", (doc_id,))}
+                f" AND {owned}", (doc_id,))}
         own = note_key(doc_id)
         given: dict[str, FactParts] = {}  # each statement at its first place
         for f in facts:
@@ -733,6 +741,25 @@ class Writer:
 
     def apply_mentions(self, doc_id: int, drafts: Sequence[FactDraft]) -> tuple[int, int]:
         """Diff a live document's ``mentions`` facts against ``drafts``: (added, retracted)."""
+        return self._apply_owned(doc_id, drafts, extracted=False)
+
+    def apply_extracted(self, doc_id: int, drafts: Sequence[FactDraft]) -> tuple[int, int]:
+        """Diff a live document's model-extracted facts (extractor ``llm``) against
+        ``drafts``: (added, retracted). Each draft's span must lie in a live chunk."""
+        return self._apply_owned(doc_id, drafts, extracted=True)
+
+    def _retract_unchunked(self, doc_id: int, chunk_ids: Sequence[int], ts: str
+                           ) -> tuple[int, set[int]]:
+        """Retract the document's ``llm`` facts whose chunk is not among ``chunk_ids``:
+        how many, and the entities touched."""
+        live = set(chunk_ids)
+        gone = [fid for fid, cid in self.con.execute(
+            "SELECT id, chunk_id FROM facts WHERE document_id=? AND retracted_at IS NULL"
+            " AND extractor = 'llm'", (doc_id,)) if cid not in live]
+        return len(gone), (self._retract_ids(gone, ts, "source edited") if gone else set())
+
+    def _apply_owned(self, doc_id: int, drafts: Sequence[FactDraft], *, extracted: bool
+                     ) -> tuple[int, int]:
         row = self.con.execute(
             "SELECT d.scope, d.version_id, e.id FROM documents d JOIN entities e"
             " ON e.key = 'doc:' || d.id WHERE d.id = ? AND d.deleted_at IS NULL",
@@ -751,9 +778,13 @@ class Writer:
                 pieces[i] = pieces[i - 1] + 1
         added, retracted, _, touched = self._diff_facts(
             scope, doc_id, version_id, note_id, prepare_facts(drafts, starts, pieces),
-            name_refs(drafts), [c[0] for c in chunks], now_iso(), mentions=True)
+            name_refs(drafts), [c[0] for c in chunks], now_iso(), mentions=not extracted,
+            extracted=extracted)
+        if extracted:  # literal values an entity is found by
+            self._refresh_entity_fts(touched)
         if added or retracted:
-            self._event("mentions", scope=scope, document_id=doc_id,
+            self._event("extracted" if extracted else "mentions", scope=scope,
+                        document_id=doc_id,
                         detail={"added": added, "retracted": retracted})
         return added, retracted
 

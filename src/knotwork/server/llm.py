@@ -1,0 +1,118 @@
+"""REST routes that use the configured model: ``POST /ask`` and ``POST /extract``.
+
+Without a model configured (``llm_url`` and ``llm_model``) both answer 503 and call
+nothing. An extraction runs as a background job, one at a time per server: ``POST
+/extract`` answers 202 with the job's id, ``GET /extract/{job}`` its progress and, once
+done, its report.
+"""
+
+from __future__ import annotations
+
+import itertools
+import threading
+import time
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends, Path, Request, Response
+from pydantic import BaseModel, ConfigDict, Field
+
+from ..core import Knotwork
+from ..errors import BackendUnavailable, Conflict, KnotworkError, NotFound
+
+
+class AskRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    question: str = Field(min_length=1, max_length=2000, description="A question about the notes.")
+    max_tokens: int = Field(3000, ge=200, le=200_000, description=(
+        "Token budget of the context the model is given."))
+    scopes: list[str] | None = Field(None, description="Read only these scopes.")
+
+
+class ExtractRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    path: str | None = Field(None, description=(
+        "A folder or one note to sync and extract from (default: every note of the scope)."))
+    budget: int | None = Field(None, ge=1, description="At most this many tokens.")
+
+
+def _kw(request: Request) -> Knotwork:
+    kw: Knotwork = request.app.state.kw
+    if not kw.llm_configured():
+        raise BackendUnavailable("model", hint="no model is configured: set KNOTWORK_LLM_URL"
+                                 " and KNOTWORK_LLM_MODEL")
+    return kw
+
+
+KW = Annotated[Knotwork, Depends(_kw)]
+
+
+class Jobs:
+    """The server's extraction jobs, kept in memory: id → state."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._ids = itertools.count(1)
+        self.jobs: dict[str, dict[str, Any]] = {}
+
+    def start(self, kw: Knotwork, body: ExtractRequest) -> dict[str, Any]:
+        with self._lock:
+            if any(j["status"] == "running" for j in self.jobs.values()):
+                raise Conflict("an extraction is running already: wait for it")
+            job: dict[str, Any] = {
+                "job": str(next(self._ids)), "status": "running", "done": 0, "total": 0,
+                "started_at": time.time(), "report": None, "error": None}
+            self.jobs[job["job"]] = job
+
+        def progress(done: int, total: int) -> None:
+            job["done"], job["total"] = done, total
+
+        def run() -> None:
+            try:
+                job["report"] = kw.extract(body.path, budget=body.budget,
+                                           progress=progress).as_dict()
+                job["status"] = "done"
+            except KnotworkError as exc:
+                job["status"], job["error"] = "failed", str(exc)
+            except Exception as exc:  # noqa: BLE001 - a job reports its failure; the server goes on
+                job["status"], job["error"] = "failed", f"{type(exc).__name__}: {exc}"
+
+        threading.Thread(target=run, name=f"knotwork-extract-{job['job']}", daemon=True).start()
+        return dict(job)
+
+
+router = APIRouter(tags=["model"])
+
+
+def _jobs(request: Request) -> Jobs:
+    jobs: Jobs | None = getattr(request.app.state, "extract_jobs", None)
+    if jobs is None:
+        jobs = request.app.state.extract_jobs = Jobs()
+    return jobs
+
+
+@router.post("/ask")
+def ask(body: AskRequest, kw: KW) -> dict[str, object]:
+    """An answer from the notes only, with [path:line] citations, each checked against the
+    notes (``flagged``), or the fixed refusal when the notes do not answer."""
+    return kw.ask(body.question, max_tokens=body.max_tokens, scopes=body.scopes).as_dict()
+
+
+@router.post("/extract", status_code=202)
+def extract(body: ExtractRequest, request: Request, response: Response,
+            kw: KW) -> dict[str, object]:
+    """Start extracting facts with the model (cached per chunk, within ``budget``);
+    poll ``GET /extract/{job}``."""
+    job = _jobs(request).start(kw, body)
+    response.headers["Location"] = f"/extract/{job['job']}"
+    return job
+
+
+@router.get("/extract/{job}")
+def extract_job(request: Request, job: Annotated[str, Path(description="The job's id.")]
+                ) -> dict[str, object]:
+    """An extraction job: ``status`` running | done | failed, chunks ``done`` of
+    ``total`` sent so far, and the ``report`` when done."""
+    found = _jobs(request).jobs.get(job)
+    if found is None:
+        raise NotFound("extraction job", job)
+    return dict(found)
