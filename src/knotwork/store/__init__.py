@@ -12,7 +12,7 @@ not a backend's query syntax.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
 from datetime import UTC, datetime
 from pathlib import Path
@@ -41,18 +41,20 @@ from .records import (
     MentionWork,
     NameChange,
     PendingChunk,
+    ReviewFilter,
     TextQuery,
+    TokenRecord,
     WarningRecord,
     Warnings,
 )
 
 __all__ = [
-    "AuditReader", "DocumentReader", "DocumentRecord", "DocumentWriter", "Edge",
+    "AuditReader", "DocumentReader", "ImportWriter", "DocumentRecord", "DocumentWriter", "Edge",
     "EntityName", "EntityReader", "EventRecord", "FactReader", "FactWriter", "FileCheck",
     "MentionInputs", "MentionReader", "MentionWork", "MentionWriter", "NameChange",
-    "PendingChunk", "Prepared", "Store", "StoreReader", "StoreWriter", "TextIndex",
-    "TextQuery", "VectorReader", "VectorWriter", "WarningRecord", "Warnings",
-    "open_store", "record_time",
+    "PendingChunk", "Prepared", "ReviewFilter", "Store", "StoreReader", "StoreWriter",
+    "TextIndex", "TextQuery", "TokenReader", "TokenRecord", "TokenWriter", "VectorReader",
+    "VectorWriter", "WarningRecord", "Warnings", "open_store", "record_time",
 ]
 
 
@@ -123,7 +125,34 @@ class VectorWriter(Protocol):
     def clear_vectors(self) -> None: ...
 
 
-class StoreWriter(DocumentWriter, FactWriter, MentionWriter, VectorWriter, Protocol):
+class TokenWriter(Protocol):
+    """API tokens (only a hash of each secret is kept) and events the front ends log."""
+
+    def create_token(self, name: str, secret_hash: str, *, scopes: Sequence[str],
+                     read_only: bool, created_at: str) -> int: ...
+
+    def revoke_token(self, token_id: int, *, at: str) -> bool:
+        """Revoke a live token; False when it is unknown or revoked already."""
+        ...
+
+    def log_event(self, action: str, *, scope: str | None = None, reason: str | None = None,
+                  detail: Mapping[str, object] | None = None) -> None:
+        """Append an event no store mutation makes (a request refused, say)."""
+        ...
+
+
+class ImportWriter(Protocol):
+    """Rows of an export (``AuditReader.export_rows``) into an empty store."""
+
+    def import_rows(self, table: str, rows: Sequence[Mapping[str, object]]) -> int: ...
+
+    def rebuild_indexes(self) -> None:
+        """Derive what imported rows imply (full-text and entity indexes, counts)."""
+        ...
+
+
+class StoreWriter(DocumentWriter, FactWriter, MentionWriter, VectorWriter, TokenWriter,
+                  ImportWriter, Protocol):
     """Every mutation, inside one transaction (see ``Store.write``)."""
 
     def savepoint(self) -> AbstractContextManager[None]: ...
@@ -195,6 +224,11 @@ class FactReader(Protocol):
 
     def degrees(self, entity_ids: Iterable[int], *, cap: int = 1000) -> dict[int, int]: ...
 
+    def review_queue(self, which: ReviewFilter, *, limit: int = 100, offset: int = 0
+                     ) -> tuple[int, list[FactRow]]:
+        """The live facts ``which`` selects, by id: (how many in all, one page of them)."""
+        ...
+
 
 class MentionReader(Protocol):
     """Which documents a name change reaches, and the mention work still queued."""
@@ -242,14 +276,29 @@ class AuditReader(Protocol):
     """
 
     def events(self, *, document_id: int | None = None, fact_ids: Sequence[int] = (),
-               limit: int | None = 100) -> list[EventRecord]: ...
+               limit: int | None = 100, since: str | None = None) -> list[EventRecord]:
+        """Newest first; those of the document or facts (either), at or after ``since``."""
+        ...
+
+    def export_rows(self) -> Iterator[tuple[str, dict[str, object]]]:
+        """Every row a store holds besides derived state, as (table, column -> value):
+        documents, versions (text whole), chunks, entities, names, facts, events, tokens,
+        meta. ``ImportWriter.import_rows`` takes them back in this order."""
+        ...
     def warnings(self, limit: int = 100) -> Warnings: ...
     def meta(self, key: str) -> str | None: ...
     def stats(self) -> dict[str, int]: ...
 
 
+class TokenReader(Protocol):
+    """The API tokens a server accepts (never their secrets)."""
+
+    def tokens(self) -> list[TokenRecord]: ...
+    def token_by_hash(self, secret_hash: str) -> TokenRecord | None: ...
+
+
 class StoreReader(DocumentReader, EntityReader, FactReader, MentionReader, TextIndex,
-                  VectorReader, AuditReader, Protocol):
+                  VectorReader, AuditReader, TokenReader, Protocol):
     """Every read query, each on an index, returning plain records."""
 
 

@@ -39,7 +39,9 @@ from ..records import (
     Warnings,
 )
 from .fts import match_string
+from .trust import TrustReads
 
+TRUST_LABELS = ("stated", "asserted", "extracted")  # else a review status
 _STEMS: dict[str, str] = {}  # word -> index term, see Reader._stems
 _STEMS_MAX = 100_000
 
@@ -106,7 +108,7 @@ def _file_state(r: tuple[str, str, int, int, str, int | None, str | None]) -> Fi
                      + written.microsecond * 1000, r[6])
 
 
-class Reader:
+class Reader(TrustReads):
     """Read operations over one connection."""
 
     def __init__(self, con: sqlite3.Connection) -> None:
@@ -192,6 +194,7 @@ class Reader:
             part = ids[i:i + 500]
             for sid, value in self.con.execute(
                     "SELECT subject_id, value FROM facts WHERE retracted_at IS NULL AND"
+                    " review != 'rejected' AND"
                     f" predicate='type' AND subject_id IN ({_marks(part)}) ORDER BY id", part):
                 vals = out.setdefault(members[sid], [])
                 if value not in vals:
@@ -235,7 +238,7 @@ class Reader:
         where, args = [f"{col} IN ({_marks(members)})"], list[object](members)
         self._time_filter(where, args, as_of=as_of, history=history)
         self._filters(where, args, scopes=scopes, min_confidence=min_confidence, trusts=trusts,
-                      valid_at=valid_at)
+                      valid_at=valid_at, rejected=history)
         sql = f"{_FACT_SELECT} WHERE {' AND '.join(where)} ORDER BY f.id"
         if limit:
             sql += f" LIMIT {int(limit)}"
@@ -294,8 +297,10 @@ class Reader:
 
     @staticmethod
     def _filters(where: list[str], args: list[object], *, scopes: Sequence[str] | None,
-                 min_confidence: float, trusts: Sequence[str] | None, valid_at: str | None
-                 ) -> None:
+                 min_confidence: float, trusts: Sequence[str] | None, valid_at: str | None,
+                 rejected: bool = False) -> None:
+        """The filters every fact read takes. A rejected fact is left out unless
+        ``rejected`` (history) or ``trusts`` names "rejected"."""
         if scopes:
             where.append(f"f.scope IN ({_marks(scopes)})")
             args.extend(scopes)
@@ -303,8 +308,16 @@ class Reader:
             where.append("f.confidence >= ?")
             args.append(min_confidence)
         if trusts:
-            where.append(f"f.trust IN ({_marks(trusts)})")
-            args.extend(trusts)
+            # trust labels and review statuses both name a fact's trust state: "stated,
+            # approved" is what the author wrote or a reviewer approved
+            kinds = [t for t in trusts if t in TRUST_LABELS]
+            reviews = [t for t in trusts if t not in TRUST_LABELS]
+            parts = ([f"f.trust IN ({_marks(kinds)})"] if kinds else []) + (
+                [f"f.review IN ({_marks(reviews)})"] if reviews else [])
+            where.append("(" + " OR ".join(parts) + ")")
+            args.extend(kinds + reviews)
+        if not rejected and not (trusts and "rejected" in trusts):
+            where.append("f.review != 'rejected'")
         if valid_at:
             where.append("(f.valid_from IS NULL OR f.valid_from <= ?)"
                          " AND (f.valid_to IS NULL OR f.valid_to > ?)")
@@ -546,7 +559,7 @@ class Reader:
         return zlib.decompress(row[1]).decode() if row[1] is not None else str(row[0])
 
     def events(self, *, document_id: int | None = None, fact_ids: Sequence[int] = (),
-               limit: int | None = 100) -> list[EventRecord]:
+               limit: int | None = 100, since: str | None = None) -> list[EventRecord]:
         where, args = list[str](), list[object]()
         if document_id is not None:
             where.append("document_id = ?")
@@ -557,7 +570,10 @@ class Reader:
         sql = ("SELECT id, at, actor, action, scope, document_id, fact_id, reason, detail"
                " FROM events")
         if where:
-            sql += " WHERE " + " OR ".join(where)
+            sql += " WHERE (" + " OR ".join(where) + ")"
+        if since is not None:
+            sql += (" AND " if where else " WHERE ") + "at >= ?"
+            args.append(since)
         sql += " ORDER BY id DESC" + ("" if limit is None else f" LIMIT {int(limit)}")
         return [EventRecord(id=i, at=at, actor=actor, action=action, scope=scope,
                             document_id=doc, fact_id=fact, reason=reason,
