@@ -308,9 +308,15 @@ class Knotwork:
                                    confidence=confidence, supporting_text=supporting_text,
                                    valid_from=valid_from, valid_to=valid_to, reason=reason)
 
-    def retract_fact(self, fact_id: int, *, reason: str) -> FactRow:
-        """Retract one fact (never deleted: ``as_of`` still sees it)."""
+    def retract_fact(self, fact_id: int, *, reason: str,
+                     scopes: Sequence[str] | None = None) -> FactRow:
+        """Retract one fact (never deleted: ``as_of`` still sees it); a fact outside
+        ``scopes`` is as unknown as one that does not exist."""
         from .sync import writes as _writes
+
+        if scopes and 1 <= fact_id < 2**63 and not any(f.scope in scopes
+                              for f in self.store.reader.facts_by_id([fact_id])):
+            raise NotFound("fact", str(fact_id))
 
         return _writes.retract_fact(self.store, fact_id, reason=reason, actor=self.actor)
 
@@ -404,8 +410,10 @@ class Knotwork:
     def _resolve_in(self, ref: str, scopes: Sequence[str] | None) -> int:
         """``resolve``, but an entity of a scope outside ``scopes`` is not found (a
         scoped reader must not learn that it exists)."""
-        eid = self.resolve(ref)
-        if scopes and self.store.reader.entities([eid])[eid].scope not in scopes:
+        if not scopes:
+            return self.resolve(ref)
+        eid = self.store.reader.find_entity(ref.strip(), name_key(ref), scopes=scopes)
+        if eid is None or self.store.reader.entities([eid])[eid].scope not in scopes:
             raise NotFound("entity", ref)
         return eid
 

@@ -12,8 +12,9 @@ front end can map it to an exit code, an HTTP status or an MCP tool error in one
     │   ├── Conflict(key)
     │   ├── SchemaVersionError(found, expected)
     │   └── BackendUnavailable(backend, hint)
-    └── QueryError
-        └── InvalidQuery(reason)
+    ├── QueryError
+    │   └── InvalidQuery(reason)
+    └── Forbidden(scope)                    outside what the caller's token may do
 
 Expected outcomes (an unchanged file, a dropped relation) are values, never errors.
 """
@@ -109,3 +110,12 @@ class InvalidQuery(QueryError):
     def __init__(self, reason: str) -> None:
         super().__init__(reason)
         self.reason = reason
+
+
+class Forbidden(KnotworkError):
+    """The caller's token may not do this: a scope it was not given, or a write with a
+    read-only token."""
+
+    def __init__(self, message: str, *, scope: str | None = None) -> None:
+        super().__init__(message)
+        self.scope = scope

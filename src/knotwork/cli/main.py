@@ -513,4 +513,8 @@ def _nothing() -> Iterator[None]:
 from . import trust_commands  # noqa: E402,F401
 
 if __name__ == "__main__":
-    main()
+    # run as a script, this file is ``__main__``: the commands of the modules imported
+    # above registered on ``knotwork.cli.main``'s app, so that module's ``main`` runs
+    from knotwork.cli.main import main as _main_of_module
+
+    _main_of_module()

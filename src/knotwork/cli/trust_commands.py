@@ -51,8 +51,10 @@ def _print_review(rows: tuple[FactRow, ...]) -> None:
 @review_app.callback()
 def review_list(ctx: typer.Context, status: StatusOpt = "unreviewed", trust: TrustOpt = None,
                 predicate: PredicateOpt = None, entity: EntityOpt = None,
-                limit: Annotated[int, typer.Option("--limit", min=1)] = 50,
-                offset: Annotated[int, typer.Option("--offset", min=0)] = 0,
+                limit: Annotated[int, typer.Option("--limit", min=1,
+                                                   help="Facts per page.")] = 50,
+                offset: Annotated[int, typer.Option("--offset", min=0,
+                                                    help="Skip this many facts.")] = 0,
                 as_json: JsonOpt = False) -> None:
     """List the facts awaiting review, each with its evidence (the default action)."""
     if ctx.invoked_subcommand is not None:
@@ -155,7 +157,8 @@ def token_revoke(token_id: Annotated[int, typer.Argument(help="The token's id.")
 def audit(since: Annotated[str | None, typer.Option(
               "--since", help="A span back from now (7d, 12h, 30m, 2w) or an ISO time.")]
           = None,
-          limit: Annotated[int, typer.Option("--limit", min=1)] = 1000,
+          limit: Annotated[int, typer.Option("--limit", min=1,
+                                             help="The newest this many events.")] = 1000,
           as_json: JsonOpt = False) -> None:
     """The audit log: every mutation (who, what, when, why), oldest first."""
     with _kw(read_only=True) as kw:

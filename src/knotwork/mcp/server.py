@@ -38,6 +38,7 @@ from ..core import Knotwork
 from ..errors import (
     ConfigError,
     Conflict,
+    Forbidden,
     IngestError,
     InvalidQuery,
     KnotworkError,
@@ -59,6 +60,7 @@ INSTRUCTIONS = (
 
 # KnotworkError -> the label a model reads before the reason; first isinstance match wins.
 TOOL_ERRORS: dict[type[KnotworkError], str] = {
+    Forbidden: "forbidden",
     NotFound: "not found",
     Conflict: "conflict",
     InvalidQuery: "invalid arguments",
@@ -188,7 +190,7 @@ def build_server(kw: Knotwork, *, scopes: Sequence[str] | None = None) -> MCPSer
         """One entity in full: its names, types, live facts with sources, and the facts of
         other entities that point at it. Fails with 'not found' for an unknown name."""
         with _tool_errors():
-            data = kw.entity(ref).as_dict()
+            data = kw.entity(ref, scopes=read_scopes).as_dict()
         return _result(_capped(data, ("facts", "incoming"), max_facts))
 
     @app.tool(title="Ingest a document", annotations=REPLACE)
@@ -255,7 +257,8 @@ def build_server(kw: Knotwork, *, scopes: Sequence[str] | None = None) -> MCPSer
         still shows it, with your reason. Fails if the id is unknown or already retracted.
         A fact stated in a note comes back when the note is re-ingested: edit the note."""
         with _tool_errors():
-            return _result(kw.retract_fact(fact_id, reason=reason).as_dict())
+            return _result(kw.retract_fact(fact_id, reason=reason,
+                                           scopes=read_scopes).as_dict())
 
     @app.tool(title="History of an entity", annotations=READ)
     def history(
@@ -266,13 +269,17 @@ def build_server(kw: Knotwork, *, scopes: Sequence[str] | None = None) -> MCPSer
         """Every fact ever recorded about an entity, retracted ones included, with the events
         (who, when, why) that touched them. Paged: follow next_offset until it is null."""
         with _tool_errors():
-            return _result(kw.history(ref, offset=offset, limit=limit).as_dict())
+            return _result(kw.history(ref, offset=offset, limit=limit,
+                                      scopes=read_scopes).as_dict())
 
     @app.tool(title="Knowledge base statistics", annotations=READ)
     def stats() -> Json:
         """Size of the knowledge base: documents, chunks, entities, live and retracted facts,
         events, and names that more than one note claims."""
         with _tool_errors():
+            if read_scopes:  # its counts span every scope
+                raise Forbidden("stats count every scope: not for a server limited to"
+                                f" {', '.join(read_scopes)}")
             return _result(kw.stats().as_dict())
 
     _refuse_unknown_arguments(app)

@@ -164,8 +164,12 @@ class Reader(TrustReads):
                 out[key] = eid
         return out
 
-    def find_entity(self, text: str, key: str) -> int | None:
-        """Find an entity by iri, then by name, then by label; canonical id or None."""
+    def find_entity(self, text: str, key: str, *, scopes: Sequence[str] | None = None
+                    ) -> int | None:
+        """Find an entity by iri, then by name, then by label; canonical id or None.
+        With ``scopes``, only an entity of one of them (``TrustReads.find_in_scopes``)."""
+        if scopes:
+            return self.find_in_scopes(text, key, scopes)
         # A path's note IRI outlives a deleted note; the live one (a later note at that
         # path) comes first, then a note, then a bare name.
         row = self.con.execute(

@@ -58,6 +58,31 @@ class TrustReads:
             [*args, int(limit), int(offset)])]
         return total, self.facts_by_id(ids)
 
+    def find_in_scopes(self, text: str, key: str, scopes: Sequence[str]) -> int | None:
+        """``find_entity`` among the entities of ``scopes`` only: by iri (a live note
+        first), by a name a note of those scopes declares (Obsidian's order), by a bare
+        name of those scopes, then by label."""
+        marks, sc = _marks(scopes), list(scopes)
+        queries: list[tuple[str, list[object]]] = [
+            ("SELECT COALESCE(e.resolved_id, e.id) FROM entities e"
+             " LEFT JOIN documents d ON d.id = e.document_id"
+             f" WHERE e.iri=? AND e.scope IN ({marks})"
+             " ORDER BY d.deleted_at IS NULL AND d.id IS NOT NULL DESC, e.kind='note' DESC,"
+             " e.id DESC LIMIT 1", [text, *sc]),
+            ("SELECT n.entity_id FROM names n JOIN documents d ON d.id = n.document_id"
+             f" WHERE n.key=? AND d.scope IN ({marks})"
+             " ORDER BY n.rank, length(n.path), n.path LIMIT 1", [key, *sc]),
+            ("SELECT COALESCE(resolved_id, id) FROM entities"
+             f" WHERE name_key=? AND scope IN ({marks}) LIMIT 1", [key, *sc]),
+            ("SELECT COALESCE(resolved_id, id) FROM entities"
+             f" WHERE label=? COLLATE NOCASE AND scope IN ({marks}) LIMIT 1", [text, *sc]),
+        ]
+        for sql, args in queries:
+            row = self.con.execute(sql, args).fetchone()
+            if row:
+                return int(row[0])
+        return None
+
     def tokens(self) -> list[TokenRecord]:
         return [_token(r) for r in self.con.execute(
             "SELECT id, name, secret_hash, scopes, read_only, created_at, revoked_at"
