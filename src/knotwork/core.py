@@ -380,7 +380,10 @@ class Knotwork:
         semantic = (nullcontext(None) if status == "none" else
                     _embedding.semantic_search(self.embedder(), query, self._vector_search))
         with semantic as search:
-            return build_context(self._reader(), query, opts, measure=measure, semantic=search,
+            from .trust.truth import TruthReader
+
+            reader = TruthReader(self._reader(), opts.valid_at)
+            return build_context(reader, query, opts, measure=measure, semantic=search,
                                  embedding_status=status, notes=_embedding.status_notes(status))
 
     def render(self, ctx: KnowledgeContext, fmt: str = "markdown") -> str:
@@ -424,13 +427,16 @@ class Knotwork:
         as_of = checks.instant("as_of", as_of)
         eid = self._resolve_in(ref, scopes)
         row = reader.entities([eid])[eid]
+        from .trust import truth
+
         if as_of is not None and row.created_at > as_of:  # as ``context`` leaves it out
             raise NotFound("entity", ref, message=f"no entity named {ref!r} as of {as_of}:"
                            f" first recorded {row.created_at}")
         return EntityView(
             entity=row, names=tuple(reader.names_of(eid)),
             types=tuple(reader.types([eid]).get(eid, [])),
-            facts=tuple(reader.facts([eid], as_of=as_of, scopes=scopes)),
+            facts=tuple(truth.current(reader, reader.facts([eid], as_of=as_of, scopes=scopes),
+                                      scopes=scopes)),
             incoming=tuple(reader.facts([eid], direction="in", as_of=as_of, limit=200,
                                         scopes=scopes)))
 
@@ -442,10 +448,14 @@ class Knotwork:
 
         ``trusts`` limits them by trust state (``stated,approved``; a rejected fact only
         when it names ``rejected`` — or with ``history``, which keeps every fact)."""
-        return self.store.reader.facts([self._resolve_in(ref, scopes)], history=history,
-                                       as_of=checks.instant("as_of", as_of), scopes=scopes,
-                                       trusts=checks.trusts(trusts),
-                                       valid_at=checks.checked_date("valid_at", valid_at))
+        from .trust import truth
+
+        reader = self.store.reader
+        rows = reader.facts([self._resolve_in(ref, scopes)], history=history,
+                            as_of=checks.instant("as_of", as_of), scopes=scopes,
+                            trusts=checks.trusts(trusts))
+        return truth.current(reader, rows, valid_at=checks.checked_date("valid_at", valid_at),
+                             scopes=scopes)
 
     @_one_state
     def history(self, ref: str, *, offset: int = 0, limit: int | None = None,

@@ -336,7 +336,7 @@ MIGRATIONS.append([
 # write, and when it was revoked (rows are kept: the audit log names them). The review
 # queue reads live facts awaiting a decision on their own partial index.
 MIGRATIONS.append([
-    """CREATE TABLE tokens(
+    """CREATE TABLE IF NOT EXISTS tokens(
         id INTEGER PRIMARY KEY,
         name TEXT NOT NULL,
         secret_hash TEXT NOT NULL UNIQUE,
@@ -345,9 +345,9 @@ MIGRATIONS.append([
         created_at TEXT NOT NULL,
         revoked_at TEXT
     )""",
-    """CREATE INDEX facts_review ON facts(review, id)
+    """CREATE INDEX IF NOT EXISTS facts_review ON facts(review, id)
         WHERE retracted_at IS NULL AND review != 'approved'""",
-    """CREATE INDEX events_at ON events(at)""",
+    """CREATE INDEX IF NOT EXISTS events_at ON events(at)""",
 ])
 
 SCHEMA_VERSION = len(MIGRATIONS)

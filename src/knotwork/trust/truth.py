@@ -1,0 +1,137 @@
+"""Current truth without a model: a newer statement closes the older one's valid time.
+
+For a single-valued predicate (``SINGLE_VALUED``: a status, an owner, a version …), two
+live facts about one subject with different values are not two current values when the
+notes say which came later. A fact that starts later (its ``valid_from``, from a
+``since::``, a ``valid_from`` or a decision record's date) closes the one before it: the
+older fact's ``valid_to`` becomes the newer one's ``valid_from``, and
+``valid_to_reason`` says which fact closed it and why. A record that is superseded (a
+live ``superseded_by``, or another's ``supersedes`` / ``replaces`` pointing at it) is
+closed, all its facts, at its successor's start, when that is known.
+
+Facts without a start decide nothing: two of them with different values stay two live
+values, for lint to report. The rule runs where facts are read, the same in every
+interface (``Knotwork.facts``, ``entity``, ``history`` and ``context``); nothing stored
+changes. With ``valid_at``, a fact closed at or before that date is left out.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import replace
+from typing import Any
+
+from ..store import StoreReader
+from ..types import FactRow
+
+SINGLE_VALUED = frozenset({"status", "state", "stage", "phase", "version", "owner", "lead",
+                           "role", "team", "runs_on", "located_at", "priority", "decision"})
+SUCCESSOR = frozenset({"superseded_by"})  # subject —superseded_by→ successor
+PREDECESSOR = frozenset({"supersedes", "replaces"})  # successor —supersedes→ subject
+
+
+def close(facts: Sequence[FactRow], *, successors: dict[int, tuple[int, str]] | None = None
+          ) -> list[FactRow]:
+    """``facts`` with the valid time the rule closes, in their order.
+
+    ``successors``: subject id -> (the fact that supersedes it, its successor's start).
+    """
+    out = {f.id: f for f in facts}
+    groups: dict[tuple[int, str], list[FactRow]] = {}
+    for f in facts:
+        if f.predicate in SINGLE_VALUED and f.retracted_at is None and f.valid_from:
+            groups.setdefault((f.subject_id, f.predicate), []).append(f)
+    for group in groups.values():
+        if len({g.value for g in group}) < 2:
+            continue
+        group.sort(key=lambda g: (g.valid_from or "", g.id))
+        for older in group:
+            # the first later start with another value (a repeat of the value goes on)
+            newer = next((g for g in group if (g.valid_from or "") > (older.valid_from or "")
+                          and g.value != older.value), None)
+            if newer is None:
+                continue
+            start = newer.valid_from or ""
+            if older.valid_to is None or older.valid_to > start:
+                out[older.id] = replace(
+                    older, valid_to=start,
+                    valid_to_reason=f"closed by fact #{newer.id}: {newer.predicate} ="
+                                    f" {newer.value_label or newer.value} from {start}")
+    for fid, f in list(out.items()):
+        succ = (successors or {}).get(f.subject_id)
+        if succ is None or f.retracted_at is not None or f.predicate in SUCCESSOR:
+            continue
+        by, start = succ
+        if f.valid_to is None or f.valid_to > start:
+            out[fid] = replace(f, valid_to=start,
+                               valid_to_reason=f"superseded from {start} (fact #{by})")
+    return [out[f.id] for f in facts]
+
+
+def holds_at(f: FactRow, valid_at: str | None) -> bool:
+    if valid_at is None:
+        return True
+    return (f.valid_from is None or f.valid_from <= valid_at) and (
+        f.valid_to is None or f.valid_to > valid_at)
+
+
+def successors(reader: StoreReader, facts: Iterable[FactRow], *,
+               scopes: Sequence[str] | None = None) -> dict[int, tuple[int, str]]:
+    """Subject id -> (the superseding fact, the successor's start), for the records among
+    ``facts`` that a live fact supersedes and whose successor's start is known."""
+    pairs: dict[int, tuple[int, int]] = {}  # superseded -> (fact, successor)
+    for f in facts:
+        if f.retracted_at is not None or f.object_id is None:
+            continue
+        if f.predicate in SUCCESSOR:
+            pairs.setdefault(f.subject_id, (f.id, f.object_id))
+        elif f.predicate in PREDECESSOR:
+            pairs.setdefault(f.object_id, (f.id, f.subject_id))
+    if not pairs:
+        return {}
+    starts: dict[int, str] = {}
+    for f in reader.facts({succ for _, succ in pairs.values()}, scopes=scopes):
+        if f.valid_from and (f.subject_id not in starts or f.valid_from < starts[f.subject_id]):
+            starts[f.subject_id] = f.valid_from
+    return {old: (fid, starts[succ]) for old, (fid, succ) in pairs.items() if succ in starts}
+
+
+def current(reader: StoreReader, facts: Sequence[FactRow], *, valid_at: str | None = None,
+            scopes: Sequence[str] | None = None, related: Iterable[FactRow] | None = None
+            ) -> list[FactRow]:
+    """``close`` the facts (their supersessions read from them and ``related``, by
+    default the facts pointing at their subjects), then keep those that hold at
+    ``valid_at``."""
+    if related is None:
+        # the facts that point at these subjects: a "supersedes" arrives from the successor
+        related = reader.facts({f.subject_id for f in facts}, direction="in", scopes=scopes,
+                               limit=2000)
+    closed = close(facts, successors=successors(reader, [*facts, *related], scopes=scopes))
+    if valid_at is None and closed == list(facts):
+        return closed
+    return [f for f in closed if holds_at(f, valid_at)]
+
+
+class TruthReader:
+    """A reader whose fact reads come closed by the rule (what ``context`` reads through).
+
+    ``valid_at`` is applied after the rule: a fact is read regardless of its valid time,
+    closed against the others, and only then kept or left out.
+    """
+
+    def __init__(self, reader: StoreReader, valid_at: str | None) -> None:
+        self._reader = reader
+        self._valid_at = valid_at
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._reader, name)
+
+    def entity_facts(self, entity_id: int, *, out_limit: int, in_limit: int,
+                     **kw: Any) -> tuple[list[FactRow], list[FactRow]]:
+        kw.pop("valid_at", None)
+        out, inc = self._reader.entity_facts(entity_id, out_limit=out_limit,
+                                             in_limit=in_limit, **kw)
+        scopes = kw.get("scopes")
+        return (current(self._reader, out, valid_at=self._valid_at, scopes=scopes,
+                        related=inc) if out else out,
+                [f for f in inc if holds_at(f, self._valid_at)])
