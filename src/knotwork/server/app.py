@@ -213,6 +213,7 @@ def context(body: ContextRequest, request: Request, kw: KW) -> Response:
                      expand_links=body.expand_links, max_tokens=body.max_tokens,
                      scopes=_scopes(request, body.scopes), as_of=body.as_of,
                      valid_at=body.valid_at, min_confidence=body.min_confidence,
+                     trusts=body.trusts,
                      explain=body.explain, fmt=body.format)
     media = "application/json" if body.format == "json" else "text/markdown; charset=utf-8"
     return Response(kw.render(ctx, body.format), media_type=media)

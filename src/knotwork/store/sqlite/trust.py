@@ -165,7 +165,10 @@ class TrustWrites:
     def rebuild_indexes(self) -> None:
         """Rebuild what the imported rows imply: the full-text indexes, the entity index
         of every entity, and the mention queue (nothing to find again: the facts came)."""
-        self.con.execute("INSERT INTO chunk_fts(chunk_fts) VALUES('rebuild')")
+        # live chunks only, as the writer indexes them (the content table holds history)
+        self.con.execute("INSERT INTO chunk_fts(chunk_fts) VALUES('delete-all')")
+        self.con.execute("INSERT INTO chunk_fts(rowid, context, text)"
+                         " SELECT id, context, text FROM chunks WHERE live = 1")
         self.con.execute(
             "INSERT INTO meta(key, value) SELECT 'live_chunks', COUNT(*) FROM chunks"
             " WHERE live = 1 ON CONFLICT(key) DO UPDATE SET value = excluded.value")
