@@ -382,7 +382,7 @@ class Knotwork:
         with semantic as search:
             from .trust.truth import TruthReader
 
-            reader = TruthReader(self._reader(), opts.valid_at)
+            reader = TruthReader(self._reader(), opts.valid_at, as_of=opts.as_of)
             return build_context(reader, query, opts, measure=measure, semantic=search,
                                  embedding_status=status, notes=_embedding.status_notes(status))
 

@@ -96,3 +96,27 @@ def test_export_rows_import_into_an_empty_store(store: Store, tmp_path) -> None:
         assert {f.predicate for f in other.reader.facts([eid])} == {"role", "p"}
     finally:
         other.close()
+
+
+def test_a_fact_read_as_of_shows_no_later_retraction(store: Store) -> None:
+    fid = _assert(store, "p", "1")
+    [before] = store.reader.facts_by_id([fid])
+    with store.write(actor="t") as w:
+        w.retract_fact(fid, reason="later")
+    eid = _eid(store, "a")
+    [then] = store.reader.facts([eid], as_of=before.recorded_at)
+    assert then.retracted_at is None and then.retract_reason is None
+    [now] = store.reader.facts([eid], history=True)
+    assert now.retracted_at is not None and now.retract_reason == "later"
+
+
+def test_find_entity_in_scopes(store: Store) -> None:
+    with store.write(actor="t") as w:
+        w.apply("one", doc("a.md", [fact("role", lit("x"), 2)]))
+        w.apply("two", doc("a.md", [fact("role", lit("y"), 2)]))
+    found = {scope: store.reader.find_entity("a", name_key("a"), scopes=[scope])
+             for scope in ("one", "two", "three")}
+    assert found["one"] and found["two"] and found["one"] != found["two"]
+    assert found["three"] is None
+    [f] = store.reader.facts([found["two"]])  # type: ignore[list-item]
+    assert f.value == "y"

@@ -24,6 +24,8 @@ from typing import Any
 from ..store import StoreReader
 from ..types import FactRow
 
+# every trust state, rejected ones too, as the store's own degree count has them
+_EVERY = ("stated", "asserted", "extracted", "rejected")
 SINGLE_VALUED = frozenset({"status", "state", "stage", "phase", "version", "owner", "lead",
                            "role", "team", "runs_on", "located_at", "priority", "decision"})
 SUCCESSOR = frozenset({"superseded_by"})  # subject —superseded_by→ successor
@@ -119,12 +121,39 @@ class TruthReader:
     closed against the others, and only then kept or left out.
     """
 
-    def __init__(self, reader: StoreReader, valid_at: str | None) -> None:
+    def __init__(self, reader: StoreReader, valid_at: str | None, *,
+                 as_of: str | None = None) -> None:
         self._reader = reader
         self._valid_at = valid_at
+        self._as_of = as_of
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._reader, name)
+
+    def degrees(self, entity_ids: Iterable[int], *, cap: int = 1000) -> dict[int, int]:
+        """The facts touching each entity, as of ``as_of`` when one is given (the hub
+        penalty of a past answer counts the facts of then, not of now)."""
+        if self._as_of is None:
+            return self._reader.degrees(entity_ids, cap=cap)
+        ids = list(dict.fromkeys(entity_ids))
+        out = dict.fromkeys(ids, 0)
+        for direction in ("out", "in"):
+            for f in self._reader.facts(ids, direction=direction, as_of=self._as_of,
+                                        trusts=_EVERY):
+                end = f.subject_id if direction == "out" else f.object_id
+                if end in out:
+                    out[end] += 1
+        return {e: min(n, cap) for e, n in out.items()}
+
+    def types(self, entity_ids: Iterable[int]) -> dict[int, list[str]]:
+        """Each entity's types, as of ``as_of`` when one is given."""
+        if self._as_of is None:
+            return self._reader.types(entity_ids)
+        out: dict[int, list[str]] = {}
+        for f in self._reader.facts(entity_ids, as_of=self._as_of):
+            if f.predicate == "type" and f.value not in out.setdefault(f.subject_id, []):
+                out[f.subject_id].append(f.value)
+        return {e: v for e, v in out.items() if v}
 
     def entity_facts(self, entity_id: int, *, out_limit: int, in_limit: int,
                      **kw: Any) -> tuple[list[FactRow], list[FactRow]]:

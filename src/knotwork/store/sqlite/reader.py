@@ -11,6 +11,7 @@ import json
 import sqlite3
 import zlib
 from collections.abc import Iterable, Sequence
+from dataclasses import replace
 from datetime import datetime
 from typing import cast
 
@@ -98,6 +99,14 @@ def _fact_row(r: sqlite3.Row | tuple[object, ...]) -> FactRow:
         valid_from=valid_from, valid_to=valid_to, extractor=extractor, actor=actor,
         qualifiers=tuple(sorted(json.loads(qualifiers).items())) if qualifiers else (),
         source=source, retract_reason=retract_reason)
+
+
+def _as_of(f: FactRow, as_of: str | None) -> FactRow:
+    """A fact as the store held it at ``as_of``: a retraction after then had not happened
+    (its time and reason would tell a past reader the future)."""
+    if as_of is None or f.retracted_at is None or f.retracted_at <= as_of:
+        return f
+    return replace(f, retracted_at=None, retract_reason=None)
 
 
 def _file_state(r: tuple[str, str, int, int, str, int | None, str | None]) -> FileState:
@@ -246,7 +255,7 @@ class Reader(TrustReads):
         sql = f"{_FACT_SELECT} WHERE {' AND '.join(where)} ORDER BY f.id"
         if limit:
             sql += f" LIMIT {int(limit)}"
-        return [_fact_row(r) for r in self.con.execute(sql, args)]
+        return [_as_of(_fact_row(r), as_of) for r in self.con.execute(sql, args)]
 
     def entity_facts(self, entity_id: int, *, out_limit: int, in_limit: int,
                      as_of: str | None = None, scopes: Sequence[str] | None = None,
@@ -281,7 +290,8 @@ class Reader(TrustReads):
                 sql = f"{_FACT_SELECT} WHERE {' AND '.join(where)} LIMIT ?"
                 args.append(limit)
             rows = self.con.execute(sql, args).fetchall()
-            out.append(sorted((_fact_row(r) for r in rows), key=lambda f: f.id))
+            out.append(sorted((_as_of(_fact_row(r), as_of) for r in rows),
+                              key=lambda f: f.id))
         return out[0], out[1]
 
     def facts_by_id(self, fact_ids: Sequence[int]) -> list[FactRow]:
