@@ -409,7 +409,8 @@ def serve_command(
                                           help="Port to listen on.")] = 3030,
         token: Annotated[str | None, typer.Option(
             "--token", envvar="KNOTWORK_TOKEN", show_default=False,
-            help="Every request must send 'Authorization: Bearer <token>'.")] = None,
+            help="Every request must send 'Authorization: Bearer <token>' (this one, or"
+                 " a token of 'knotwork token create', limited to its scopes).")] = None,
         pattern: PatternOpt = None) -> None:
     """Serve the REST API (OpenAPI at /docs); keeps the store in step with --vault."""
     from ..server import check_bind, serve

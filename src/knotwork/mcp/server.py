@@ -156,6 +156,15 @@ def build_server(kw: Knotwork, *, scopes: Sequence[str] | None = None) -> MCPSer
         max_tokens: Annotated[int, Field(ge=100, le=32_000, description=(
             "Token budget of the answer; lower-ranked entities and evidence are cut "
             "to fit (summary.truncated says so)."))] = 4000,
+        as_of: Annotated[str | None, Field(description=(
+            "Answer as the store stood at this ISO time (what it believed then)."))] = None,
+        valid_at: Annotated[str | None, Field(description=(
+            "Only facts that held in the world at this ISO date; a fact without valid "
+            "time holds at every date."))] = None,
+        trusts: Annotated[list[Literal["stated", "asserted", "extracted", "unreviewed",
+                                       "approved", "rejected"]] | None, Field(description=(
+            "Only facts of these trust states, e.g. ['stated', 'approved']; rejected "
+            "facts appear only when named."))] = None,
     ) -> Annotated[CallToolResult, ContextOut]:
         """Ranked, cited context for a question: the entities that match, their facts (each
         with its source file and lines), linked entities and supporting passages.
@@ -164,7 +173,7 @@ def build_server(kw: Knotwork, *, scopes: Sequence[str] | None = None) -> MCPSer
         with _tool_errors():
             ctx = kw.context(query, max_entities=max_entities, expand_links=expand_links,
                              link_depth=link_depth, max_tokens=max_tokens, scopes=read_scopes,
-                             fmt="json")
+                             as_of=as_of, valid_at=valid_at, trusts=trusts, fmt="json")
             return _result(ctx.as_dict(), kw.render(ctx, "json"))
 
     @app.tool(title="Search passages", annotations=READ)
