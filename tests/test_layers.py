@@ -27,7 +27,7 @@ ALLOWED: dict[str, set[str]] = {
     "core": {"domain", "types", "errors", "config", "checks", "ingest", "store", "embed",
              "retrieve", "render", "sync", "results", "trust"},
     "cli": {"core", "types", "render", "errors", "config", "server", "mcp", "sync"},
-    "server": {"core", "types", "render", "errors", "config", "results"},
+    "server": {"core", "types", "render", "errors", "config", "results", "mcp"},
     "mcp": {"core", "types", "render", "errors", "config"},
     "web": {"core", "types", "render", "errors"},
     "__init__": {"config", "core", "errors", "types"},

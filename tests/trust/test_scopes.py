@@ -214,3 +214,38 @@ def test_mcp_tools_never_reveal_another_scope(setup: Setup, tmp_path: Path) -> N
                 assert r.is_error and "forbidden" in text(r)
 
     anyio.run(main)
+
+
+def test_mcp_over_http_takes_the_tokens_rights(setup: Setup) -> None:
+    from mcp.client.streamable_http import create_mcp_http_client, streamable_http_client
+
+    async def session(secret: str, body):  # type: ignore[no-untyped-def]
+        async with create_mcp_http_client(headers={"Authorization": f"Bearer {secret}"}) \
+                as http, streamable_http_client(setup.base + "/mcp/", http_client=http) \
+                as streams, ClientSession(streams[0], streams[1]) as s:
+            await s.initialize()
+            await body(s)
+
+    def text(result: object) -> str:
+        block = result.content[0]  # type: ignore[attr-defined]
+        assert isinstance(block, TextContent)
+        return block.text
+
+    async def scoped(s: ClientSession) -> None:
+        for q in ("zephyr", "traefik"):
+            _clean(text(await s.call_tool("context", {"query": q})), q)
+        r = await s.call_tool("get_entity", {"ref": "Zephyr"})
+        assert r.is_error and "not found" in text(r)
+        _clean(text(await s.call_tool("get_entity", {"ref": "Traefik"})))
+
+    async def read_only(s: ClientSession) -> None:
+        names = {t.name for t in (await s.list_tools()).tools}
+        assert names == {"context", "search", "get_entity", "history", "stats"}
+
+    async def main() -> None:
+        await session(setup.rw, scoped)
+        await session(setup.ro, read_only)
+
+    anyio.run(main)
+    r = httpx.post(setup.base + "/mcp/", json={"jsonrpc": "2.0", "id": 1, "method": "ping"})
+    assert r.status_code == 401

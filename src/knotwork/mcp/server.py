@@ -138,8 +138,13 @@ def _result(data: dict[str, Any], text: str | None = None) -> CallToolResult:
     return CallToolResult(content=[TextContent(type="text", text=body)], structured_content=data)
 
 
-def build_server(kw: Knotwork, *, scopes: Sequence[str] | None = None) -> MCPServer[Any]:
-    """An MCP server whose tools read and write ``kw``; ``scopes`` limits what reads see."""
+WRITE_TOOLS = ("ingest_document", "assert_fact", "retract_fact")
+
+
+def build_server(kw: Knotwork, *, scopes: Sequence[str] | None = None,
+                 read_only: bool = False) -> MCPServer[Any]:
+    """An MCP server whose tools read and write ``kw``; ``scopes`` limits what reads see,
+    and ``read_only`` leaves out the tools that write (``WRITE_TOOLS``)."""
     app: MCPServer[Any] = MCPServer("knotwork", instructions=INSTRUCTIONS, log_level="WARNING")
     read_scopes = list(scopes) if scopes else None
 
@@ -291,6 +296,9 @@ def build_server(kw: Knotwork, *, scopes: Sequence[str] | None = None) -> MCPSer
                                 f" {', '.join(read_scopes)}")
             return _result(kw.stats().as_dict())
 
+    if read_only:
+        for name in WRITE_TOOLS:
+            app.remove_tool(name)
     _refuse_unknown_arguments(app)
     return app
 

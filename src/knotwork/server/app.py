@@ -40,6 +40,7 @@ from ..errors import ConfigError
 from ..types import SyncReport
 from . import auth, errors
 from .auth import TokenAuth
+from .mcp_http import McpOverHttp
 from .review import router as review_router
 from .schemas import (
     ContextOut,
@@ -360,7 +361,12 @@ async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
             on_report=_log_report, on_error=lambda exc: log.warning("watch: %s", exc)).start()
         _log_report(await anyio.to_thread.run_sync(kw.ingest))
     try:
-        yield
+        async with anyio.create_task_group() as tasks:  # MCP over HTTP's session managers
+            app.state.mcp.tasks = tasks
+            try:
+                yield
+            finally:
+                tasks.cancel_scope.cancel()
     finally:
         if app.state.watcher is not None:
             app.state.watcher.stop()
@@ -380,6 +386,8 @@ def create_app(kw: Knotwork, *, token: str | None = None, max_body: int = MAX_BO
     app.include_router(router)
     app.include_router(review_router)
     app.include_router(web_router)
+    app.state.mcp = McpOverHttp(kw, app.state.scopes)
+    app.mount("/mcp", app.state.mcp)
     errors.install(app)
     app.add_middleware(BodyLimit, limit=max_body)
     # outermost: refuse before reading bodies

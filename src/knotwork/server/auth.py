@@ -53,7 +53,10 @@ def _credential(scope: dict[str, Any]) -> str:
 
 
 def is_write(method: str, path: str) -> bool:
-    return method not in ("GET", "HEAD", "OPTIONS") and (method, path) not in _READS
+    """Whether a request writes. MCP's messages all come as POSTs: a read-only token's MCP
+    server has no tool that writes instead (``mcp_http``)."""
+    return (method not in ("GET", "HEAD", "OPTIONS") and (method, path) not in _READS
+            and not (path == "/mcp" or path.startswith("/mcp/")))
 
 
 class TokenAuth:
