@@ -23,7 +23,7 @@ ALLOWED: dict[str, set[str]] = {
     "retrieve": {"domain", "types", "results", "errors", "store", "embed"},
     "render": {"types"},
     "sync": {"domain", "types", "errors", "ingest", "store"},
-    "trust": {"types", "errors", "store", "results"},
+    "trust": {"domain", "types", "errors", "store", "results"},
     "core": {"domain", "types", "errors", "config", "checks", "ingest", "store", "embed",
              "retrieve", "render", "sync", "results", "trust"},
     "cli": {"core", "types", "render", "errors", "config", "server", "mcp", "sync"},

@@ -115,3 +115,21 @@ def test_cli_valid_at_and_a_bad_date(kw: Knotwork, tmp_path: Path) -> None:
     bad.write_text("---\nvalid_from: soon\n---\n# Bad\n", encoding="utf-8")
     report = kw.ingest()
     assert any(e.line == 2 and "not an ISO date" in e.reason for e in report.errors)
+
+
+def test_a_note_updated_later_closes_the_older_statement(tmp_path: Path) -> None:
+    notes = {"plan.md": "---\nupdated: 2025-01-10\n---\n# Plan\n\n"
+                        "### TASK-ALR-001: Define alerts\n\nstatus:: todo\n",
+             "review.md": "---\nupdated: 2025-06-20\n---\n# Review\n\n"
+                          "### TASK-ALR-001: Define alerts\n\nstatus:: done\n"}
+    for rel, text in notes.items():
+        (tmp_path / "v").mkdir(exist_ok=True)
+        (tmp_path / "v" / rel).write_text(text, encoding="utf-8")
+    with Knotwork.open(tmp_path / "v", db=str(tmp_path / "s.db"), embedder="none") as kw:
+        kw.ingest()
+        status = {f.value: f for f in kw.facts("TASK-ALR-001") if f.predicate == "status"}
+        assert set(status) == {"todo", "done"}
+        assert status["todo"].valid_to == "2025-06-20"
+        assert "updated 2025-06-20" in (status["todo"].valid_to_reason or "")
+        assert status["done"].valid_to is None
+        assert _values(kw.facts("TASK-ALR-001", valid_at="2025-07-01"), "status") == {"done"}

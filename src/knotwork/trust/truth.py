@@ -3,8 +3,9 @@
 For a single-valued predicate (``SINGLE_VALUED``: a status, an owner, a version …), two
 live facts about one subject with different values are not two current values when the
 notes say which came later. A fact that starts later (its ``valid_from``, from a
-``since::``, a ``valid_from`` or a decision record's date) closes the one before it: the
-older fact's ``valid_to`` becomes the newer one's ``valid_from``, and
+``since::``, a ``valid_from`` or a decision record's date; else the ``updated`` date of
+the note stating it) closes the one before it: the older fact's ``valid_to`` becomes the
+newer one's start, and
 ``valid_to_reason`` says which fact closed it and why. A record that is superseded (a
 live ``superseded_by``, or another's ``supersedes`` / ``replaces`` pointing at it) is
 closed, all its facts, at its successor's start, when that is known.
@@ -21,6 +22,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from typing import Any
 
+from ..domain.ids import note_iri
 from ..store import StoreReader
 from ..types import FactRow
 
@@ -32,33 +34,44 @@ SUCCESSOR = frozenset({"superseded_by"})  # subject —superseded_by→ successo
 PREDECESSOR = frozenset({"supersedes", "replaces"})  # successor —supersedes→ subject
 
 
-def close(facts: Sequence[FactRow], *, successors: dict[int, tuple[int, str]] | None = None
-          ) -> list[FactRow]:
+def close(facts: Sequence[FactRow], *, successors: dict[int, tuple[int, str]] | None = None,
+          updated: dict[int, str] | None = None) -> list[FactRow]:
     """``facts`` with the valid time the rule closes, in their order.
 
-    ``successors``: subject id -> (the fact that supersedes it, its successor's start).
+    ``successors``: subject id -> (the fact that supersedes it, its successor's start);
+    ``updated``: document id -> the ``updated`` date its note states, which orders the
+    facts that have no start of their own.
     """
     out = {f.id: f for f in facts}
+    updated = updated or {}
+
+    def begins(f: FactRow) -> str | None:
+        if f.valid_from:
+            return f.valid_from
+        doc = f.source.document_id if f.source else None
+        return updated.get(doc) if doc is not None else None
+
     groups: dict[tuple[int, str], list[FactRow]] = {}
     for f in facts:
-        if f.predicate in SINGLE_VALUED and f.retracted_at is None and f.valid_from:
+        if f.predicate in SINGLE_VALUED and f.retracted_at is None and begins(f):
             groups.setdefault((f.subject_id, f.predicate), []).append(f)
     for group in groups.values():
         if len({g.value for g in group}) < 2:
             continue
-        group.sort(key=lambda g: (g.valid_from or "", g.id))
+        group.sort(key=lambda g: (begins(g) or "", g.id))
         for older in group:
             # the first later start with another value (a repeat of the value goes on)
-            newer = next((g for g in group if (g.valid_from or "") > (older.valid_from or "")
+            newer = next((g for g in group if (begins(g) or "") > (begins(older) or "")
                           and g.value != older.value), None)
             if newer is None:
                 continue
-            start = newer.valid_from or ""
-            if older.valid_to is None or older.valid_to > start:
+            at = begins(newer) or ""
+            how = "from" if newer.valid_from else "in a note updated"
+            if older.valid_to is None or older.valid_to > at:
                 out[older.id] = replace(
-                    older, valid_to=start,
+                    older, valid_to=at,
                     valid_to_reason=f"closed by fact #{newer.id}: {newer.predicate} ="
-                                    f" {newer.value_label or newer.value} from {start}")
+                                    f" {newer.value_label or newer.value} {how} {at}")
     for fid, f in list(out.items()):
         succ = (successors or {}).get(f.subject_id)
         if succ is None or f.retracted_at is not None or f.predicate in SUCCESSOR:
@@ -98,6 +111,29 @@ def successors(reader: StoreReader, facts: Iterable[FactRow], *,
     return {old: (fid, starts[succ]) for old, (fid, succ) in pairs.items() if succ in starts}
 
 
+def updated_dates(reader: StoreReader, facts: Sequence[FactRow]) -> dict[int, str]:
+    """Document id -> its note's ``updated`` date, for the documents of single-valued facts
+    that compete without a start of their own (read only for those)."""
+    seen: dict[tuple[int, str], set[str]] = {}
+    for f in facts:
+        if f.predicate in SINGLE_VALUED and f.retracted_at is None and not f.valid_from:
+            seen.setdefault((f.subject_id, f.predicate), set()).add(f.value)
+    docs = {(f.source.document_id, f.scope, f.source.path) for f in facts
+            if f.source and f.source.document_id is not None and f.source.path
+            and len(seen.get((f.subject_id, f.predicate), ())) > 1}
+    out: dict[int, str] = {}
+    for doc, scope, path in docs:
+        assert doc is not None
+        note = reader.find_entity(note_iri(scope, path), "", scopes=[scope])
+        if note is None:
+            continue
+        for g in reader.facts([note], scopes=[scope]):
+            if g.predicate == "updated" and g.value_type == "Literal" and \
+                    g.source and g.source.document_id == doc:
+                out[doc] = g.value.strip()
+    return out
+
+
 def current(reader: StoreReader, facts: Sequence[FactRow], *, valid_at: str | None = None,
             scopes: Sequence[str] | None = None, related: Iterable[FactRow] | None = None
             ) -> list[FactRow]:
@@ -108,7 +144,8 @@ def current(reader: StoreReader, facts: Sequence[FactRow], *, valid_at: str | No
         # the facts that point at these subjects: a "supersedes" arrives from the successor
         related = reader.facts({f.subject_id for f in facts}, direction="in", scopes=scopes,
                                limit=2000)
-    closed = close(facts, successors=successors(reader, [*facts, *related], scopes=scopes))
+    closed = close(facts, successors=successors(reader, [*facts, *related], scopes=scopes),
+                   updated=updated_dates(reader, facts))
     if valid_at is None and closed == list(facts):
         return closed
     return [f for f in closed if holds_at(f, valid_at)]
