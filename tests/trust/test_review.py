@@ -89,3 +89,22 @@ def test_cli_review_list_approve_reject(kw: Knotwork, tmp_path: Path) -> None:
     assert [f["id"] for f in facts] == [a.id]
     r = runner.invoke(app, [*db, "history", "Traefik"])
     assert r.exit_code == 0 and "review" in r.output and "tier" in r.output
+
+
+def test_an_agent_documents_facts_keep_their_review_when_it_is_sent_again(kw: Knotwork
+                                                                          ) -> None:
+    text = "Heliograph runs on kota. Dana owns Heliograph."
+    ents = [{"name": "Heliograph"}, {"name": "kota"}, {"name": "Dana"}]
+    rels = [{"source": "Heliograph", "target": "kota", "type": "runs_on", "confidence": 0.9,
+             "supporting_text": "Heliograph runs on kota."}]
+    kw.ingest_document("chat-1", "Chat", "chat", text, entities=ents, relations=rels)
+    [runs] = [f for f in kw.facts("Heliograph") if f.predicate == "runs_on"]
+    assert runs.trust == "asserted" and runs.review == "unreviewed"
+    kw.review("approve", [runs.id], reason="checked")
+    again = kw.ingest_document("chat-1", "Chat", "chat", text, entities=ents, relations=rels)
+    assert again.status == "unchanged"
+    more = [*rels, {"source": "Dana", "target": "Heliograph", "type": "owns",
+                    "confidence": 0.9, "supporting_text": "Dana owns Heliograph."}]
+    kw.ingest_document("chat-1", "Chat", "chat", text + " ", entities=ents, relations=more)
+    [kept] = [f for f in kw.facts("Heliograph") if f.predicate == "runs_on"]
+    assert kept.id == runs.id and kept.review == "approved"

@@ -105,3 +105,15 @@ def test_search_open_an_entity_approve_a_fact(served: tuple[str, Path, int]) -> 
     [event] = [e for e in json.loads(audit.stdout)
                if e["action"] == "review" and e["fact_id"] == fact_id]
     assert event["actor"] == "web:server" and event["detail"]["status"] == "approved"
+
+
+def test_a_form_posted_from_another_site_is_refused(served: tuple[str, Path, int]) -> None:
+    base, _, fact_id = served
+    form = {"fact_id": str(fact_id), "decision": "reject", "next": "/ui/review"}
+    r = httpx.post(base + "/ui/review", data=form, headers={"Origin": "http://evil.example"})
+    assert r.status_code == 403
+    r = httpx.post(base + "/ui/review", data={**form, "next": "http://evil.example/"},
+                   headers={"Origin": base}, follow_redirects=False)
+    assert r.status_code == 303 and r.headers["location"].startswith("/ui/review")
+    httpx.post(base + "/ui/review", data={**form, "decision": "approve"},
+               headers={"Origin": base})  # as the other test left it

@@ -218,9 +218,22 @@ def _local(target: str) -> str:
     return target
 
 
+def _same_origin(request: Request) -> bool:
+    """Whether a form was posted from this site's own pages. Why: a server nobody locked
+    takes a form from any page the browser shows, so another site could post one to
+    127.0.0.1 (a browser names the posting page's origin, which must be this one)."""
+    origin = request.headers.get("origin") or request.headers.get("referer")
+    if not origin:
+        return True  # not a browser's cross-site post (those say where they come from)
+    return urlsplit(origin).netloc == request.headers.get("host", "")
+
+
 @router.post("/ui/review")
 async def review_form(request: Request) -> Response:
     """Approve or reject one fact from a form; back to the page it came from."""
+    if not _same_origin(request):
+        return _page("Refused", "<p>This form was posted from another site.</p>",
+                     status=403)
     form = {k: v[0] for k, v in parse_qs((await request.body()).decode("utf-8")).items()}
     kw = _kw(request)
     back = _local(form.get("next", "/ui/review"))
@@ -250,6 +263,9 @@ def login_page() -> Response:
 @router.post("/ui/login")
 async def login(request: Request) -> Response:
     """Keep the token in a cookie only this site's own pages send."""
+    if not _same_origin(request):
+        return _page("Refused", "<p>This form was posted from another site.</p>",
+                     status=403)
     form = parse_qs((await request.body()).decode("utf-8"))
     token = (form.get("token") or [""])[0].strip()
     response = RedirectResponse("/", status_code=303)
