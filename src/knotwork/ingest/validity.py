@@ -8,8 +8,10 @@ A fact's valid time (``valid_from``/``valid_to``) is read, in this order, from:
 2. the note: frontmatter (or field lines, or a line of its own) ``valid_from`` /
    ``valid_to``, and ``since::`` / ``until::`` on a line with nothing else, give every
    fact of the note its start or end;
-3. a decision record's date: a note typed ``adr`` or ``decision``, or one that
-   ``supersedes`` / ``replaces`` / is ``superseded_by`` another, holds from its ``date``.
+3. a decision record's date: a note typed ``adr`` or ``decision``, one kept in a folder
+   of them (``adr/``, ``adrs/``, ``decisions/``, ``decision-records/``) or named
+   ``ADR-…``, or one that ``supersedes`` / ``replaces`` / is ``superseded_by`` another,
+   holds from its ``date``.
 
 What names or files a note (title, aliases, type, tags) and the dates themselves are no
 statement about the world and get none. A fact with no valid time holds at every date:
@@ -32,6 +34,14 @@ TIMELESS = frozenset({"title", "alias", "aliases", "type", "tag", "tags", "date"
                       "updated", "valid_from", "valid_to", "since", "until", "mentions"})
 DECISION_TYPES = frozenset({"adr", "decision", "decision-record", "decision_record"})
 SUPERSESSION = frozenset({"supersedes", "replaces", "superseded_by"})
+DECISION_FOLDERS = frozenset({"adr", "adrs", "decisions", "decision-records",
+                              "architecture-decisions"})
+
+
+def is_decision_path(path: str) -> bool:
+    """A note kept where decision records are: ``docs/adr/0001-….md``, ``ADR-007.md``."""
+    *folders, name = path.lower().split("/")
+    return any(f in DECISION_FOLDERS for f in folders) or name.startswith(("adr-", "adr_"))
 
 
 def _date(f: FactDraft, path: str, issues: list[Issue]) -> str | None:
@@ -57,7 +67,7 @@ def apply_validity(path: str, facts: Sequence[FactDraft]
         by_line.setdefault(f.span.line_start, []).append(f)
     note: dict[str, str] = {}
     line_time: dict[int, dict[str, str]] = {}
-    decision = False
+    decision = is_decision_path(path)
     note_date: str | None = None
     for f in facts:
         own = isinstance(f.subject, SelfRef)
