@@ -49,6 +49,7 @@ def _assert_in_beta(db: Path) -> int:
 
 @dataclass
 class Setup:
+    alone: Path  # a store of alpha's notes alone, for comparison
     db: Path
     base: str
     rw: str
@@ -64,6 +65,8 @@ def setup(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Setup]:
     db = tmp / "s.db"
     cli(db, "--scope", "alpha", "ingest", str(write_vault(tmp / "a", ALPHA)), "-q")
     cli(db, "--scope", "beta", "ingest", str(write_vault(tmp / "b", BETA)), "-q")
+    alone = tmp / "alone.db"
+    cli(alone, "--scope", "alpha", "ingest", str(tmp / "a"), "-q")
     beta_fact = _assert_in_beta(db)
     tokens = {}
     for name, extra in (("rw", ()), ("ro", ("--read-only",)), ("gone", ())):
@@ -90,7 +93,7 @@ def setup(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Setup]:
                           json={"subject": "Grafana", "predicate": "color", "value": "teal"})
         assert made.status_code == 201, made.text
         assert made.json()["scope"] == "alpha"
-        yield Setup(db, base, rw, tokens["ro"][0], tokens["gone"][0], beta_fact,
+        yield Setup(alone, db, base, rw, tokens["ro"][0], tokens["gone"][0], beta_fact,
                     made.json()["id"])
 
 
@@ -249,3 +252,27 @@ def test_mcp_over_http_takes_the_tokens_rights(setup: Setup) -> None:
     anyio.run(main)
     r = httpx.post(setup.base + "/mcp/", json={"jsonrpc": "2.0", "id": 1, "method": "ping"})
     assert r.status_code == 401
+
+
+def _shape(ctx: dict) -> object:  # type: ignore[type-arg]
+    """What an answer says, without ids, times and scores (full-text scores are computed
+    over the whole store: README)."""
+    return ({k: v for k, v in ctx["summary"].items() if k != "tokens"},
+            sorted((e["label"], e["relevance"],
+                    sorted((f["predicate"], str(f.get("value_label") or f["value"]))
+                           for f in e["facts"]),
+                    sorted((f["subject_label"], f["predicate"]) for f in e.get("incoming", [])))
+                   for e in ctx["entities"]))
+
+
+def test_a_scoped_answer_is_the_answer_of_a_store_without_the_other_scope(setup: Setup
+                                                                          ) -> None:
+    from knotwork import Knotwork
+
+    with Knotwork.open(None, db=str(setup.alone), embedder="none") as alone, \
+            _client(setup, setup.rw) as c:
+        alone.assert_fact("Grafana", "color", "teal", scope="alpha")  # as the setup did
+        for q in ("traefik", "grafana", "zephyr", "the edge proxy"):
+            mine = c.post("/context", json={"query": q, "max_tokens": 0}).json()
+            ref = alone.context(q, max_tokens=0, scopes=["alpha"]).as_dict()
+            assert _shape(mine) == _shape(ref), q
