@@ -183,7 +183,11 @@ def history(ref: Annotated[str, typer.Argument(help="Label, alias, name or iri."
     if as_json:
         _print_json(page.as_dict())
         return
-    _print_facts(list(page.facts))
+    for f in page.facts:
+        _print_facts([f])
+        quote = " ".join(f.source.supporting_text.split())[:200] if f.source else ""
+        out.print(f"      by {f.actor or '?'} ({f.extractor}){': ' + quote if quote else ''}",
+                  markup=False)
     for e in page.events:
         why = f" — {e['reason']}" if e.get("reason") else ""
         out.print(f"  {e['at']} {e['actor']} {e['action']} #{e['fact_id']}{why}", markup=False)
