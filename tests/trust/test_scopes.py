@@ -276,3 +276,19 @@ def test_a_scoped_answer_is_the_answer_of_a_store_without_the_other_scope(setup:
             mine = c.post("/context", json={"query": q, "max_tokens": 0}).json()
             ref = alone.context(q, max_tokens=0, scopes=["alpha"]).as_dict()
             assert _shape(mine) == _shape(ref), q
+
+
+def test_the_web_sign_in_keeps_the_token_in_a_strict_cookie(setup: Setup) -> None:
+    with httpx.Client(base_url=setup.base, timeout=10) as browser:
+        assert browser.get("/ui/login").status_code == 200
+        r = browser.post("/ui/login", data={"token": setup.ro}, follow_redirects=False)
+        assert r.status_code == 303
+        cookie = r.headers["set-cookie"].lower()
+        assert "httponly" in cookie and "samesite=strict" in cookie
+        page = browser.get("/", params={"q": "traefik"})
+        assert page.status_code == 200 and "Traefik" in page.text
+        _clean(page.text, "traefik")
+        # read-only: the review form is refused
+        r = browser.post("/ui/review", data={"fact_id": str(setup.alpha_fact),
+                                             "decision": "reject"})
+        assert r.status_code == 403

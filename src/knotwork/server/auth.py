@@ -82,9 +82,15 @@ class TokenAuth:
                 not path.startswith(_OPEN):
             await anyio.to_thread.run_sync(deny, self.kw, principal, scope["method"], path,
                                            "read-only token")
-            response = errors.error_response(403, "Forbidden", "this token is read-only:"
-                                             " it cannot write")
-            await response(scope, receive, send)
+            message = "this token is read-only: it cannot write"
+            if path.startswith("/ui"):
+                from starlette.responses import HTMLResponse
+
+                await HTMLResponse(f"<!doctype html><title>Refused</title><p>{message}."
+                                   ' <a href="/">Back</a></p>', status_code=403)(
+                    scope, receive, send)
+                return
+            await errors.error_response(403, "Forbidden", message)(scope, receive, send)
             return
         scope.setdefault("state", {})["principal"] = principal
         await self.app(scope, receive, send)
