@@ -568,12 +568,14 @@ class Knotwork:
         with self.store.write(actor=actor or self.actor) as w:
             w.log_event(action, scope=scope, reason=reason, detail=detail)
 
-    def audit(self, *, since: str | None = None, limit: int | None = 1000
-              ) -> list[dict[str, object]]:
-        """The audit log, oldest first: events at or after ``since`` (``7d``, an ISO time)."""
+    def audit(self, *, since: str | None = None, limit: int | None = 1000,
+              scopes: Sequence[str] | None = None) -> list[dict[str, object]]:
+        """The audit log, oldest first: events at or after ``since`` (``7d``, an ISO time);
+        with ``scopes``, only the events of those scopes."""
         from .trust import audit
 
-        return audit.events(self.store.reader, since=since, limit=limit)
+        return audit.events(self.store.reader, since=since, limit=limit,
+                            scopes=tuple(scopes or ()))
 
     def export_jsonl(self) -> Iterator[str]:
         """The store as JSON lines (``knotwork.trust.portable``), one snapshot."""

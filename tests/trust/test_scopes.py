@@ -158,6 +158,9 @@ def test_another_scope_asked_for_is_403_and_logged(setup: Setup) -> None:
         assert r.status_code == 404
         r = c.post("/review/approve", json={"predicate": "mentions", "reason": "bulk"})
         assert r.status_code == 200
+    with _client(setup, setup.rw) as c:
+        mine = c.get("/audit", params={"since": "1h"}).json()["events"]
+    assert mine and all(e["scope"] == "alpha" for e in mine)
     audit = json.loads(cli(setup.db, "audit", "--since", "1h", "--json"))
     denied = [e for e in audit if e["action"] == "denied"]
     assert len(denied) >= 4 and all(e["actor"] == "token:rw" for e in denied)

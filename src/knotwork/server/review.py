@@ -1,4 +1,5 @@
-"""REST routes of the review queue: ``GET /review`` and ``POST /review/{decision}``."""
+"""REST routes of the review queue (``GET /review``, ``POST /review/{decision}``) and of
+the audit log (``GET /audit``)."""
 
 from __future__ import annotations
 
@@ -58,3 +59,15 @@ def review_decide(decision: Literal["approve", "reject", "reopen"], body: Decisi
                      predicate=body.predicate, entity=body.entity,
                      scopes=auth.read_scopes(request, None), reason=body.reason,
                      reviewer=_reviewer(request)).as_dict()
+
+
+@router.get("/audit", tags=["meta"])
+def audit(request: Request,
+          since: Annotated[str | None, Query(description=(
+              "A span back from now (7d, 12h, 30m, 2w) or an ISO time."))] = None,
+          limit: Annotated[int, Query(ge=1, le=10_000)] = 1000) -> dict[str, Any]:
+    """The audit log, oldest first. A scoped token sees the events of its scopes only."""
+    kw: Knotwork = request.app.state.kw
+    scopes = auth.read_scopes(request, None)
+    events = kw.audit(since=since, limit=limit, scopes=scopes)
+    return {"since": since, "events": events}

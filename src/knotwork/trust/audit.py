@@ -29,10 +29,16 @@ def since_time(since: str, *, now: datetime | None = None) -> str:
 
 def events(reader: StoreReader, *, since: str | None, limit: int | None = 1000,
            scopes: tuple[str, ...] = ()) -> list[dict[str, object]]:
-    """Events, oldest first, at or after ``since`` (all of them when None)."""
+    """Events, oldest first, at or after ``since`` (all of them when None); with
+    ``scopes``, the newest ``limit`` of those scopes' events (the others' are never
+    counted)."""
     at = since_time(since) if since else None
-    rows = reader.events(limit=limit, since=at)
-    out = [asdict(e) for e in reversed(rows)]
-    if scopes:
-        out = [e for e in out if e["scope"] in scopes]
-    return out
+    if not scopes:
+        return [asdict(e) for e in reversed(reader.events(limit=limit, since=at))]
+    out: list[dict[str, object]] = []
+    for e in reader.events(limit=None, since=at):
+        if e.scope in scopes:
+            out.append(asdict(e))
+            if limit is not None and len(out) >= limit:
+                break
+    return out[::-1]
