@@ -23,6 +23,7 @@ SLOW_MODULES = frozenset({
     "embed/test_minilm.py", "retrieve/test_semantic_minilm.py", "wiki/test_concurrency.py",
     "frontends/test_mcp_wiki.py", "frontends/test_rest_wiki.py",
     "assemble/test_properties.py", "assemble/test_real_sources.py", "llm/test_frontends.py",
+    "trust/test_scopes.py", "trust/test_web.py", "trust/test_as_of.py",
 })
 
 

@@ -134,3 +134,17 @@ def validity(valid_from: str | None, valid_to: str | None) -> tuple[str | None, 
             instant("valid_to", valid_to)):
         raise InvalidQuery(f"valid_from {valid_from} is after valid_to {valid_to}")
     return valid_from, valid_to
+
+
+TRUST_STATES = ("stated", "asserted", "extracted", "unreviewed", "approved", "rejected")
+
+
+def trusts(values: Sequence[str] | None) -> list[str] | None:
+    """Trust states to keep (how a fact came in, or what review made of it), checked."""
+    if not values:
+        return None
+    out = [v.strip().lower() for v in values if v.strip()]
+    bad = [v for v in out if v not in TRUST_STATES]
+    if bad:
+        raise InvalidQuery(f"unknown trust state {bad[0]!r}: use {', '.join(TRUST_STATES)}")
+    return out or None

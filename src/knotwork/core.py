@@ -13,7 +13,7 @@ from __future__ import annotations
 import functools
 import getpass
 import os
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import nullcontext
 from dataclasses import asdict, replace
 from pathlib import Path
@@ -45,9 +45,20 @@ if TYPE_CHECKING:  # imported where used: a process that only queries never load
     from .assemble.run import ConfigLike
     from .ingest.mentions import MentionFinder
     from .llm import Answer, ChatClient, ExtractReport
-    from .results import Compacted, DocumentIngested, Embedded, History, Stats
+    from .results import (
+        Compacted,
+        DocumentIngested,
+        Embedded,
+        History,
+        Principal,
+        Reviewed,
+        ReviewPage,
+        Stats,
+        TokenInfo,
+    )
     from .retrieve.embedding import FloatArray
     from .retrieve.vectors import VectorIndex
+    from .store import ReviewFilter
     from .sync import files as _sync
     from .sync.watch import VaultWatcher
     from .wiki.files import LogEntry
@@ -307,9 +318,15 @@ class Knotwork:
                                    confidence=confidence, supporting_text=supporting_text,
                                    valid_from=valid_from, valid_to=valid_to, reason=reason)
 
-    def retract_fact(self, fact_id: int, *, reason: str) -> FactRow:
-        """Retract one fact (never deleted: ``as_of`` still sees it)."""
+    def retract_fact(self, fact_id: int, *, reason: str,
+                     scopes: Sequence[str] | None = None) -> FactRow:
+        """Retract one fact (never deleted: ``as_of`` still sees it); a fact outside
+        ``scopes`` is as unknown as one that does not exist."""
         from .sync import writes as _writes
+
+        if scopes and 1 <= fact_id < 2**63 and not any(f.scope in scopes
+                              for f in self.store.reader.facts_by_id([fact_id])):
+            raise NotFound("fact", str(fact_id))
 
         return _writes.retract_fact(self.store, fact_id, reason=reason, actor=self.actor)
 
@@ -428,14 +445,17 @@ class Knotwork:
             scopes=list(scopes) if scopes else None, as_of=checks.instant("as_of", as_of),
             valid_at=checks.checked_date("valid_at", valid_at),
             min_confidence=checks.unit("min_confidence", min_confidence),
-            trusts=list(trusts) if trusts else None,
+            trusts=checks.trusts(trusts),
             explain=explain, max_evidence=8 if evidence else 0, **self._wiki_first())
         measure = Measure(renderer(fmt), token_counter(s.token_encoding))
         status = self.embedding_status()
         semantic = (nullcontext(None) if status == "none" else
                     _embedding.semantic_search(self.embedder(), query, self._vector_search))
         with semantic as search:
-            return build_context(self._reader(), query, opts, measure=measure, semantic=search,
+            from .trust.truth import TruthReader
+
+            reader = TruthReader(self._reader(), opts.valid_at, as_of=opts.as_of)
+            return build_context(reader, query, opts, measure=measure, semantic=search,
                                  embedding_status=status, notes=_embedding.status_notes(status))
 
     def _wiki_first(self) -> dict[str, Any]:
@@ -492,30 +512,56 @@ class Knotwork:
             raise NotFound("entity", ref)
         return eid
 
+    def _resolve_in(self, ref: str, scopes: Sequence[str] | None) -> int:
+        """``resolve``, but an entity of a scope outside ``scopes`` is not found (a
+        scoped reader must not learn that it exists)."""
+        if not scopes:
+            return self.resolve(ref)
+        eid = self.store.reader.find_entity(ref.strip(), name_key(ref), scopes=scopes)
+        if eid is None or self.store.reader.entities([eid])[eid].scope not in scopes:
+            raise NotFound("entity", ref)
+        return eid
+
     @_one_state
-    def entity(self, ref: str, *, as_of: str | None = None) -> EntityView:
+    def entity(self, ref: str, *, as_of: str | None = None,
+               scopes: Sequence[str] | None = None) -> EntityView:
         reader = self.store.reader
         as_of = checks.instant("as_of", as_of)
-        eid = self.resolve(ref)
+        eid = self._resolve_in(ref, scopes)
         row = reader.entities([eid])[eid]
+        from .trust import truth
+
         if as_of is not None and row.created_at > as_of:  # as ``context`` leaves it out
             raise NotFound("entity", ref, message=f"no entity named {ref!r} as of {as_of}:"
                            f" first recorded {row.created_at}")
         return EntityView(
             entity=row, names=tuple(reader.names_of(eid)),
             types=tuple(reader.types([eid]).get(eid, [])),
-            facts=tuple(reader.facts([eid], as_of=as_of)),
-            incoming=tuple(reader.facts([eid], direction="in", as_of=as_of, limit=200)))
+            facts=tuple(truth.current(reader, reader.facts([eid], as_of=as_of, scopes=scopes),
+                                      scopes=scopes)),
+            incoming=tuple(reader.facts([eid], direction="in", as_of=as_of, limit=200,
+                                        scopes=scopes)))
 
     @_one_state
-    def facts(self, ref: str, *, history: bool = False, as_of: str | None = None
-              ) -> list[FactRow]:
-        """Facts whose subject is the entity: live ones, or all of them with ``history``."""
-        return self.store.reader.facts([self.resolve(ref)], history=history,
-                                       as_of=checks.instant("as_of", as_of))
+    def facts(self, ref: str, *, history: bool = False, as_of: str | None = None,
+              scopes: Sequence[str] | None = None, trusts: Sequence[str] | None = None,
+              valid_at: str | None = None) -> list[FactRow]:
+        """Facts whose subject is the entity: live ones, or all of them with ``history``.
+
+        ``trusts`` limits them by trust state (``stated,approved``; a rejected fact only
+        when it names ``rejected`` — or with ``history``, which keeps every fact)."""
+        from .trust import truth
+
+        reader = self.store.reader
+        rows = reader.facts([self._resolve_in(ref, scopes)], history=history,
+                            as_of=checks.instant("as_of", as_of), scopes=scopes,
+                            trusts=checks.trusts(trusts))
+        return truth.current(reader, rows, valid_at=checks.checked_date("valid_at", valid_at),
+                             scopes=scopes)
 
     @_one_state
-    def history(self, ref: str, *, offset: int = 0, limit: int | None = None) -> History:
+    def history(self, ref: str, *, offset: int = 0, limit: int | None = None,
+                scopes: Sequence[str] | None = None) -> History:
         """Every fact ever recorded about an entity (a page of them: ``offset``, ``limit``)
         and every event that touched those facts; follow ``next_offset`` until it is None.
 
@@ -525,7 +571,7 @@ class Knotwork:
         if offset < 0 or (limit is not None and limit < 1):
             raise InvalidQuery(f"offset must be 0 or more and limit 1 or more, got {offset},"
                                f" {limit}")
-        facts = self.facts(ref, history=True)
+        facts = self.facts(ref, history=True, scopes=scopes)
         page = facts[offset:] if limit is None else facts[offset:offset + limit]
         end = offset + len(page)
         events = tuple(asdict(e) for e in self.store.reader.events(
@@ -646,6 +692,96 @@ class Knotwork:
         if done is None:
             return []
         return [f"rewrote {self.wiki().index_path}: {done[0]} lines before, {done[1]} after"]
+
+
+    # ------------------------------------------------------------ trust (``knotwork.trust``)
+
+    def review_queue(self, *, status: Sequence[str] = ("unreviewed",),
+                     trusts: Sequence[str] = (), predicate: str | None = None,
+                     entity: str | None = None, scopes: Sequence[str] | None = None,
+                     limit: int = 50, offset: int = 0) -> ReviewPage:
+        """Live facts awaiting review (or of another ``status``), oldest first, paged."""
+        from .trust import review
+
+        return review.queue(self.store.reader, self._review_filter(
+            status, trusts, predicate, entity, scopes), limit=limit, offset=offset)
+
+    def review(self, decision: str, fact_ids: Sequence[int] = (), *,
+               status: Sequence[str] | None = None, trusts: Sequence[str] = (),
+               predicate: str | None = None, entity: str | None = None,
+               scopes: Sequence[str] | None = None, reason: str | None = None,
+               reviewer: str | None = None) -> Reviewed:
+        """``approve`` | ``reject`` | ``reopen`` the facts named, or (no ids) every fact
+        the filter selects; the reviewer (default the actor) and reason are recorded."""
+        from .trust import review
+
+        which = None if fact_ids else self._review_filter(
+            status or ("unreviewed",), trusts, predicate, entity, scopes)
+        return review.decide(self.store, decision, fact_ids=fact_ids, which=which,
+                             reviewer=reviewer or self.actor, reason=reason, scopes=scopes)
+
+    def _review_filter(self, status: Sequence[str], trusts: Sequence[str],
+                       predicate: str | None, entity: str | None,
+                       scopes: Sequence[str] | None) -> ReviewFilter:
+        from .store import ReviewFilter
+
+        subjects: tuple[int, ...] = ()
+        if entity:
+            eid = self._resolve_in(entity, scopes)
+            subjects = tuple(self.store.reader.members([eid]))
+        return ReviewFilter(statuses=tuple(status), trusts=tuple(trusts), predicate=predicate,
+                            subject_ids=subjects, scopes=tuple(scopes or ()))
+
+    def create_token(self, name: str, *, scopes: Sequence[str], read_only: bool = False
+                     ) -> TokenInfo:
+        """A new API token for ``scopes``; its secret is in the answer, and only there."""
+        from .trust import tokens
+
+        return tokens.create(self.store, name=name, scopes=scopes, read_only=read_only,
+                             actor=self.actor)
+
+    def tokens(self) -> list[TokenInfo]:
+        from .trust import tokens
+
+        return tokens.listed(self.store.reader)
+
+    def revoke_token(self, token_id: int) -> TokenInfo:
+        from .trust import tokens
+
+        return tokens.revoke(self.store, token_id, actor=self.actor)
+
+    def authenticate(self, secret: str) -> Principal | None:
+        """The principal a store token's secret names (None: no live token has it)."""
+        from .trust import tokens
+
+        return tokens.authenticate(self.store.reader, secret)
+
+    def log_event(self, action: str, *, scope: str | None = None, reason: str | None = None,
+                  detail: Mapping[str, object] | None = None, actor: str | None = None) -> None:
+        """Append an event of a front end's own (a request refused) to the audit log."""
+        with self.store.write(actor=actor or self.actor) as w:
+            w.log_event(action, scope=scope, reason=reason, detail=detail)
+
+    def audit(self, *, since: str | None = None, limit: int | None = 1000,
+              scopes: Sequence[str] | None = None) -> list[dict[str, object]]:
+        """The audit log, oldest first: events at or after ``since`` (``7d``, an ISO time);
+        with ``scopes``, only the events of those scopes."""
+        from .trust import audit
+
+        return audit.events(self.store.reader, since=since, limit=limit,
+                            scopes=tuple(scopes or ()))
+
+    def export_jsonl(self) -> Iterator[str]:
+        """The store as JSON lines (``knotwork.trust.portable``), one snapshot."""
+        from .trust import portable
+
+        return portable.export_lines(self.store)
+
+    def import_jsonl(self, lines: Iterable[str]) -> dict[str, object]:
+        """Load an export into this store, which must be empty; checksums are checked."""
+        from .trust import portable
+
+        return portable.import_lines(self.store, lines, actor=self.actor)
 
 
 def _csv(text: str) -> tuple[str, ...]:

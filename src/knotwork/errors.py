@@ -12,9 +12,10 @@ front end can map it to an exit code, an HTTP status or an MCP tool error in one
     │   ├── Conflict(key)
     │   ├── SchemaVersionError(found, expected)
     │   └── BackendUnavailable(backend, hint)
-    └── QueryError
-        └── InvalidQuery(reason)
-            └── UnsafePath(path)            a wiki path or title that would leave its folder
+    ├── QueryError
+    │   └── InvalidQuery(reason)
+    │       └── UnsafePath(path)            a wiki path or title that would leave its folder
+    └── Forbidden(scope)                    outside what the caller's token may do
 
 Expected outcomes (an unchanged file, a dropped relation) are values, never errors.
 """
@@ -118,3 +119,12 @@ class UnsafePath(InvalidQuery):
     def __init__(self, reason: str, *, path: str) -> None:
         super().__init__(reason)
         self.path = path
+
+
+class Forbidden(KnotworkError):
+    """The caller's token may not do this: a scope it was not given, or a write with a
+    read-only token."""
+
+    def __init__(self, message: str, *, scope: str | None = None) -> None:
+        super().__init__(message)
+        self.scope = scope

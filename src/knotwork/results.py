@@ -14,7 +14,7 @@ from typing import Literal
 from .types import FactRow
 
 __all__ = ["AmbiguousName", "Compacted", "DocumentIngested", "DocumentWarning", "Embedded",
-           "History", "Stats"]
+           "History", "Principal", "ReviewPage", "Reviewed", "Stats", "TokenInfo"]
 
 
 class _Result:
@@ -128,3 +128,51 @@ class Stats(_Result):
     to_reread: int
     mentions_to_find_again: bool
     store: str
+
+
+@dataclass(frozen=True, slots=True)
+class ReviewPage(_Result):
+    """One page of the review queue (``Knotwork.review_queue``): the facts awaiting a
+    decision, each with its evidence (``source.supporting_text``), and how many in all."""
+
+    total: int
+    offset: int
+    next_offset: int | None
+    facts: tuple[FactRow, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Reviewed(_Result):
+    """What ``Knotwork.review`` decided: the facts changed, by whom and why."""
+
+    status: Literal["approved", "rejected", "unreviewed"]
+    reviewer: str
+    reason: str | None
+    fact_ids: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Principal(_Result):
+    """Who a request is: a store token's name, its scopes (empty: every scope) and
+    whether it may write. The server's own ``--token`` is the one with every right."""
+
+    name: str
+    scopes: tuple[str, ...]
+    read_only: bool
+    token_id: int | None = None
+
+    def may_read(self, scope: str) -> bool:
+        return not self.scopes or scope in self.scopes
+
+
+@dataclass(frozen=True, slots=True)
+class TokenInfo(_Result):
+    """A token as listed (never its secret); ``secret`` only once, when it is created."""
+
+    id: int
+    name: str
+    scopes: tuple[str, ...]
+    read_only: bool
+    created_at: str
+    revoked_at: str | None
+    secret: str | None = None

@@ -335,6 +335,9 @@ class FactRow:
     # why it was retracted ("source edited", "source deleted", "read again under other
     # rules", or what a caller gave)
     retract_reason: str | None = None
+    # why ``valid_to`` is what it is when no note said it: the newer fact that closed
+    # this one (``knotwork.trust.truth``); None when the valid time is as stored
+    valid_to_reason: str | None = None
 
     def as_dict(self) -> dict[str, object]:
         out: dict[str, object] = {
@@ -366,6 +369,8 @@ class FactRow:
             out["qualifiers"] = dict(self.qualifiers)
         if self.retracted_at:
             out["retract_reason"] = self.retract_reason
+        if self.valid_to_reason:
+            out["valid_to_reason"] = self.valid_to_reason
         return out
 
 
@@ -468,6 +473,12 @@ def _context_fact(f: FactRow) -> dict[str, object]:
         retracted_at=f.retracted_at,
         source=f.source.as_dict(max_quote=SUPPORT_QUOTE_CHARS) if f.source else None,
     )
+    if f.review != "approved":
+        out["review"] = f.review
+    if f.valid_from or f.valid_to:
+        out.update(valid_from=f.valid_from, valid_to=f.valid_to)
+    if f.valid_to_reason:
+        out["valid_to_reason"] = f.valid_to_reason
     return out
 
 

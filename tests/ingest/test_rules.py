@@ -42,6 +42,7 @@ FINGERPRINTS = {
     14: "1386d82df5fc6570570143276bf67710b2dc0a58e224136a5d6d7389d28a8aad",
     15: "548cc789427e9e10f91534c894a67265d36c323cbe9c90f189688c3ef0444790",
     16: "95fe8bf9bb9aac32d51fdf10856637110a1e7ac416a4362a619a7f12c2da5eb5",
+    17: "7e9dbf65e4a6e23f1661e1b2fa0ccd771e3c326abb2bd3a9036ef91e8551c158",  # valid time
 }
 
 # The mention facts of the same corpus, by (extraction rules, mention rules): a parser
@@ -64,6 +65,7 @@ MENTION_FINGERPRINTS = {
     (14, 2): "c99243a18adfd7a901a0ccd915caf8e22db258407905f5affc62811e862850c4",
     (15, 2): "c99243a18adfd7a901a0ccd915caf8e22db258407905f5affc62811e862850c4",
     (16, 2): "c99243a18adfd7a901a0ccd915caf8e22db258407905f5affc62811e862850c4",
+    (17, 2): "c99243a18adfd7a901a0ccd915caf8e22db258407905f5affc62811e862850c4",
 }
 
 # Beside the example vault: the syntax it does not show, each in a few lines.

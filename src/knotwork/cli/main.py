@@ -120,6 +120,12 @@ def _print_json(data: Any) -> None:
     sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=2) + "\n")
 
 
+def _split(text: str | None) -> list[str] | None:
+    """A comma-separated option as its items (None for none)."""
+    items = [t.strip() for t in (text or "").split(",") if t.strip()]
+    return items or None
+
+
 def _scopes() -> list[str] | None:
     return [state.scope] if state.scope else None
 
@@ -212,6 +218,12 @@ def context(query: Annotated[str, typer.Argument(help="What the agent needs cont
                 "--max-tokens", help="Cut the rendered answer to this many tokens.")] = None,
             as_of: Annotated[str | None, typer.Option(
                 "--as-of", help="Answer as the store stood at this ISO time.")] = None,
+            valid_at: Annotated[str | None, typer.Option(
+                "--valid-at", help="Only facts that held in the world at this ISO date"
+                " (a fact without valid time holds at every date).")] = None,
+            trust: Annotated[str | None, typer.Option(
+                "--trust", help="Only facts of these trust states, comma-separated:"
+                " stated, asserted, extracted, unreviewed, approved, rejected.")] = None,
             min_confidence: Annotated[float, typer.Option(
                 "--min-confidence", help="Leave out facts below this confidence (0-1).")]
             = 0.0,
@@ -223,6 +235,7 @@ def context(query: Annotated[str, typer.Argument(help="What the agent needs cont
     with _kw(read_only=True) as kw:
         ctx = kw.context(query, link_depth=depth, max_entities=max_entities,
                          max_tokens=max_tokens, as_of=as_of, min_confidence=min_confidence,
+                         valid_at=valid_at, trusts=_split(trust),
                          scopes=_scopes(), explain=explain, fmt=fmt)
         sys.stdout.write(kw.render(ctx, fmt).rstrip("\n") + "\n")
 
@@ -273,10 +286,16 @@ def facts(ref: Annotated[str, typer.Argument(help="Label, alias, name or iri.")]
           = False,
           as_of: Annotated[str | None, typer.Option(
               "--as-of", help="The facts as the store stood at this ISO time.")] = None,
+          valid_at: Annotated[str | None, typer.Option(
+              "--valid-at", help="Only facts that held in the world at this ISO date.")]
+          = None,
+          trust: Annotated[str | None, typer.Option(
+              "--trust", help="Only facts of these trust states (comma-separated).")] = None,
           as_json: JsonOpt = False) -> None:
     """Facts whose subject is the entity, with provenance."""
     with _kw(read_only=True) as kw:
-        rows = kw.facts(ref, history=history, as_of=as_of)
+        rows = kw.facts(ref, history=history, as_of=as_of, valid_at=valid_at,
+                        trusts=_split(trust), scopes=_scopes())
     if as_json:
         _print_json([f.as_dict() for f in rows])
         return
@@ -284,7 +303,7 @@ def facts(ref: Annotated[str, typer.Argument(help="Label, alias, name or iri.")]
 
 
 def _where(f: FactRow) -> str:
-    if not f.source:
+    if not f.source or not f.source.path:
         return f"asserted by {f.actor}"
     return f"{f.source.path}:{f.source.line_start}"
 
@@ -294,7 +313,10 @@ def _print_facts(rows: list[FactRow]) -> None:
         value = f.value_label or f.value
         why = f" ({escape(f.retract_reason)})" if f.retract_reason else ""
         gone = f"  [red]retracted {f.retracted_at}{why}[/red]" if f.retracted_at else ""
-        out.print(f"  #{f.id} {escape(f.predicate)} = {escape(value)}  [dim]{escape(f.trust)}"
+        if f.valid_from or f.valid_to:
+            gone = f"  valid {f.valid_from or '…'} – {f.valid_to or '…'}{gone}"
+        state = f.trust if f.review == "approved" else f"{f.trust}/{f.review}"
+        out.print(f"  #{f.id} {escape(f.predicate)} = {escape(value)}  [dim]{escape(state)}"
                   f" {f.confidence:.2f} {escape(_where(f))} recorded {f.recorded_at}[/dim]{gone}")
 
 
@@ -387,7 +409,8 @@ def serve_command(
                                           help="Port to listen on.")] = 3030,
         token: Annotated[str | None, typer.Option(
             "--token", envvar="KNOTWORK_TOKEN", show_default=False,
-            help="Every request must send 'Authorization: Bearer <token>'.")] = None,
+            help="Every request must send 'Authorization: Bearer <token>' (this one, or"
+                 " a token of 'knotwork token create', limited to its scopes).")] = None,
         pattern: PatternOpt = None) -> None:
     """Serve the REST API (OpenAPI at /docs); keeps the store in step with --vault."""
     from ..server import check_bind, serve
@@ -488,7 +511,7 @@ def _nothing() -> Iterator[None]:
     yield
 
 
-from . import assemble, llm, wiki  # noqa: E402,F401
+from . import assemble, llm, trust_commands, wiki  # noqa: E402,F401
 
 if __name__ == "__main__":
     # the module's own app: commands of other modules register on it, not on this copy

@@ -29,6 +29,7 @@ from .frontmatter import Entry, read_frontmatter
 from .lexicon import normalize_key
 from .links import reference_label
 from .sources import content_hash
+from .validity import apply_validity
 
 BLANK, TEXT, HEADING, CODE, RULE = range(5)
 _BINARY_SNIFF = 8192
@@ -649,6 +650,8 @@ def parse_markdown(
     chunks = build_chunks(lines, front.body_start, scanned, chunk_tokens, hidden)
     blocks = blocks_of(lines, front.body_start, scanned)
     facts, issues = extract_facts(path, front.entries, blocks, references)
+    facts, dated = apply_validity(path, facts)
+    issues = issues + dated
     title, doc_type, names = _names(path, front.entries,
                                     leading_h1(scanned, hidden, front.body_start))
     return ParsedDocument(

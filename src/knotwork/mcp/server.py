@@ -38,6 +38,7 @@ from ..core import Knotwork
 from ..errors import (
     ConfigError,
     Conflict,
+    Forbidden,
     IngestError,
     InvalidQuery,
     KnotworkError,
@@ -61,6 +62,7 @@ INSTRUCTIONS = (
 
 # KnotworkError -> the label a model reads before the reason; first isinstance match wins.
 TOOL_ERRORS: dict[type[KnotworkError], str] = {
+    Forbidden: "forbidden",
     NotFound: "not found",
     Conflict: "conflict",
     InvalidQuery: "invalid arguments",
@@ -138,8 +140,18 @@ def _result(data: dict[str, Any], text: str | None = None) -> CallToolResult:
     return CallToolResult(content=[TextContent(type="text", text=body)], structured_content=data)
 
 
-def build_server(kw: Knotwork, *, scopes: Sequence[str] | None = None) -> MCPServer[Any]:
-    """An MCP server whose tools read and write ``kw``; ``scopes`` limits what reads see."""
+def write_tools(app: MCPServer[Any]) -> list[str]:
+    """The tools that write: every tool not annotated read-only (a tool added later is
+    left out of a read-only server unless it says it only reads)."""
+    manager = getattr(app, "_tool_manager", None)
+    return [t.name for t in (manager.list_tools() if manager is not None else [])
+            if t.annotations is None or t.annotations.read_only_hint is not True]
+
+
+def build_server(kw: Knotwork, *, scopes: Sequence[str] | None = None,
+                 read_only: bool = False) -> MCPServer[Any]:
+    """An MCP server whose tools read and write ``kw``; ``scopes`` limits what reads see,
+    and ``read_only`` leaves out the tools that write (``write_tools``)."""
     app: MCPServer[Any] = MCPServer("knotwork", instructions=INSTRUCTIONS, log_level="WARNING")
     read_scopes = list(scopes) if scopes else None
 
@@ -156,6 +168,15 @@ def build_server(kw: Knotwork, *, scopes: Sequence[str] | None = None) -> MCPSer
         max_tokens: Annotated[int, Field(ge=100, le=32_000, description=(
             "Token budget of the answer; lower-ranked entities and evidence are cut "
             "to fit (summary.truncated says so)."))] = 4000,
+        as_of: Annotated[str | None, Field(description=(
+            "Answer as the store stood at this ISO time (what it believed then)."))] = None,
+        valid_at: Annotated[str | None, Field(description=(
+            "Only facts that held in the world at this ISO date; a fact without valid "
+            "time holds at every date."))] = None,
+        trusts: Annotated[list[Literal["stated", "asserted", "extracted", "unreviewed",
+                                       "approved", "rejected"]] | None, Field(description=(
+            "Only facts of these trust states, e.g. ['stated', 'approved']; rejected "
+            "facts appear only when named."))] = None,
     ) -> Annotated[CallToolResult, ContextOut]:
         """Ranked, cited context for a question: the entities that match, their facts (each
         with its source file and lines), linked entities and supporting passages.
@@ -164,7 +185,7 @@ def build_server(kw: Knotwork, *, scopes: Sequence[str] | None = None) -> MCPSer
         with _tool_errors():
             ctx = kw.context(query, max_entities=max_entities, expand_links=expand_links,
                              link_depth=link_depth, max_tokens=max_tokens, scopes=read_scopes,
-                             fmt="json")
+                             as_of=as_of, valid_at=valid_at, trusts=trusts, fmt="json")
             return _result(ctx.as_dict(), kw.render(ctx, "json"))
 
     @app.tool(title="Search passages", annotations=READ)
@@ -190,7 +211,7 @@ def build_server(kw: Knotwork, *, scopes: Sequence[str] | None = None) -> MCPSer
         """One entity in full: its names, types, live facts with sources, and the facts of
         other entities that point at it. Fails with 'not found' for an unknown name."""
         with _tool_errors():
-            data = kw.entity(ref).as_dict()
+            data = kw.entity(ref, scopes=read_scopes).as_dict()
         return _result(_capped(data, ("facts", "incoming"), max_facts))
 
     @app.tool(title="Ingest a document", annotations=REPLACE)
@@ -257,7 +278,8 @@ def build_server(kw: Knotwork, *, scopes: Sequence[str] | None = None) -> MCPSer
         still shows it, with your reason. Fails if the id is unknown or already retracted.
         A fact stated in a note comes back when the note is re-ingested: edit the note."""
         with _tool_errors():
-            return _result(kw.retract_fact(fact_id, reason=reason).as_dict())
+            return _result(kw.retract_fact(fact_id, reason=reason,
+                                           scopes=read_scopes).as_dict())
 
     @app.tool(title="History of an entity", annotations=READ)
     def history(
@@ -268,13 +290,17 @@ def build_server(kw: Knotwork, *, scopes: Sequence[str] | None = None) -> MCPSer
         """Every fact ever recorded about an entity, retracted ones included, with the events
         (who, when, why) that touched them. Paged: follow next_offset until it is null."""
         with _tool_errors():
-            return _result(kw.history(ref, offset=offset, limit=limit).as_dict())
+            return _result(kw.history(ref, offset=offset, limit=limit,
+                                      scopes=read_scopes).as_dict())
 
     @app.tool(title="Knowledge base statistics", annotations=READ)
     def stats() -> Json:
         """Size of the knowledge base: documents, chunks, entities, live and retracted facts,
         events, and names that more than one note claims."""
         with _tool_errors():
+            if read_scopes:  # its counts span every scope
+                raise Forbidden("stats count every scope: not for a server limited to"
+                                f" {', '.join(read_scopes)}")
             return _result(kw.stats().as_dict())
 
     from . import wiki
@@ -286,6 +312,9 @@ def build_server(kw: Knotwork, *, scopes: Sequence[str] | None = None) -> MCPSer
     from . import ask as _ask
 
     _ask.register(app, kw, read_scopes)
+    if read_only:
+        for name in write_tools(app):
+            app.remove_tool(name)
     _refuse_unknown_arguments(app)
     return app
 

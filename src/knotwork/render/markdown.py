@@ -21,6 +21,12 @@ def _fact_line(f: FactRow) -> str:
         marks.append(f"conf {f.confidence:.2f}")
     if f.trust != "stated":
         marks.append(f.trust)
+    if f.review != "approved":
+        marks.append(f.review)
+    if f.valid_from or f.valid_to:
+        marks.append(f"valid {f.valid_from or '…'}–{f.valid_to or '…'}")
+    if f.valid_to_reason:
+        marks.append(f.valid_to_reason)
     if f.retracted_at:
         marks.append(f"retracted {f.retracted_at}")
     extra = f" ({', '.join(marks)})" if marks else ""

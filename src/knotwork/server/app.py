@@ -6,8 +6,9 @@ synchronous, and the store gives each thread its own connection). Errors go thro
 one table in ``server.errors``.
 
 Safety by default: the app binds 127.0.0.1; ``check_bind`` refuses any other address
-without a token, and with a token every request needs ``Authorization: Bearer <token>``
-(compared in constant time). Bodies over ``max_body`` bytes are refused with 413 before
+without a token, and with a token (the server's, or any the store holds) every request
+needs ``Authorization: Bearer <token>`` (``server.auth``: scopes, read-only tokens).
+Bodies over ``max_body`` bytes are refused with 413 before
 any parsing. With a vault, the app catches up at start and a watcher keeps the store
 current while it runs.
 
@@ -17,7 +18,6 @@ current while it runs.
 
 from __future__ import annotations
 
-import hmac
 import ipaddress
 import logging
 import signal
@@ -38,7 +38,10 @@ from starlette.datastructures import Headers
 from ..core import Knotwork
 from ..errors import ConfigError
 from ..types import SyncReport
-from . import errors
+from . import auth, errors
+from .auth import TokenAuth
+from .mcp_http import McpOverHttp
+from .review import router as review_router
 from .schemas import (
     ContextOut,
     ContextRequest,
@@ -54,6 +57,7 @@ from .schemas import (
     SearchOut,
     StatsOut,
 )
+from .web import router as web_router
 
 log = logging.getLogger("knotwork.server")
 
@@ -69,7 +73,7 @@ Send = Callable[[Message], Awaitable[None]]
 ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 ERRORS: dict[int | str, dict[str, Any]] = {
-    code: {"model": ErrorOut} for code in (400, 401, 404, 409, 413, 422)}
+    code: {"model": ErrorOut} for code in (400, 401, 403, 404, 409, 413, 422)}
 
 
 # ---------------------------------------------------------------- binding and middleware
@@ -91,29 +95,6 @@ def check_bind(host: str, token: str | None) -> None:
             f"refusing to bind {host} without a token: anyone who can reach it could read "
             "and change the store", key="token",
             hint="pass --token or set KNOTWORK_TOKEN, or bind 127.0.0.1")
-
-
-class BearerAuth:
-    """Let a request through only with ``Authorization: Bearer <token>``."""
-
-    def __init__(self, app: ASGIApp, token: str) -> None:
-        self.app = app
-        self.token = token.encode()
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "http":
-            scheme, _, given = Headers(scope=scope).get("authorization", "").partition(" ")
-            # header text arrives decoded as Latin-1: its bytes again are what was sent,
-            # compared with the token's UTF-8 (a non-ASCII token sent as UTF-8 was refused)
-            sent = given.strip().encode("latin-1", errors="replace")
-            if scheme.lower() != "bearer" or not hmac.compare_digest(sent, self.token):
-                response = errors.error_response(
-                    401, "Unauthorized", "missing or wrong bearer token: send "
-                    "'Authorization: Bearer <token>'")
-                response.headers["WWW-Authenticate"] = "Bearer"
-                await response(scope, receive, send)
-                return
-        await self.app(scope, receive, send)
 
 
 class BodyLimit:
@@ -213,8 +194,8 @@ def _kw(request: Request) -> Knotwork:
 
 
 def _scopes(request: Request, asked: Sequence[str] | None) -> list[str] | None:
-    """The scopes a read sees: those asked for, else the server's (``--scope``)."""
-    return list(asked) if asked else request.app.state.scopes
+    """The scopes a read sees (``auth.read_scopes``: a token sees its own only)."""
+    return auth.read_scopes(request, asked)
 
 
 KW = Annotated[Knotwork, Depends(_kw)]
@@ -233,6 +214,7 @@ def context(body: ContextRequest, request: Request, kw: KW) -> Response:
                      expand_links=body.expand_links, max_tokens=body.max_tokens,
                      scopes=_scopes(request, body.scopes), as_of=body.as_of,
                      valid_at=body.valid_at, min_confidence=body.min_confidence,
+                     trusts=body.trusts,
                      explain=body.explain, fmt=body.format)
     media = "application/json" if body.format == "json" else "text/markdown; charset=utf-8"
     return Response(kw.render(ctx, body.format), media_type=media)
@@ -255,46 +237,50 @@ def search(request: Request, kw: KW,
 # Declared before /entities/{ref} because ``:path`` refs may contain slashes.
 @router.get("/entities", response_model=EntityOut, response_model_exclude_unset=True,
             tags=["read"])
-def entity_by_query(kw: KW, ref: Annotated[str, Query(min_length=1, description=(
+def entity_by_query(request: Request, kw: KW,
+                    ref: Annotated[str, Query(min_length=1, description=(
                         "The entity's iri, label, alias or file path: any text, one that "
                         "ends in /facts included."))],
                     as_of: Annotated[str | None, Query(description="ISO time.")] = None
                     ) -> dict[str, object]:
     """One entity, named in the query string: ``/entities/reports/facts`` is the facts of
     ``reports``, so a note at ``reports/facts.md`` is reached as ``?ref=reports/facts``."""
-    return kw.entity(ref, as_of=as_of).as_dict()
+    return kw.entity(ref, as_of=as_of, scopes=_scopes(request, None)).as_dict()
 
 
 @router.get("/entities/{ref:path}/facts", response_model=list[FactOut],
             response_model_exclude_unset=True, tags=["read"])
-def entity_facts(ref: Ref, kw: KW,
+def entity_facts(ref: Ref, request: Request, kw: KW,
                  history: Annotated[bool, Query(description="Include retracted facts.")] = False,
                  as_of: Annotated[str | None, Query(description="ISO time.")] = None
                  ) -> list[dict[str, object]]:
     """Facts whose subject is the entity, with provenance; ``history`` adds retracted ones."""
-    return [f.as_dict() for f in kw.facts(ref, history=history, as_of=as_of)]
+    return [f.as_dict() for f in kw.facts(ref, history=history, as_of=as_of,
+                                          scopes=_scopes(request, None))]
 
 
 @router.get("/entities/{ref:path}", response_model=EntityOut,
             response_model_exclude_unset=True, tags=["read"])
-def entity(ref: Ref, kw: KW,
+def entity(ref: Ref, request: Request, kw: KW,
            as_of: Annotated[str | None, Query(description="ISO time.")] = None
            ) -> dict[str, object]:
     """One entity: names, types, its facts and the facts that point at it."""
-    return kw.entity(ref, as_of=as_of).as_dict()
+    return kw.entity(ref, as_of=as_of, scopes=_scopes(request, None)).as_dict()
 
 
 @router.get("/history", response_model=HistoryOut, response_model_exclude_unset=True,
             tags=["read"])
-def history(kw: KW, entity: Annotated[str, Query(min_length=1, description="The entity.")],
+def history(request: Request, kw: KW,
+            entity: Annotated[str, Query(min_length=1, description="The entity.")],
             offset: Annotated[int, Query(ge=0)] = 0,
             limit: Annotated[int, Query(ge=1, le=1000)] = 100) -> dict[str, Any]:
     """Every fact ever recorded about an entity and the events that touched them, paged."""
-    return kw.history(entity, offset=offset, limit=limit).as_dict()
+    return kw.history(entity, offset=offset, limit=limit,
+                      scopes=_scopes(request, None)).as_dict()
 
 
 @router.post("/documents", response_model=IngestOut, tags=["write"])
-def documents(body: DocumentRequest, kw: KW) -> dict[str, object]:
+def documents(body: DocumentRequest, request: Request, kw: KW) -> dict[str, object]:
     """Agent ingest: store raw text with the entities and relations extracted from it.
 
     Items that cannot be backed by the text come back in ``dropped`` with the reason.
@@ -303,29 +289,31 @@ def documents(body: DocumentRequest, kw: KW) -> dict[str, object]:
         body.doc_id, body.title, body.source, body.raw_content,
         entities=[e.model_dump(exclude_none=True) for e in body.entities],
         relations=[r.model_dump(exclude_none=True) for r in body.relations],
-        scope=body.scope, min_confidence=body.min_confidence).as_dict()
+        scope=auth.write_scope(request, body.scope),
+        min_confidence=body.min_confidence).as_dict()
 
 
 @router.post("/facts", status_code=201, response_model=FactOut,
              response_model_exclude_unset=True, tags=["write"])
-def assert_fact(body: FactRequest, kw: KW) -> dict[str, object]:
+def assert_fact(body: FactRequest, request: Request, kw: KW) -> dict[str, object]:
     """Assert one fact (trust ``asserted``); answers the stored fact with its id."""
     return kw.assert_fact(body.subject, body.predicate, body.value, value_type=body.value_type,
                           datatype=body.datatype, confidence=body.confidence,
                           supporting_text=body.supporting_text, valid_from=body.valid_from,
-                          valid_to=body.valid_to, scope=body.scope, reason=body.reason
+                          valid_to=body.valid_to, scope=auth.write_scope(request, body.scope),
+                          reason=body.reason
                           ).as_dict()
 
 
 @router.delete("/facts/{fact_id}", response_model=FactOut, response_model_exclude_unset=True,
                tags=["write"])
-def retract_fact(fact_id: int, kw: KW,
+def retract_fact(fact_id: int, request: Request, kw: KW,
                  reason: Annotated[str | None, Query(description="Why (or in the body).")]
                  = None,
                  body: Annotated[RetractRequest | None, Body()] = None) -> dict[str, object]:
     """Retract a fact (never deleted); the reason comes as ``?reason=`` or ``{"reason"}``."""
     why = reason or (body.reason if body else "")
-    return kw.retract_fact(fact_id, reason=why).as_dict()
+    return kw.retract_fact(fact_id, reason=why, scopes=_scopes(request, None)).as_dict()
 
 
 @router.get("/health", response_model=HealthOut, tags=["meta"])
@@ -337,8 +325,10 @@ def health(request: Request, kw: KW) -> dict[str, object]:
 
 
 @router.get("/stats", response_model=StatsOut, tags=["meta"])
-def stats(kw: KW) -> dict[str, object]:
-    """Counts of documents, chunks, entities, facts and events."""
+def stats(request: Request, kw: KW) -> dict[str, object]:
+    """Counts of documents, chunks, entities, facts and events (not for a scoped token:
+    its counts span every scope)."""
+    auth.whole_store(request)
     return kw.stats().as_dict()
 
 
@@ -371,7 +361,12 @@ async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
             on_report=_log_report, on_error=lambda exc: log.warning("watch: %s", exc)).start()
         _log_report(await anyio.to_thread.run_sync(kw.ingest))
     try:
-        yield
+        async with anyio.create_task_group() as tasks:  # MCP over HTTP's session managers
+            app.state.mcp.tasks = tasks
+            try:
+                yield
+            finally:
+                tasks.cancel_scope.cancel()
     finally:
         if app.state.watcher is not None:
             app.state.watcher.stop()
@@ -398,10 +393,14 @@ def create_app(kw: Knotwork, *, token: str | None = None, max_body: int = MAX_BO
     from . import llm as _llm
 
     app.include_router(_llm.router, responses=ERRORS)
+    app.include_router(review_router)
+    app.include_router(web_router)
+    app.state.mcp = McpOverHttp(kw, app.state.scopes)
+    app.mount("/mcp", app.state.mcp)
     errors.install(app)
     app.add_middleware(BodyLimit, limit=max_body)
-    if token:
-        app.add_middleware(BearerAuth, token=token)  # outermost: refuse before reading bodies
+    # outermost: refuse before reading bodies
+    app.add_middleware(TokenAuth, kw=kw, token=token)
     return app
 
 

@@ -22,6 +22,7 @@ from ..errors import (
     BackendUnavailable,
     ConfigError,
     Conflict,
+    Forbidden,
     IngestError,
     InvalidQuery,
     KnotworkError,
@@ -33,6 +34,7 @@ from ..errors import (
 
 # First isinstance match wins, so subclasses come before their bases.
 STATUS: dict[type[KnotworkError], int] = {
+    Forbidden: 403,
     NotFound: 404,
     Conflict: 409,
     InvalidQuery: 400,

@@ -39,7 +39,13 @@ class ContextRequest(_Request):
         "Cut the rendered answer to this many tokens: 0 for no limit, else at least 50."))
     scopes: list[str] | None = Field(None, description="Read only these scopes.")
     as_of: str | None = Field(None, description="Answer as the store stood at this ISO time.")
-    valid_at: str | None = Field(None, description="Only facts valid at this ISO date.")
+    valid_at: str | None = Field(None, description=(
+        "Only facts that held in the world at this ISO date (a fact without valid time "
+        "holds at every date)."))
+    trusts: list[Literal["stated", "asserted", "extracted", "unreviewed", "approved",
+                         "rejected"]] | None = Field(None, description=(
+        "Only facts of these trust states (a union: stated, approved is what the notes "
+        "state plus what a reviewer approved); rejected facts only when named."))
     min_confidence: Confidence = 0.0
     explain: bool = Field(False, description="Say why each entity scored as it did.")
     format: Literal["json", "markdown"] = Field(

@@ -12,7 +12,7 @@ not a backend's query syntax.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
 from datetime import UTC, datetime
 from pathlib import Path
@@ -44,7 +44,9 @@ from .records import (
     NameChange,
     NoteLinks,
     PendingChunk,
+    ReviewFilter,
     TextQuery,
+    TokenRecord,
     WarningRecord,
     Warnings,
 )
@@ -52,9 +54,10 @@ from .records import (
 __all__ = [
     "AuditReader", "Claim", "DocumentReader", "DocumentRecord", "DocumentWriter", "Edge",
     "EntityName", "EntityReader", "EventRecord", "FactReader", "FactWriter", "FileCheck",
-    "LinkRow", "MentionInputs", "MentionReader", "MentionWork", "MentionWriter", "NameChange",
-    "NoteLinks", "PendingChunk", "Prepared", "Store", "StoreReader", "StoreWriter", "TextIndex",
-    "TextQuery", "VectorReader", "VectorWriter", "WarningRecord", "Warnings", "WikiReader",
+    "ImportWriter", "LinkRow", "MentionInputs", "MentionReader", "MentionWork", "MentionWriter",
+    "NameChange", "NoteLinks", "PendingChunk", "Prepared", "ReviewFilter", "Store",
+    "StoreReader", "StoreWriter", "TextIndex", "TextQuery", "TokenReader", "TokenRecord",
+    "TokenWriter", "VectorReader", "VectorWriter", "WarningRecord", "Warnings", "WikiReader",
     "open_store", "record_time",
 ]
 
@@ -134,7 +137,34 @@ class VectorWriter(Protocol):
     def clear_vectors(self) -> None: ...
 
 
-class StoreWriter(DocumentWriter, FactWriter, MentionWriter, VectorWriter, Protocol):
+class TokenWriter(Protocol):
+    """API tokens (only a hash of each secret is kept) and events the front ends log."""
+
+    def create_token(self, name: str, secret_hash: str, *, scopes: Sequence[str],
+                     read_only: bool, created_at: str) -> int: ...
+
+    def revoke_token(self, token_id: int, *, at: str) -> bool:
+        """Revoke a live token; False when it is unknown or revoked already."""
+        ...
+
+    def log_event(self, action: str, *, scope: str | None = None, reason: str | None = None,
+                  detail: Mapping[str, object] | None = None) -> None:
+        """Append an event no store mutation makes (a request refused, say)."""
+        ...
+
+
+class ImportWriter(Protocol):
+    """Rows of an export (``AuditReader.export_rows``) into an empty store."""
+
+    def import_rows(self, table: str, rows: Sequence[Mapping[str, object]]) -> int: ...
+
+    def rebuild_indexes(self) -> None:
+        """Derive what imported rows imply (full-text and entity indexes, counts)."""
+        ...
+
+
+class StoreWriter(DocumentWriter, FactWriter, MentionWriter, VectorWriter, TokenWriter,
+                  ImportWriter, Protocol):
     """Every mutation, inside one transaction (see ``Store.write``)."""
 
     def savepoint(self) -> AbstractContextManager[None]: ...
@@ -172,7 +202,10 @@ class EntityReader(Protocol):
     def canonical(self, entity_id: int) -> int: ...
     def lookup_names(self, keys: Sequence[str], *, referred: bool = False
                      ) -> dict[str, int]: ...
-    def find_entity(self, text: str, key: str) -> int | None: ...
+    def find_entity(self, text: str, key: str, *, scopes: Sequence[str] | None = None
+                    ) -> int | None:
+        """By iri, then name, then label; with ``scopes``, only an entity of those."""
+        ...
     def names_of(self, entity_id: int) -> list[EntityName]: ...
     def types(self, entity_ids: Iterable[int]) -> dict[int, list[str]]: ...
     def labels(self) -> list[tuple[str, str]]: ...
@@ -205,6 +238,11 @@ class FactReader(Protocol):
               limit: int = 2000) -> list[Edge]: ...
 
     def degrees(self, entity_ids: Iterable[int], *, cap: int = 1000) -> dict[int, int]: ...
+
+    def review_queue(self, which: ReviewFilter, *, limit: int = 100, offset: int = 0
+                     ) -> tuple[int, list[FactRow]]:
+        """The live facts ``which`` selects, by id: (how many in all, one page of them)."""
+        ...
 
 
 class MentionReader(Protocol):
@@ -253,7 +291,15 @@ class AuditReader(Protocol):
     """
 
     def events(self, *, document_id: int | None = None, fact_ids: Sequence[int] = (),
-               limit: int | None = 100) -> list[EventRecord]: ...
+               limit: int | None = 100, since: str | None = None) -> list[EventRecord]:
+        """Newest first; those of the document or facts (either), at or after ``since``."""
+        ...
+
+    def export_rows(self) -> Iterator[tuple[str, dict[str, object]]]:
+        """Every row a store holds besides derived state, as (table, column -> value):
+        documents, versions (text whole), chunks, entities, names, facts, events, tokens,
+        meta. ``ImportWriter.import_rows`` takes them back in this order."""
+        ...
     def warnings(self, limit: int = 100) -> Warnings: ...
     def meta(self, key: str) -> str | None: ...
     def stats(self) -> dict[str, int]: ...
@@ -296,8 +342,17 @@ class WikiReader(Protocol):
         ...
 
 
+
+class TokenReader(Protocol):
+    """The API tokens a server accepts (never their secrets)."""
+
+    def tokens(self) -> list[TokenRecord]: ...
+    def token_by_hash(self, secret_hash: str) -> TokenRecord | None: ...
+
+
 class StoreReader(DocumentReader, EntityReader, FactReader, MentionReader, TextIndex,
-                  VectorReader, AuditReader, WikiReader, Protocol):
+                  VectorReader, AuditReader, WikiReader, TokenReader,
+                  Protocol):
     """Every read query, each on an index, returning plain records."""
 
 

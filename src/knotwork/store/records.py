@@ -175,3 +175,34 @@ class Claim(NamedTuple):
     fact_id: int
     claimant: int  # canonical entity ids
     target: int
+
+
+@dataclass(frozen=True, slots=True)
+class TokenRecord:
+    """An API token as the store keeps it (``StoreReader.tokens``): never its secret,
+    only a hash of it, the scopes it may read and write, and whether it may write."""
+
+    id: int
+    name: str
+    secret_hash: str
+    scopes: tuple[str, ...]
+    read_only: bool
+    created_at: str
+    revoked_at: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class ReviewFilter:
+    """Which live facts the review queue holds (``StoreReader.review_queue``).
+
+    ``statuses``: review statuses (default: those awaiting a decision); ``trusts``: how the
+    facts came in (``asserted``, ``extracted``, ``stated``); ``predicate``, ``subject_ids``
+    and ``fact_ids`` narrow it further; ``scopes`` limits it to those scopes.
+    """
+
+    statuses: tuple[str, ...] = ("unreviewed",)
+    trusts: tuple[str, ...] = ()
+    predicate: str | None = None
+    subject_ids: tuple[int, ...] = ()
+    fact_ids: tuple[int, ...] = ()
+    scopes: tuple[str, ...] = ()

@@ -11,6 +11,7 @@ import json
 import sqlite3
 import zlib
 from collections.abc import Iterable, Sequence
+from dataclasses import replace
 from datetime import datetime
 from typing import cast
 
@@ -39,8 +40,10 @@ from ..records import (
     Warnings,
 )
 from .fts import match_string
+from .trust import TrustReads
 from .wiki import WikiQueries
 
+TRUST_LABELS = ("stated", "asserted", "extracted")  # else a review status
 _STEMS: dict[str, str] = {}  # word -> index term, see Reader._stems
 _STEMS_MAX = 100_000
 
@@ -99,6 +102,14 @@ def _fact_row(r: sqlite3.Row | tuple[object, ...]) -> FactRow:
         source=source, retract_reason=retract_reason)
 
 
+def _as_of(f: FactRow, as_of: str | None) -> FactRow:
+    """A fact as the store held it at ``as_of``: a retraction after then had not happened
+    (its time and reason would tell a past reader the future)."""
+    if as_of is None or f.retracted_at is None or f.retracted_at <= as_of:
+        return f
+    return replace(f, retracted_at=None, retract_reason=None)
+
+
 def _file_state(r: tuple[str, str, int, int, str, int | None, str | None]) -> FileState:
     if r[5] is not None:
         return FileState(r[1], r[2], r[3], r[5], r[6])
@@ -107,7 +118,7 @@ def _file_state(r: tuple[str, str, int, int, str, int | None, str | None]) -> Fi
                      + written.microsecond * 1000, r[6])
 
 
-class Reader(WikiQueries):
+class Reader(WikiQueries, TrustReads):
     """Read operations over one connection."""
 
     def __init__(self, con: sqlite3.Connection) -> None:
@@ -163,8 +174,12 @@ class Reader(WikiQueries):
                 out[key] = eid
         return out
 
-    def find_entity(self, text: str, key: str) -> int | None:
-        """Find an entity by iri, then by name, then by label; canonical id or None."""
+    def find_entity(self, text: str, key: str, *, scopes: Sequence[str] | None = None
+                    ) -> int | None:
+        """Find an entity by iri, then by name, then by label; canonical id or None.
+        With ``scopes``, only an entity of one of them (``TrustReads.find_in_scopes``)."""
+        if scopes:
+            return self.find_in_scopes(text, key, scopes)
         # A path's note IRI outlives a deleted note; the live one (a later note at that
         # path) comes first, then a note, then a bare name.
         row = self.con.execute(
@@ -193,6 +208,7 @@ class Reader(WikiQueries):
             part = ids[i:i + 500]
             for sid, value in self.con.execute(
                     "SELECT subject_id, value FROM facts WHERE retracted_at IS NULL AND"
+                    " review != 'rejected' AND"
                     f" predicate='type' AND subject_id IN ({_marks(part)}) ORDER BY id", part):
                 vals = out.setdefault(members[sid], [])
                 if value not in vals:
@@ -236,11 +252,11 @@ class Reader(WikiQueries):
         where, args = [f"{col} IN ({_marks(members)})"], list[object](members)
         self._time_filter(where, args, as_of=as_of, history=history)
         self._filters(where, args, scopes=scopes, min_confidence=min_confidence, trusts=trusts,
-                      valid_at=valid_at)
+                      valid_at=valid_at, rejected=history)
         sql = f"{_FACT_SELECT} WHERE {' AND '.join(where)} ORDER BY f.id"
         if limit:
             sql += f" LIMIT {int(limit)}"
-        return [_fact_row(r) for r in self.con.execute(sql, args)]
+        return [_as_of(_fact_row(r), as_of) for r in self.con.execute(sql, args)]
 
     def entity_facts(self, entity_id: int, *, out_limit: int, in_limit: int,
                      as_of: str | None = None, scopes: Sequence[str] | None = None,
@@ -275,7 +291,8 @@ class Reader(WikiQueries):
                 sql = f"{_FACT_SELECT} WHERE {' AND '.join(where)} LIMIT ?"
                 args.append(limit)
             rows = self.con.execute(sql, args).fetchall()
-            out.append(sorted((_fact_row(r) for r in rows), key=lambda f: f.id))
+            out.append(sorted((_as_of(_fact_row(r), as_of) for r in rows),
+                              key=lambda f: f.id))
         return out[0], out[1]
 
     def facts_by_id(self, fact_ids: Sequence[int]) -> list[FactRow]:
@@ -295,8 +312,10 @@ class Reader(WikiQueries):
 
     @staticmethod
     def _filters(where: list[str], args: list[object], *, scopes: Sequence[str] | None,
-                 min_confidence: float, trusts: Sequence[str] | None, valid_at: str | None
-                 ) -> None:
+                 min_confidence: float, trusts: Sequence[str] | None, valid_at: str | None,
+                 rejected: bool = False) -> None:
+        """The filters every fact read takes. A rejected fact is left out unless
+        ``rejected`` (history) or ``trusts`` names "rejected"."""
         if scopes:
             where.append(f"f.scope IN ({_marks(scopes)})")
             args.extend(scopes)
@@ -304,8 +323,16 @@ class Reader(WikiQueries):
             where.append("f.confidence >= ?")
             args.append(min_confidence)
         if trusts:
-            where.append(f"f.trust IN ({_marks(trusts)})")
-            args.extend(trusts)
+            # trust labels and review statuses both name a fact's trust state: "stated,
+            # approved" is what the author wrote or a reviewer approved
+            kinds = [t for t in trusts if t in TRUST_LABELS]
+            reviews = [t for t in trusts if t not in TRUST_LABELS]
+            parts = ([f"f.trust IN ({_marks(kinds)})"] if kinds else []) + (
+                [f"f.review IN ({_marks(reviews)})"] if reviews else [])
+            where.append("(" + " OR ".join(parts) + ")")
+            args.extend(kinds + reviews)
+        if not rejected and not (trusts and "rejected" in trusts):
+            where.append("f.review != 'rejected'")
         if valid_at:
             where.append("(f.valid_from IS NULL OR f.valid_from <= ?)"
                          " AND (f.valid_to IS NULL OR f.valid_to > ?)")
@@ -547,7 +574,7 @@ class Reader(WikiQueries):
         return zlib.decompress(row[1]).decode() if row[1] is not None else str(row[0])
 
     def events(self, *, document_id: int | None = None, fact_ids: Sequence[int] = (),
-               limit: int | None = 100) -> list[EventRecord]:
+               limit: int | None = 100, since: str | None = None) -> list[EventRecord]:
         where, args = list[str](), list[object]()
         if document_id is not None:
             where.append("document_id = ?")
@@ -558,7 +585,10 @@ class Reader(WikiQueries):
         sql = ("SELECT id, at, actor, action, scope, document_id, fact_id, reason, detail"
                " FROM events")
         if where:
-            sql += " WHERE " + " OR ".join(where)
+            sql += " WHERE (" + " OR ".join(where) + ")"
+        if since is not None:
+            sql += (" AND " if where else " WHERE ") + "at >= ?"
+            args.append(since)
         sql += " ORDER BY id DESC" + ("" if limit is None else f" LIMIT {int(limit)}")
         return [EventRecord(id=i, at=at, actor=actor, action=action, scope=scope,
                             document_id=doc, fact_id=fact, reason=reason,

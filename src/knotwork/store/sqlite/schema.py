@@ -331,4 +331,23 @@ MIGRATIONS.append([
       for i in (0, 1)),
 ])
 
+# 16: trust you can inspect. ``tokens`` holds the API tokens a server accepts besides its
+# own ``--token``: only a SHA-256 of each secret, its scopes (JSON list), whether it may
+# write, and when it was revoked (rows are kept: the audit log names them). The review
+# queue reads live facts awaiting a decision on their own partial index.
+MIGRATIONS.append([
+    """CREATE TABLE IF NOT EXISTS tokens(
+        id INTEGER PRIMARY KEY,
+        name TEXT NOT NULL,
+        secret_hash TEXT NOT NULL UNIQUE,
+        scopes TEXT NOT NULL,
+        read_only INTEGER NOT NULL,
+        created_at TEXT NOT NULL,
+        revoked_at TEXT
+    )""",
+    """CREATE INDEX IF NOT EXISTS facts_review ON facts(review, id)
+        WHERE retracted_at IS NULL AND review != 'approved'""",
+    """CREATE INDEX IF NOT EXISTS events_at ON events(at)""",
+])
+
 SCHEMA_VERSION = len(MIGRATIONS)

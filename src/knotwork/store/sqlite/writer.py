@@ -50,6 +50,7 @@ from .prepare import (
     prepare_facts,
 )
 from .schema import NAME_REFERRED, NAME_WINNER
+from .trust import TrustWrites
 
 # the NULLIFs are explained in prepare.py
 _FACT_INSERT = (f"INSERT INTO facts({FACT_COLUMNS}) VALUES(?,?,?,NULLIF(?, ''),NULLIF(?, ''),"
@@ -87,7 +88,7 @@ def _same_chunks(old: Sequence[Sequence[object]], p: PreparedDocument) -> list[i
     return [int(cast(int, r[0])) for r in old]
 
 
-class Writer:
+class Writer(TrustWrites):
     """Write operations over one open ``Transaction``."""
 
     def __init__(self, tx: Transaction, *, actor: str) -> None:
@@ -732,7 +733,7 @@ class Writer:
                 return ()  # nothing refers to it any more: a fresh ingest would not have it
         literals = " ".join(r[0] for r in self.con.execute(
             "SELECT value FROM facts WHERE subject_id=? AND retracted_at IS NULL"
-            " AND object_id IS NULL LIMIT 200", (eid,)))
+            " AND object_id IS NULL AND review != 'rejected' LIMIT 200", (eid,)))
         self.con.execute("INSERT INTO entity_fts(rowid, label, aliases, literals)"
                          " VALUES(?,?,?,?)", (eid, row[0], aliases, literals))
         # a note's label only: a name resolves to its note, and one that names no note is
@@ -853,10 +854,18 @@ class Writer:
         return True
 
     def set_review(self, fact_id: int, status: str, *, reason: str | None) -> bool:
-        cur = self.con.execute("UPDATE facts SET review=? WHERE id=?", (status, fact_id))
-        if cur.rowcount:
-            self._event("review", fact_id=fact_id, reason=reason, detail={"status": status})
-        return bool(cur.rowcount)
+        """Record a review decision on a fact (the writer's actor is the reviewer).
+
+        A rejected literal leaves its subject's search index; an approved one returns."""
+        row = self.con.execute("SELECT scope, subject_id, review FROM facts WHERE id=?",
+                               (fact_id,)).fetchone()
+        if row is None:
+            return False
+        self.con.execute("UPDATE facts SET review=? WHERE id=?", (status, fact_id))
+        self._refresh_entity_fts({int(row[1])})
+        self._event("review", scope=row[0], fact_id=fact_id, reason=reason,
+                    detail={"status": status, "was": row[2]})
+        return True
 
     def _event(self, action: str, *, scope: str | None = None, document_id: int | None = None,
                fact_id: int | None = None, reason: str | None = None,

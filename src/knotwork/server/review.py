@@ -1,0 +1,73 @@
+"""REST routes of the review queue (``GET /review``, ``POST /review/{decision}``) and of
+the audit log (``GET /audit``)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from fastapi import APIRouter, Query, Request
+from pydantic import BaseModel, ConfigDict, Field
+
+from ..core import Knotwork
+from . import auth
+
+router = APIRouter(tags=["review"])
+
+
+class DecisionRequest(BaseModel):
+    """Which facts to decide on: ``fact_ids``, or every fact the filter selects."""
+
+    model_config = ConfigDict(extra="forbid")
+    fact_ids: list[int] = Field(default_factory=list, max_length=10_000)
+    status: list[Literal["unreviewed", "approved", "rejected"]] | None = None
+    trust: list[Literal["stated", "asserted", "extracted"]] = Field(default_factory=list)
+    predicate: str | None = None
+    entity: str | None = None
+    reason: str | None = Field(None, max_length=2000)
+
+
+def _reviewer(request: Request) -> str:
+    p = auth.principal(request)
+    return p.name if p.name != "server" else "rest:server"
+
+
+@router.get("/review")
+def review_queue(request: Request,
+                 status: Annotated[list[Literal["unreviewed", "approved", "rejected"]] | None,
+                                   Query(description="Review statuses.")] = None,
+                 trust: Annotated[list[Literal["stated", "asserted", "extracted"]] | None,
+                                  Query(description="How the facts came in.")] = None,
+                 predicate: Annotated[str | None, Query(description="One predicate.")] = None,
+                 entity: Annotated[str | None, Query(description="Facts about it.")] = None,
+                 limit: Annotated[int, Query(ge=1, le=500)] = 50,
+                 offset: Annotated[int, Query(ge=0)] = 0) -> dict[str, object]:
+    """The facts awaiting review, oldest first, each with its evidence; paged."""
+    kw: Knotwork = request.app.state.kw
+    return kw.review_queue(status=status or ["unreviewed"], trusts=trust or [],
+                           predicate=predicate, entity=entity,
+                           scopes=auth.read_scopes(request, None), limit=limit,
+                           offset=offset).as_dict()
+
+
+@router.post("/review/{decision}")
+def review_decide(decision: Literal["approve", "reject", "reopen"], body: DecisionRequest,
+                  request: Request) -> dict[str, Any]:
+    """Approve, reject or reopen facts (ids, or all a filter selects); the token's name
+    is recorded as the reviewer, with the reason."""
+    kw: Knotwork = request.app.state.kw
+    return kw.review(decision, body.fact_ids, status=body.status, trusts=body.trust,
+                     predicate=body.predicate, entity=body.entity,
+                     scopes=auth.read_scopes(request, None), reason=body.reason,
+                     reviewer=_reviewer(request)).as_dict()
+
+
+@router.get("/audit", tags=["meta"])
+def audit(request: Request,
+          since: Annotated[str | None, Query(description=(
+              "A span back from now (7d, 12h, 30m, 2w) or an ISO time."))] = None,
+          limit: Annotated[int, Query(ge=1, le=10_000)] = 1000) -> dict[str, Any]:
+    """The audit log, oldest first. A scoped token sees the events of its scopes only."""
+    kw: Knotwork = request.app.state.kw
+    scopes = auth.read_scopes(request, None)
+    events = kw.audit(since=since, limit=limit, scopes=scopes)
+    return {"since": since, "events": events}
