@@ -46,6 +46,7 @@ if TYPE_CHECKING:  # imported where used: a process that only queries never load
     from .retrieve.embedding import FloatArray
     from .retrieve.vectors import VectorIndex
     from .sync import files as _sync
+    from .sync.context import ContextReport
     from .sync.watch import VaultWatcher
 
 _P = ParamSpec("_P")
@@ -159,6 +160,20 @@ class Knotwork:
         if embed and not dry_run and self.embedder() is not None:
             self.embed(progress=embed_progress)
         return report
+
+    def add_context(self, path: str | os.PathLike[str], *, namespace: str | None = None,
+                    type: str | None = None, force: bool = False, dry_run: bool = False,
+                    patterns: Sequence[str] | None = None,
+                    progress: _sync.Progress | None = None) -> ContextReport:
+        """Read project documents (ADRs, specs, KEPs, RFCs, docs) into typed records in
+        scopes ``{namespace}__{category}`` (``knotwork.sync.context``)."""
+        from .sync import context as _context
+
+        s = self.settings
+        return _context.add_context(
+            self.store, path, namespace=namespace, actor=self.actor, type=type, force=force,
+            dry_run=dry_run, patterns=self.patterns(patterns), max_bytes=s.max_file_bytes,
+            chunk_tokens=s.chunk_tokens, finder=self._mentions, progress=progress)
 
     def patterns(self, given: Sequence[str] | None = None) -> tuple[str, ...]:
         """The globs of the vault's notes: ``given``, else ``Settings.patterns``."""
@@ -392,6 +407,8 @@ class Knotwork:
 
     @_one_state
     def entity(self, ref: str, *, as_of: str | None = None) -> EntityView:
+        from .domain.supersession import live_status
+
         reader = self.store.reader
         as_of = checks.instant("as_of", as_of)
         eid = self.resolve(ref)
@@ -402,15 +419,18 @@ class Knotwork:
         return EntityView(
             entity=row, names=tuple(reader.names_of(eid)),
             types=tuple(reader.types([eid]).get(eid, [])),
-            facts=tuple(reader.facts([eid], as_of=as_of)),
+            facts=tuple(live_status(reader.facts([eid], as_of=as_of))),
             incoming=tuple(reader.facts([eid], direction="in", as_of=as_of, limit=200)))
 
     @_one_state
     def facts(self, ref: str, *, history: bool = False, as_of: str | None = None
               ) -> list[FactRow]:
         """Facts whose subject is the entity: live ones, or all of them with ``history``."""
-        return self.store.reader.facts([self.resolve(ref)], history=history,
+        from .domain.supersession import live_status
+
+        rows = self.store.reader.facts([self.resolve(ref)], history=history,
                                        as_of=checks.instant("as_of", as_of))
+        return rows if history else live_status(rows)
 
     @_one_state
     def history(self, ref: str, *, offset: int = 0, limit: int | None = None) -> History:
