@@ -94,7 +94,10 @@ def scope_of(namespace: str, category: str) -> str:
 
 
 def _records(doc: ParsedDocument) -> int:
-    """The entities ``doc`` describes: its own and each record ``part_of`` it."""
+    """The entities ``doc`` describes: its own and each record ``part_of`` it; none for a
+    sidecar, whose facts are its note's (an edit to it counts as that record updated)."""
+    if doc.doc_type == "sidecar":
+        return 0
     held = {f.subject.key for f in doc.facts
             if f.predicate == "part_of" and f.object == SELF and isinstance(f.subject, NameRef)}
     return 1 + len(held)
@@ -126,6 +129,7 @@ def add_context(store: Store, path: str | os.PathLike[str], *, namespace: str | 
                 ) -> ContextReport:
     """Read ``path`` (a folder, or one file) into typed records; see the module."""
     from ..ingest.parsers import default_registry
+    from ..ingest.parsers.sidecar import note_of
     from .files import refresh_mentions
 
     target = Path(path).expanduser().resolve()
@@ -139,8 +143,9 @@ def add_context(store: Store, path: str | os.PathLike[str], *, namespace: str | 
     files, issues = _files(root, target, tuple(patterns))
     report = ContextReport(errors=list(issues), dry_run=dry_run)
     docs: list[tuple[str, ParsedDocument]] = []
+    note_scopes: dict[str, str] = {}  # note path without ".md" -> its scope
     for n, f in enumerate(files):
-        out = _parse(registry, f, type, max_bytes, chunk_tokens)
+        out = _parse(registry, f, type, max_bytes, chunk_tokens, root.name)
         if progress:
             progress(n + 1, len(files))
         if isinstance(out, Issue):
@@ -148,6 +153,10 @@ def add_context(store: Store, path: str | os.PathLike[str], *, namespace: str | 
             continue
         doc, parser = out
         scope = scope_of(ns, category_of(parser))
+        if parser.type == "sidecar":  # in its note's scope: what it says is about the note
+            scope = note_scopes.get(note_of(doc.path), scope)
+        elif doc.path.lower().endswith(".md"):
+            note_scopes[doc.path[:-3]] = scope
         report.parsed[doc.path] = (parser.type, scope, _records(doc))
         report.warnings.extend(doc.issues)
         docs.append((scope, doc))
@@ -171,7 +180,7 @@ def add_context(store: Store, path: str | os.PathLike[str], *, namespace: str | 
                   and not force):
                 report.unchanged += records
             else:
-                report.records_updated += records
+                report.records_updated += records or 1
         report.deleted = len(stale)
         return report
     touched: set[int] = set()
@@ -193,7 +202,7 @@ def add_context(store: Store, path: str | os.PathLike[str], *, namespace: str | 
             if done.created:
                 report.records_added += records
             else:
-                report.records_updated += records
+                report.records_updated += records or 1
             report.facts_added += done.added
             report.facts_retracted += done.retracted
             touched.add(done.document_id)
@@ -231,23 +240,49 @@ def _files(root: Path, target: Path, patterns: tuple[str, ...]
     """The files to read: ``target`` alone, or those under it the globs cover."""
     if target.is_file():
         st = target.stat()
-        return [_File(target.relative_to(root).as_posix(), str(target), st.st_size,
-                      st.st_mtime_ns)], []
+        one = [_File(target.relative_to(root).as_posix(), str(target), st.st_size,
+                     st.st_mtime_ns)]
+        return one + _sidecars(root, one), []
     found, issues = scan(root, patterns=patterns)
     prefix = "" if target == root else target.relative_to(root).as_posix() + "/"
     files = [_File(f.path, f.abspath, f.size, f.mtime_ns) for f in found
              if f.path.startswith(prefix)]
-    return files, [i for i in issues if i.path.startswith(prefix)]
+    return files + _sidecars(root, files), [i for i in issues if i.path.startswith(prefix)]
+
+
+def _sidecars(root: Path, files: list[_File]) -> list[_File]:
+    """The YAML sidecar of each note (``kep.yaml`` beside ``README.md``, ``note.yaml``
+    beside ``note.md``) that the globs did not take already."""
+    from ..ingest.parsers.sidecar import sidecars_of
+
+    have = {f.path for f in files}
+    out = []
+    for f in files:
+        if not f.path.lower().endswith(".md"):
+            continue
+        for rel in sidecars_of(f.path):
+            full = root / rel
+            if rel in have or not full.is_file():
+                continue
+            st = full.stat()
+            out.append(_File(rel, str(full), st.st_size, st.st_mtime_ns))
+            have.add(rel)
+            break
+    return out
 
 
 def _parse(registry: ParserRegistry, f: _File, type: str | None, max_bytes: int,
-           chunk_tokens: int) -> tuple[ParsedDocument, Parser] | Issue:
+           chunk_tokens: int, folder: str) -> tuple[ParsedDocument, Parser] | Issue:
+    """Parse one file; the parser is chosen by its path below the root's own folder
+    (``decisions/0001-a.md`` when the root is ``decisions``: the folder says what it holds).
+    """
     from ..ingest.parsers import HEAD_BYTES
 
     try:
         with open(f.abspath, "rb") as fh:
             data = fh.read()
-        parser = registry.choose(f.path, data[:HEAD_BYTES], type=type)
+        parser = registry.choose(f"{folder}/{f.path}" if folder else f.path,
+                                 data[:HEAD_BYTES], type=type)
         out = registry.parse(f.path, data, max_bytes=max_bytes, chunk_tokens=chunk_tokens,
                              type=parser.type)
     except OSError as exc:

@@ -167,8 +167,11 @@ class ParserRegistry:
 def builtin_parsers() -> list[Parser]:
     """The typed parsers knotwork ships, in detection order within their kind."""
     from .adr import AdrParser
+    from .kep import KepParser
+    from .rfc import RfcParser
+    from .sidecar import SidecarParser
 
-    return [AdrParser()]
+    return [AdrParser(), KepParser(), SidecarParser(), RfcParser()]
 
 
 @lru_cache(maxsize=1)

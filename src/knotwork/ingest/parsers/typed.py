@@ -164,7 +164,10 @@ class Source:
         seen_title = False
         for line, text in self.prose():
             if self.kinds[line - 1] == HEADING:
-                if not seen_title and not out and self.level(line) == 1:
+                # the title: an opening "# Title", or a first heading of any level
+                # ("## RFC: Make the authors field optional")
+                if not seen_title and not out and (
+                        self.level(line) == 1 or line == self._first_prose()):
                     seen_title = True
                     continue
                 break
@@ -181,6 +184,9 @@ class Source:
                 continue
             out.setdefault(_fold(m.group("key")), []).append((line, m.group("value")))
         return out
+
+    def _first_prose(self) -> int:
+        return next((line for line, _ in self.prose()), 0)
 
     def level(self, line: int) -> int:
         """The level of the heading at ``line`` (1-based), 0 for any other line."""
@@ -223,7 +229,7 @@ def iso_date(value: object) -> str | None:
         return value.isoformat()
     if not isinstance(value, str):
         return None
-    text = value.strip().strip("*_`\"'").strip()
+    text = value.strip().strip("*_`\"'()[]").strip()
     m = re.match(r"(\d{4})[-/.](\d{1,2})[-/.](\d{1,2})(?!\d)", text)
     if m:
         return _make(int(m.group(1)), int(m.group(2)), int(m.group(3)))

@@ -1,0 +1,232 @@
+"""``knotwork add-context``: the JSON contract, dry runs, supersession and ownership."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from knotwork.cli.main import app
+
+runner = CliRunner()
+
+ADR_2 = """# 2. Use MySQL for the edge caches
+
+Date: 2024-01-10
+
+## Status
+
+Accepted
+
+## Context
+
+We need a database for the edge caches.
+
+## Decision
+
+We will use MySQL.
+
+## Consequences
+
+- Ops must run MySQL.
+"""
+
+ADR_4 = """---
+status: accepted
+date: 2024-03-15
+deciders: [Dana Whitfield, Marco Bellini]
+---
+# Use Postgres for the edge caches
+
+## Context and Problem Statement
+
+The edge caches moved to postgres because MySQL replication kept failing.
+
+## Considered Options
+
+* MySQL
+* Postgres
+
+## Decision Outcome
+
+Chosen option: "Postgres", because replication works.
+
+This decision supersedes [ADR-0002](0002-use-mysql.md).
+"""
+
+
+def run(db: Path, *args: str) -> tuple[int, str]:
+    res = runner.invoke(app, ["--db", str(db), *args])
+    if res.exception and not isinstance(res.exception, SystemExit):
+        raise res.exception
+    return res.exit_code, res.stdout
+
+
+def facts(db: Path, ref: str, *extra: str) -> list[dict[str, object]]:
+    code, out = run(db, "facts", ref, "--json", *extra)
+    assert code == 0, out
+    rows: list[dict[str, object]] = json.loads(out)
+    return rows
+
+
+def by(rows: list[dict[str, object]], predicate: str) -> list[dict[str, object]]:
+    return [r for r in rows if r["predicate"] == predicate]
+
+
+@pytest.fixture
+def docs(tmp_path: Path) -> Path:
+    adr = tmp_path / "docs" / "adr"
+    adr.mkdir(parents=True)
+    (adr / "0002-use-mysql.md").write_text(ADR_2)
+    (adr / "0004-use-postgres.md").write_text(ADR_4)
+    (tmp_path / "docs" / "notes.md").write_text("# Notes\n\nSee [[Postgres]].\n")
+    return tmp_path / "docs"
+
+
+def test_json_report_and_adr_facts_with_sources(tmp_path: Path, docs: Path) -> None:
+    db = tmp_path / "s.db"
+    code, out = run(db, "add-context", str(docs), "--namespace", "myapp", "--json")
+    assert code == 0, out
+    report = json.loads(out)
+    assert list(report) == ["files", "records_added", "records_updated", "unchanged",
+                            "warnings", "errors"]
+    assert (report["files"], report["records_added"], report["errors"]) == (3, 3, [])
+    rows = facts(db, "ADR-0004")
+    values = {r["predicate"]: r["value"] for r in rows if r["value_type"] == "Literal"}
+    assert values["status"] == "accepted" and values["date"] == "2024-03-15"
+    assert values["chosen_option"] == "Postgres"
+    assert {r["value"] for r in by(rows, "decider")} == {"Dana Whitfield", "Marco Bellini"}
+    assert by(rows, "deciders")
+    sup = by(rows, "supersedes")
+    assert len(sup) == 1 and sup[0]["value_type"] == "Entity"
+    assert sup[0]["value_label"] == "2. Use MySQL for the edge caches"
+    for r in rows:
+        src = r["source"]
+        assert isinstance(src, dict) and src["path"] == "adr/0004-use-postgres.md"
+        assert isinstance(src["line_start"], int) and src["line_end"] >= src["line_start"]
+    assert by(rows, "status")[0]["source"]["line_start"] == 2  # type: ignore[index]
+    assert by(rows, "supersedes")[0]["source"]["line_start"] == 21  # type: ignore[index]
+    # the aliases: ADR-NNNN and the title
+    assert facts(db, "Use Postgres for the edge caches") == rows
+    # the superseded ADR, whichever file says it
+    old = facts(db, "ADR-0002")
+    assert [r["value"] for r in by(old, "status")] == ["superseded"]
+    assert [r["value_label"] for r in by(old, "superseded_by")] == [
+        "Use Postgres for the edge caches"]
+    history = facts(db, "ADR-0002", "--history")
+    assert sorted(r["value"] for r in by(history, "status")) == ["accepted", "superseded"]
+    # scopes by category
+    code, out = run(db, "--scope", "myapp__project_decisions", "context", "postgres",
+                    "--json")
+    assert code == 0 and json.loads(out)["entities"]
+
+
+def test_dry_run_writes_nothing_and_counts_what_would_happen(tmp_path: Path,
+                                                            docs: Path) -> None:
+    db = tmp_path / "s.db"
+    code, out = run(db, "add-context", str(docs), "--namespace", "myapp", "--json")
+    before = hashlib.sha256(db.read_bytes()).hexdigest()
+    (docs / "adr" / "0002-use-mysql.md").write_text(ADR_2.replace("Accepted", "Deprecated"))
+    (docs / "adr" / "ADR-0005-cache.md").write_text("# ADR-0005: Cache\n\nStatus: Proposed\n")
+    code, out = run(db, "add-context", str(docs), "--namespace", "myapp", "--dry-run",
+                    "--json")
+    assert code == 0, out
+    report = json.loads(out)
+    assert (report["records_added"], report["records_updated"], report["unchanged"]) == (
+        1, 1, 2)
+    assert hashlib.sha256(db.read_bytes()).hexdigest() == before
+    assert [r["value"] for r in by(facts(db, "ADR-0004"), "status")] == ["accepted"]
+    code, out = run(db, "add-context", str(docs), "--namespace", "myapp", "--json")
+    assert json.loads(out)["records_added"] == 1
+    code, out = run(db, "add-context", str(docs), "--namespace", "myapp", "--json")
+    assert json.loads(out)["unchanged"] == 4
+    code, out = run(db, "add-context", str(docs), "--namespace", "myapp", "--force",
+                    "--json")
+    assert json.loads(out)["records_updated"] == 4
+
+
+def test_an_edit_retracts_the_old_status_and_nothing_else(tmp_path: Path,
+                                                         docs: Path) -> None:
+    db = tmp_path / "s.db"
+    run(db, "add-context", str(docs), "--namespace", "myapp", "--json")
+    live = {r["id"]: r for r in facts(db, "ADR-0004")}
+    f = docs / "adr" / "0004-use-postgres.md"
+    f.write_text(ADR_4.replace("status: accepted", "status: deprecated"))
+    code, out = run(db, "add-context", str(f), "--namespace", "myapp", "--json")
+    assert json.loads(out)["records_updated"] == 1
+    after = {r["id"]: r for r in facts(db, "ADR-0004")}
+    gone = set(live) - set(after)
+    assert [live[i]["value"] for i in gone] == ["accepted"]
+    new = set(after) - set(live)
+    assert [after[i]["value"] for i in new] == ["deprecated"]
+
+
+def test_removing_the_sentence_or_the_file_undoes_supersession(tmp_path: Path,
+                                                              docs: Path) -> None:
+    db = tmp_path / "s.db"
+    run(db, "add-context", str(docs), "--namespace", "myapp", "--json")
+    f = docs / "adr" / "0004-use-postgres.md"
+    f.write_text(ADR_4.replace("This decision supersedes [ADR-0002](0002-use-mysql.md).\n", ""))
+    run(db, "add-context", str(docs), "--namespace", "myapp", "--json")
+    old = facts(db, "ADR-0002")
+    assert [r["value"] for r in by(old, "status")] == ["accepted"] and not by(
+        old, "superseded_by")
+    f.write_text(ADR_4)  # said again, then the file deleted
+    run(db, "add-context", str(docs), "--namespace", "myapp", "--json")
+    assert [r["value"] for r in by(facts(db, "ADR-0002"), "status")] == ["superseded"]
+    f.unlink()
+    run(db, "add-context", str(docs), "--namespace", "myapp", "--json")
+    old = facts(db, "ADR-0002")
+    assert [r["value"] for r in by(old, "status")] == ["accepted"] and not by(
+        old, "superseded_by")
+    assert run(db, "facts", "ADR-0004")[0] == 3
+
+
+def test_the_superseded_file_saying_it_is_enough(tmp_path: Path) -> None:
+    adr = tmp_path / "decisions"
+    adr.mkdir()
+    (adr / "0001-a.md").write_text("# 1. A\n\n## Status\n\nSuperseded by [2. B](0002-b.md)\n")
+    (adr / "0002-b.md").write_text("# 2. B\n\n## Status\n\nAccepted\n")
+    db = tmp_path / "s.db"
+    run(db, "add-context", str(adr), "--namespace", "p", "--json")
+    a = facts(db, "ADR-0001")
+    assert [r["value"] for r in by(a, "status")] == ["superseded"]
+    assert [r["value_label"] for r in by(a, "superseded_by")] == ["2. B"]
+    assert [r["value_label"] for r in by(facts(db, "ADR-0002"), "supersedes")] == ["1. A"]
+
+
+def test_a_bad_file_is_an_error_and_the_rest_goes_on(tmp_path: Path, docs: Path) -> None:
+    (docs / "adr" / "0009-broken.md").write_bytes(b"# 9. Broken\n\xff\xfe\n")
+    db = tmp_path / "s.db"
+    code, out = run(db, "add-context", str(docs), "--namespace", "myapp", "--json")
+    assert code == 1
+    report = json.loads(out)
+    assert report["records_added"] == 3
+    assert report["errors"] == [{"path": "adr/0009-broken.md", "line": 2,
+                                 "reason": "invalid UTF-8 at byte 12"}]
+
+
+def test_type_flag_and_unknown_type(tmp_path: Path, docs: Path) -> None:
+    db = tmp_path / "s.db"
+    code, out = run(db, "add-context", str(docs / "notes.md"), "--type", "adr",
+                    "--namespace", "myapp", "--json")
+    assert code == 0, out
+    assert json.loads(out)["warnings"]  # no status, no sections: said, not a crash
+    rows = facts(db, "Notes")
+    assert [r["value"] for r in by(rows, "entity_type")] == ["adr"]
+    code, _ = run(db, "add-context", str(docs), "--type", "nope", "--json")
+    assert code == 2
+
+
+def test_python_api(tmp_path: Path, docs: Path) -> None:
+    from knotwork import Knotwork
+
+    with Knotwork.open(None, db=str(tmp_path / "s.db")) as kw:
+        report = kw.add_context(docs, namespace="myapp", dry_run=True)
+        assert report.as_dict()["records_added"] == 3
+        report = kw.add_context(docs, namespace="myapp")
+        assert report.records_added == 3
+        assert {f.predicate for f in kw.facts("ADR-0004")} >= {"status", "date", "supersedes"}
