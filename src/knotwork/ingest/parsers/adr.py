@@ -65,6 +65,7 @@ _RELATION = re.compile("|".join(f"(?P<{k}>\\b(?:{p})\\b)" for k, p in _RELATIONS
                        re.IGNORECASE)
 _INVERSE = {"supersedes": "superseded_by", "superseded_by": "supersedes",
             "amends": "amended_by", "amended_by": "amends"}
+_ITEM = re.compile(r"\s*(?:[-*+]|\d+[.)])\s+(.*)")
 _CHOSEN = re.compile(r"\**chosen\s+option\**\s*:?\**\s*(?P<v>.+)", re.IGNORECASE)
 # what the ADR parser states in place of the note parser's reading of the same fields
 OWNED = frozenset({"status", "date", "decider", "deciders", "decision_makers", "consulted",
@@ -124,7 +125,9 @@ class AdrParser:
             facts.add("title", title, first)
             names.append((title, "alias"))
         else:
-            facts.warn("no title: the ADR has no '# Title' line or frontmatter title", 1)
+            facts.warn("no title: the ADR has no '# Title' line or frontmatter title", first)
+        if not any(True for _ in src.prose()):
+            facts.warn("front matter only: the ADR has no text", first)
         _status(src, facts)
         _date(src, facts)
         for key, pred in (("deciders", "decider"), ("decision-makers", "decider"),
@@ -161,6 +164,8 @@ def _number_title(src: Source, label: str) -> tuple[int | None, str]:
         number, title = int(m.group(1)), m.group(2).strip().strip("*_ ")
     elif text:
         title = text
+    else:  # untitled: the file name's words ("0004-use-postgres" → "use postgres")
+        title = ""
     m = _FILE_NUMBER.match(src.stem)
     if m:  # the file name numbers the ADR: adr-tools and MADR both name files so
         number = int(m.group(1))
@@ -247,10 +252,10 @@ def _people(src: Source, facts: Facts, key: str, predicate: str) -> None:
 def _options(src: Source, facts: Facts) -> None:
     section = src.section("considered options", "options considered", "options")
     if section is not None:
-        for line, text in src.body(section):
-            item = re.match(r"\s*(?:[-*+]|\d+[.)])\s+(.*)", text)
+        for line, _ in src.body(section):
+            item = _ITEM.match(src.raw(line))
             if item:
-                facts.add("considered_option", _shown(src.raw(line)[item.start(1):]), line)
+                facts.add("considered_option", _shown(item.group(1)), line)
     outcome = src.section("decision outcome", "decision", "outcome")
     lines = src.prose(outcome.start, outcome.end) if outcome else src.prose()
     for line, text in lines:
@@ -272,8 +277,7 @@ def _consequences(src: Source, facts: Facts) -> None:
     for section in src.sections_named("consequences", "consequence"):
         body = [(line, text) for line, text in src.prose(section.start, section.end)
                 if src.kinds[line - 1] != HEADING]
-        items = [(line, m.group(1)) for line, text in body
-                 if (m := re.match(r"\s*(?:[-*+]|\d+[.)])\s+(.*)", text))]
+        items = [(line, m.group(1)) for line, _ in body if (m := _ITEM.match(src.raw(line)))]
         for line, _ in items[:30] if items else body[:1]:
             raw = src.raw(line).strip()
             value = re.sub(r"^(?:[-*+]|\d+[.)])\s+", "", raw)

@@ -178,8 +178,9 @@ class Source:
         """The "Key: value" lines of the head (``head_lines``), by folded key; each
         value with its line (a key written twice keeps both)."""
         out: dict[str, list[tuple[int, str]]] = {}
-        for line, text in self.head_lines()[:limit]:
-            m = _FIELD_LINE.match(text)
+        for line, _ in self.head_lines()[:limit]:
+            # the line as written: masking blanks code ("`const_generics`")
+            m = _FIELD_LINE.match(self.raw(line))
             if m is None:
                 continue
             out.setdefault(_fold(m.group("key")), []).append((line, m.group("value")))
