@@ -278,3 +278,108 @@ def test_rfc_corpus_start_date_and_pr_coverage() -> None:
                 got[key][0] += key in _self(doc)
     for key, (n, of) in got.items():
         assert of >= 600 and n / of >= 0.95, (key, n, of)
+
+
+SPEC = """---
+id: FEAT-ALR
+status: in_progress
+priority: high
+---
+# Feature: Alerting
+
+## Objectives
+
+- Page the on-call engineer within a minute
+
+## Phases
+
+### Phase 1: rules
+
+## Dependencies
+
+- FEAT-METRICS
+- A running Prometheus
+
+## Tasks
+
+### TASK-ALR-001: Define alert rules
+
+- Status: done
+- Priority: high
+- Wave: 1
+
+### TASK-ALR-002: Route alerts
+
+**Status:** in_progress
+**Wave:** soon
+**Depends on:** TASK-ALR-001
+
+### TASK-ALR-002: Route alerts again
+
+Status: backlog
+
+| id | name | status | wave | depends on |
+|---|---|---|---|---|
+| TASK-ALR-003 | Silence windows | backlog | 3 | TASK-ALR-001, TASK-ALR-002 |
+"""
+
+
+def test_feature_spec_gives_one_record_per_task() -> None:
+    doc = parse("docs/FEATURE-SPEC-alerts.md", SPEC)
+    assert doc.doc_type == "feature-spec"
+    assert values(doc, "feature_id") == ["FEAT-ALR"] and values(doc, "name") == ["Alerting"]
+    assert values(doc, "status") == ["in_progress"] and values(doc, "priority") == ["high"]
+    assert values(doc, "objective") == ["Page the on-call engineer within a minute"]
+    assert values(doc, "phase") == ["Phase 1: rules"]
+    assert values(doc, "depends_on") == ["FEAT-METRICS"]
+    assert values(doc, "dependency") == ["A running Prometheus"]
+    t1, t2, t3 = (NameRef.of(f"TASK-ALR-00{n}") for n in (1, 2, 3))
+    assert values(doc, "status", t1) == ["done"] and values(doc, "wave", t1) == ["1"]
+    assert values(doc, "part_of", t1) == ["SELF"]
+    assert values(doc, "status", t2) == ["in_progress"]  # the repeated id's are not its
+    assert values(doc, "depends_on", t2) == ["TASK-ALR-001"]
+    assert values(doc, "depends_on", t3) == ["TASK-ALR-001", "TASK-ALR-002"]
+    assert values(doc, "wave", t3) == ["3"]
+    reasons = warnings(doc)
+    assert (35, "task TASK-ALR-002 is written twice (lines 29 and 35); the first is kept"
+            ) in reasons
+    assert any(line == 32 and "wave 'soon'" in r for line, r in reasons)
+    line = {(getattr(f.subject, "key", ""), f.predicate): f.span.line_start for f in doc.facts}
+    assert line[(t1.key, "status")] == 25 and line[(t3.key, "status")] == 41
+
+
+def test_a_spec_without_tasks_or_id_warns() -> None:
+    doc = parse("FEAT-x.md", "# Something\n\nText.\n")
+    assert values(doc, "feature_id") == ["FEAT-X"]
+    assert any("no tasks" in r for _, r in warnings(doc))
+
+
+def test_overview() -> None:
+    doc = parse("README.md", """# Northwind
+
+[![ci](https://x/badge.svg)](https://x)
+
+Northwind ships **edge caches** for the shop.
+
+## Tech Stack
+
+- Python 3.12
+- [Postgres](https://postgresql.org)
+
+## Components
+
+- `api`: the REST front
+- worker
+
+## Links
+
+- Docs: https://docs.example.com
+- [Runbook](https://runbook.example.com)
+""")
+    assert doc.doc_type == "project-overview"
+    assert values(doc, "project_name") == ["Northwind"]
+    assert values(doc, "purpose") == ["Northwind ships edge caches for the shop."]
+    assert values(doc, "tech_stack") == ["Python 3.12", "Postgres"]
+    assert values(doc, "component") == ["api: the REST front", "worker"]
+    assert values(doc, "link") == ["https://docs.example.com", "https://runbook.example.com"]
+    assert REG.choose("sub/README.md", b"").type == "note"

@@ -230,3 +230,64 @@ def test_python_api(tmp_path: Path, docs: Path) -> None:
         report = kw.add_context(docs, namespace="myapp")
         assert report.records_added == 3
         assert {f.predicate for f in kw.facts("ADR-0004")} >= {"status", "date", "supersedes"}
+
+
+def test_feature_spec_records_by_id(tmp_path: Path) -> None:
+    specs = tmp_path / "specs"
+    specs.mkdir()
+    (specs / "FEATURE-SPEC-auth.md").write_text("""# Feature: User Authentication
+
+Status: planned
+Priority: high
+
+### TASK-AUTH-001: Implement JWT tokens
+
+- Status: backlog
+- Priority: high
+- Wave: 1
+
+### TASK-AUTH-002: Refresh tokens
+
+- Status: backlog
+- Wave: 2
+- Depends on: TASK-AUTH-001
+""")
+    db = tmp_path / "s.db"
+    code, out = run(db, "add-context", str(specs), "--namespace", "app", "--json")
+    assert code == 0 and json.loads(out)["records_added"] == 3, out
+    feature = facts(db, "FEAT-AUTH")
+    assert [r["value"] for r in by(feature, "status")] == ["planned"]
+    task = facts(db, "TASK-AUTH-002")
+    assert [r["value"] for r in by(task, "wave")] == ["2"]
+    assert [r["value"] for r in by(task, "status")] == ["backlog"]
+    dep = by(task, "depends_on")
+    assert dep[0]["value_type"] == "Entity" and dep[0]["value_label"] == "TASK-AUTH-001"
+    part = by(task, "part_of")
+    assert part[0]["value_type"] == "Entity"
+    assert part[0]["value_label"] == "Feature: User Authentication"
+    assert [r["value"] for r in by(facts(db, "TASK-AUTH-001"), "priority")] == ["high"]
+    code, out = run(db, "--scope", "app__feature_specs", "context", "JWT", "--json")
+    assert code == 0 and json.loads(out)["entities"]
+
+
+def test_a_sidecar_edit_changes_only_what_it_says(tmp_path: Path) -> None:
+    kep = tmp_path / "keps" / "sig-apps" / "2232-suspend-jobs"
+    kep.mkdir(parents=True)
+    (kep / "README.md").write_text("# KEP-2232: Suspend Jobs\n\nText.\n")
+    (kep / "kep.yaml").write_text("title: Suspend Jobs\nkep-number: 2232\nstatus: "
+                                  "implementable\nstage: beta\nowning-sig: sig-apps\n")
+    db = tmp_path / "s.db"
+    code, out = run(db, "add-context", str(tmp_path / "keps"), "--namespace", "k8s", "--json")
+    assert code == 0 and json.loads(out)["records_added"] == 1, out
+    rows = facts(db, "KEP-2232")
+    assert [r["value"] for r in by(rows, "stage")] == ["beta"]
+    src = by(rows, "stage")[0]["source"]
+    assert isinstance(src, dict)
+    assert (src["path"], src["line_start"]) == ("sig-apps/2232-suspend-jobs/kep.yaml", 4)
+    (kep / "kep.yaml").write_text("title: Suspend Jobs\nkep-number: 2232\nstatus: "
+                                  "implementable\nstage: stable\nowning-sig: sig-apps\n")
+    code, out = run(db, "add-context", str(tmp_path / "keps"), "--namespace", "k8s", "--json")
+    assert json.loads(out)["records_updated"] == 1
+    history = facts(db, "KEP-2232", "--history")
+    retracted = [r for r in history if r["retracted_at"]]
+    assert [(r["predicate"], r["value"]) for r in retracted] == [("stage", "beta")]

@@ -168,10 +168,13 @@ def builtin_parsers() -> list[Parser]:
     """The typed parsers knotwork ships, in detection order within their kind."""
     from .adr import AdrParser
     from .kep import KepParser
+    from .overview import OverviewParser
     from .rfc import RfcParser
     from .sidecar import SidecarParser
+    from .spec import FeatureSpecParser
 
-    return [AdrParser(), KepParser(), SidecarParser(), RfcParser()]
+    return [AdrParser(), FeatureSpecParser(), KepParser(), OverviewParser(),
+            SidecarParser(), RfcParser()]
 
 
 @lru_cache(maxsize=1)

@@ -328,17 +328,21 @@ def metadata(facts: Facts, entity_type: str, parser_type: str, line: int = 1, *,
 
 def typed_document(base: ParsedDocument, facts: Facts, *, doc_type: str,
                    owned: Iterable[str], names: Sequence[tuple[str, str]] = (),
-                   title: str | None = None) -> ParsedDocument:
+                   title: str | None = None, drop_subjects: Iterable[NameRef] = ()
+                   ) -> ParsedDocument:
     """``base`` (the note parser's reading) with the typed facts in place of its facts of
     the ``owned`` predicates about the document itself, the extra ``names`` (text, kind)
-    declared, and the typed warnings added."""
+    declared, and the typed warnings added. The note parser's facts about the records in
+    ``drop_subjects`` (a spec's tasks) are left to the typed facts too."""
     drop = frozenset(owned)
+    records = frozenset(r.key for r in drop_subjects)
     mine = facts.facts
     # a link the typed facts read as a relation ("supersedes [ADR-0002](…)") is theirs
     related = {(f.subject, f.object, f.span.line_start) for f in mine.values()
                if isinstance(f.object, NameRef)}
     kept = [f for f in base.facts
             if not (f.subject == SELF and f.predicate in drop)
+            and not (isinstance(f.subject, NameRef) and f.subject.key in records)
             and (f.subject, f.predicate, f.object) not in mine
             and (f.subject, f.object, f.span.line_start) not in related]
     decls = list(base.names)
