@@ -163,12 +163,15 @@ class Knotwork:
 
     def add_context(self, path: str | os.PathLike[str], *, namespace: str | None = None,
                     type: str | None = None, force: bool = False, dry_run: bool = False,
-                    patterns: Sequence[str] | None = None,
+                    patterns: Sequence[str] | None = None, vault_only: bool = False,
                     progress: _sync.Progress | None = None) -> ContextReport:
         """Read project documents (ADRs, specs, KEPs, RFCs, docs) into typed records in
-        scopes ``{namespace}__{category}`` (``knotwork.sync.context``)."""
+        scopes ``{namespace}__{category}`` (``knotwork.sync.context``). ``vault_only``
+        (the server's and MCP's): ``path`` is taken in the vault and must stay inside it."""
         from .sync import context as _context
 
+        if vault_only:
+            path = _context.within(self.vault, path)
         s = self.settings
         return _context.add_context(
             self.store, path, namespace=namespace, actor=self.actor, type=type, force=force,
@@ -470,9 +473,22 @@ class Knotwork:
                                   for k, p in reader.ambiguous_names()),
             documents_with_warnings=warned.documents,
             warnings=tuple(DocumentWarning(w.path, w.line, w.reason) for w in warned.first),
-            to_reread=reader.documents_to_reread(extraction_key(self.settings.chunk_tokens)),
+            to_reread=_to_reread(reader, extraction_key(self.settings.chunk_tokens)),
             mentions_to_find_again=reader.meta("mention_rules") != str(MENTION_RULES),
             store=self.store.path)
+
+
+def _to_reread(reader: StoreReader, base: str) -> int:
+    """The live documents extracted under other rules than any parser's now: each
+    typed parser's documents carry ``base`` with its type and version appended."""
+    other = reader.documents_to_reread(base)
+    if not other:
+        return 0
+    from .ingest.parsers import default_registry
+
+    keys = default_registry().keys(base) - {base}
+    live = reader.documents_to_reread("\x00")  # no document has this key: all of them
+    return other - sum(live - reader.documents_to_reread(k) for k in keys)
 
 
 def _user() -> str:

@@ -275,6 +275,9 @@ def build_server(kw: Knotwork, *, scopes: Sequence[str] | None = None) -> MCPSer
         with _tool_errors():
             return _result(kw.stats().as_dict())
 
+    from . import add_context as _add_context
+
+    _add_context.register(app, kw, read_scopes)
     _refuse_unknown_arguments(app)
     return app
 

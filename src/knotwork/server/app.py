@@ -389,6 +389,10 @@ def create_app(kw: Knotwork, *, token: str | None = None, max_body: int = MAX_BO
     app.state.sync_vault = sync_vault
     app.state.watcher = None
     app.include_router(router)
+    from . import add_context as _add_context
+
+    app.include_router(_add_context.router, responses=ERRORS,
+                       dependencies=[Depends(_known_params)])
     errors.install(app)
     app.add_middleware(BodyLimit, limit=max_body)
     if token:

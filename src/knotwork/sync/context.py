@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     from ..ingest.parsers import Parser, ParserRegistry
 
 __all__ = ["CATEGORIES", "ContextReport", "add_context", "category_of", "default_namespace",
-           "scope_of"]
+           "scope_of", "within"]
 
 CATEGORIES = ("project_decisions", "feature_specs", "project_overview", "project_docs")
 Progress = Callable[[int, int], None]
@@ -227,6 +227,18 @@ def add_context(store: Store, path: str | os.PathLike[str], *, namespace: str | 
         report.facts_added += a
         report.facts_retracted += r
     return report
+
+
+def within(vault: Path | None, path: str | os.PathLike[str]) -> Path:
+    """``path`` taken in ``vault`` (relative to it, or absolute), refused unless it stays
+    inside it: what a server lets a client read."""
+    if vault is None:
+        raise InvalidQuery("this server serves no vault: add-context reads only inside one")
+    root = vault.resolve()
+    full = (root / path).resolve()
+    if not full.is_relative_to(root):
+        raise InvalidQuery(f"{path} is outside the served vault")
+    return full
 
 
 def _under(path: str, prefix: str, folder: bool) -> bool:
