@@ -114,7 +114,7 @@ Chosen option: "X", because it is best.
     assert values(doc, "status") == ["superseded"]
     assert values(doc, "superseded_by") == ["ADR-0007"]
     assert values(doc, "supersedes", subject=NameRef.of("ADR-0007")) == ["SELF"]
-    assert values(doc, "decider") == ["Ada", "Bob", "Cy"]
+    assert values(doc, "deciders") == ["Ada", "Bob", "Cy"]
     assert values(doc, "consulted") == ["Dee"]
     assert values(doc, "considered_option") == ["X", "Y"]
     assert values(doc, "chosen_option") == ["X"]
@@ -383,3 +383,10 @@ Northwind ships **edge caches** for the shop.
     assert values(doc, "component") == ["api: the REST front", "worker"]
     assert values(doc, "link") == ["https://docs.example.com", "https://runbook.example.com"]
     assert REG.choose("sub/README.md", b"").type == "note"
+
+
+def test_linked_deciders_are_entities() -> None:
+    doc = parse("decisions/ADR-001-x.md", '---\ndeciders: ["[[Dana Whitfield]]", Bob]\n---\n'
+                "# ADR-001: X\n")
+    objs = [f.object for f in doc.facts if f.predicate == "deciders"]
+    assert objs == [NameRef.of("Dana Whitfield"), LiteralValue("Bob")]

@@ -130,7 +130,7 @@ class AdrParser:
             facts.warn("front matter only: the ADR has no text", first)
         _status(src, facts)
         _date(src, facts)
-        for key, pred in (("deciders", "decider"), ("decision-makers", "decider"),
+        for key, pred in (("deciders", "deciders"), ("decision-makers", "deciders"),
                           ("consulted", "consulted"), ("informed", "informed")):
             _people(src, facts, key, pred)
         _options(src, facts)
@@ -232,21 +232,15 @@ def _date(src: Source, facts: Facts) -> None:
 
 
 def _people(src: Source, facts: Facts, key: str, predicate: str) -> None:
+    """One fact per person (``deciders``, ``consulted``, ``informed``): a link to a note
+    is that entity, other words a literal."""
     entry = src.entry(key)
     if entry is not None and entry.value not in (None, ""):
         facts.entry_values(entry, predicate)
-        if predicate == "decider":
-            facts.add("deciders", ", ".join(
-                v for v in split_list(", ".join(map(str, entry.value)))
-            ) if isinstance(entry.value, list) else str(entry.value), entry.span.line_start,
-                end=entry.span.line_end, text=entry.line_text)
         return
     for line, value in src.header_fields().get(key.replace("-", "_"), []):
-        people = split_list(value)
-        for person in people:
+        for person in split_list(value):
             facts.add(predicate, person, line)
-        if predicate == "decider" and people:
-            facts.add("deciders", ", ".join(people), line)
 
 
 def _options(src: Source, facts: Facts) -> None:

@@ -41,6 +41,7 @@ _SUPPORT_MAX = 600
 _FIELD_LINE = re.compile(
     r"[ \t]*(?:[-*+][ \t]+)?(?P<em>\*\*|__)?(?P<key>[A-Za-z][\w '#/\-]{0,40}?)[ \t]*"
     r"(?:(?(em)(?P=em))[ \t]*:|:[ \t]*(?(em)(?P=em)))[ \t]*(?P<value>.*?)[ \t]*\Z")
+_WIKILINK = re.compile(r"\[\[([^\]|#^]+)(?:[#^][^\]|]*)?(?:\|[^\]]*)?\]\]")
 _MONTHS = {m: i for i, m in enumerate(
     ("january", "february", "march", "april", "may", "june", "july", "august",
      "september", "october", "november", "december"), 1)}
@@ -295,14 +296,25 @@ class Facts:
         for n, value in enumerate(values):
             if value is None or isinstance(value, dict | list):
                 continue
-            parts = [str(value)] if isinstance(entry.value, list) else split_list(str(value))
+            text = str(value)
+            parts = [text] if isinstance(entry.value, list) or _WIKILINK.fullmatch(
+                text.strip()) else _split_keeping_links(text)
             span = items[n][0] if n < len(items) else entry.span
             for part in parts:
-                self.add(predicate, part, span.line_start, subject=subject,
+                link = _WIKILINK.fullmatch(part.strip())
+                obj: ObjectRef | str = NameRef.of(link.group(1).strip()) if link else (
+                    part.strip())
+                self.add(predicate, obj, span.line_start, subject=subject,
                          end=span.line_end, text=items[n][1] if n < len(items)
                          else entry.line_text)
-                out.append(part)
+                out.append(link.group(1).strip() if link else part.strip())
         return out
+
+
+def _split_keeping_links(text: str) -> list[str]:
+    """ "[[Ada]], Bob" → ["[[Ada]]", "Bob"]: a comma list whose links stay links."""
+    parts = re.split(r"\s*(?:,|;|\band\b|&)\s*", text)
+    return [p.strip(" *_`\"'<>") for p in parts if p.strip(" *_`\"'<>")]
 
 
 def split_list(text: str) -> list[str]:
