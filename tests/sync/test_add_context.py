@@ -291,3 +291,20 @@ def test_a_sidecar_edit_changes_only_what_it_says(tmp_path: Path) -> None:
     history = facts(db, "KEP-2232", "--history")
     retracted = [r for r in history if r["retracted_at"]]
     assert [(r["predicate"], r["value"]) for r in retracted] == [("stage", "beta")]
+
+
+def test_ingest_reads_an_adr_in_a_vault_as_an_adr(tmp_path: Path, docs: Path) -> None:
+    db = tmp_path / "s.db"
+    code, out = run(db, "ingest", str(docs), "--no-embed", "--json")
+    assert code == 0, out
+    assert [r["value"] for r in by(facts(db, "ADR-0002"), "status")] == ["superseded"]
+    assert [r["value"] for r in by(facts(db, "ADR-0004"), "parser_type")] == ["adr"]
+
+
+def test_the_namespace_defaults_to_the_project_folder(tmp_path: Path, docs: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'x'\n")
+    db = tmp_path / "s.db"
+    code, out = run(db, "add-context", str(docs / "adr"), "-v")
+    assert code == 0, out
+    scope = f"{tmp_path.name.lower().replace('-', '_')}__project_decisions"
+    assert scope in out.replace("-", "_")
