@@ -116,6 +116,9 @@ def test_json_report_and_adr_facts_with_sources(tmp_path: Path, docs: Path) -> N
     assert [r["value"] for r in by(old, "status")] == ["superseded"]
     assert [r["value_label"] for r in by(old, "superseded_by")] == [
         "Use Postgres for the edge caches"]
+    code, out = run(db, "context", "ADR-0002", "--json")
+    ctx = json.loads(out)["entities"][0]
+    assert [f["value"] for f in ctx["facts"] if f["predicate"] == "status"] == ["superseded"]
     history = facts(db, "ADR-0002", "--history")
     assert sorted(r["value"] for r in by(history, "status")) == ["accepted", "superseded"]
     # scopes by category
