@@ -311,3 +311,18 @@ def test_the_namespace_defaults_to_the_project_folder(tmp_path: Path, docs: Path
     assert code == 0, out
     scope = f"{tmp_path.name.lower().replace('-', '_')}__project_decisions"
     assert scope in out.replace("-", "_")
+
+
+def test_a_file_read_as_another_type_moves_to_that_category(tmp_path: Path,
+                                                          docs: Path) -> None:
+    db = tmp_path / "s.db"
+    f = docs / "adr" / "0002-use-mysql.md"
+    run(db, "add-context", str(docs), "--namespace", "myapp", "--json")
+    code, out = run(db, "add-context", str(f), "--type", "note", "--namespace", "myapp",
+                    "-v")
+    assert code == 0 and "myapp__project_docs" in out, out
+    rows = facts(db, "adr/0002-use-mysql")
+    assert {r["source"]["path"] for r in rows} == {"adr/0002-use-mysql.md"}  # type: ignore[index]
+    assert not by(rows, "parser_type")  # the note parser's reading only, once
+    code, out = run(db, "stats", "--json")
+    assert json.loads(out)["documents"] == 3

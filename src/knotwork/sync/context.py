@@ -242,8 +242,10 @@ def within(vault: Path | None, path: str | os.PathLike[str]) -> Path:
 
 
 def _under(path: str, prefix: str, folder: bool) -> bool:
+    """Whether the document at ``path`` is one this run speaks for: under the folder, or
+    the one file (read into another category now, it leaves the scope it was in)."""
     if not folder:
-        return False  # one file synced alone deletes nothing else
+        return path == prefix
     return not prefix or path == prefix or path.startswith(prefix + "/")
 
 
