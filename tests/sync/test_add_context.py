@@ -326,3 +326,24 @@ def test_a_file_read_as_another_type_moves_to_that_category(tmp_path: Path,
     assert not by(rows, "parser_type")  # the note parser's reading only, once
     code, out = run(db, "stats", "--json")
     assert json.loads(out)["documents"] == 3
+
+
+def test_ingest_reads_a_notes_sidecar_and_follows_its_edits(tmp_path: Path) -> None:
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    (vault / "Traefik.md").write_text("# Traefik\n\nThe proxy.\n")
+    (vault / "Traefik.yaml").write_text('owner: "[[Dana]]"\nport: 443\n')
+    (vault / "orphan.yaml").write_text("port: 1\n")  # no note beside it: not read
+    db = tmp_path / "s.db"
+    code, out = run(db, "ingest", str(vault), "--no-embed", "--json")
+    assert code == 0 and json.loads(out)["added"] == 2, out
+    rows = facts(db, "Traefik")
+    port = by(rows, "port")
+    assert [r["value"] for r in port] == ["443"]
+    assert port[0]["source"]["path"] == "Traefik.yaml"  # type: ignore[index]
+    assert [r["value_label"] for r in by(rows, "owner")] == ["Dana"]
+    (vault / "Traefik.yaml").write_text('owner: "[[Dana]]"\nport: 8443\n')
+    code, out = run(db, "ingest", str(vault), "--no-embed", "--json")
+    report = json.loads(out)
+    assert (report["updated"], report["facts_added"], report["facts_retracted"]) == (1, 1, 1)
+    assert [r["value"] for r in by(facts(db, "Traefik"), "port")] == ["8443"]

@@ -6,8 +6,8 @@ the note's frontmatter would be (a ``kep.yaml`` as a KEP's metadata,
 ``knotwork.ingest.parsers.kep``), each fact citing its line in the sidecar. So an edit to
 the sidecar re-syncs what it says about the note, and only that (the ownership rule, with
 the sidecar as the owner); deleting it retracts it all. ``add-context`` reads the sidecar
-of every note it reads; ``knotwork ingest`` reads those its ``--pattern`` globs cover
-(``--pattern '**/*.md' --pattern '**/kep.yaml'``).
+of every note it reads, and ``knotwork ingest`` (and the watcher) the sidecar of every
+note its globs take (``ingest.sources.sidecar_note``), though no glob names it.
 
 >>> SidecarParser().matches("keps/sig-apps/1-x/kep.yaml", b"")
 True
