@@ -60,6 +60,7 @@ if TYPE_CHECKING:  # imported where used: a process that only queries never load
     from .retrieve.vectors import VectorIndex
     from .store import ReviewFilter
     from .sync import files as _sync
+    from .sync.context import ContextReport
     from .sync.watch import VaultWatcher
     from .wiki.files import LogEntry
     from .wiki.lint import Finding
@@ -180,6 +181,23 @@ class Knotwork:
         if embed and not dry_run and self.embedder() is not None:
             self.embed(progress=embed_progress)
         return report
+
+    def add_context(self, path: str | os.PathLike[str], *, namespace: str | None = None,
+                    type: str | None = None, force: bool = False, dry_run: bool = False,
+                    patterns: Sequence[str] | None = None, vault_only: bool = False,
+                    progress: _sync.Progress | None = None) -> ContextReport:
+        """Read project documents (ADRs, specs, KEPs, RFCs, docs) into typed records in
+        scopes ``{namespace}__{category}`` (``knotwork.sync.context``). ``vault_only``
+        (the server's and MCP's): ``path`` is taken in the vault and must stay inside it."""
+        from .sync import context as _context
+
+        if vault_only:
+            path = _context.within(self.vault, path)
+        s = self.settings
+        return _context.add_context(
+            self.store, path, namespace=namespace, actor=self.actor, type=type, force=force,
+            dry_run=dry_run, patterns=self.patterns(patterns), max_bytes=s.max_file_bytes,
+            chunk_tokens=s.chunk_tokens, finder=self._mentions, progress=progress)
 
     def patterns(self, given: Sequence[str] | None = None) -> tuple[str, ...]:
         """The globs of the vault's notes: ``given``, else ``Settings.patterns``."""
@@ -525,6 +543,8 @@ class Knotwork:
     @_one_state
     def entity(self, ref: str, *, as_of: str | None = None,
                scopes: Sequence[str] | None = None) -> EntityView:
+        from .domain.supersession import live_status
+
         reader = self.store.reader
         as_of = checks.instant("as_of", as_of)
         eid = self._resolve_in(ref, scopes)
@@ -537,8 +557,8 @@ class Knotwork:
         return EntityView(
             entity=row, names=tuple(reader.names_of(eid)),
             types=tuple(reader.types([eid]).get(eid, [])),
-            facts=tuple(truth.current(reader, reader.facts([eid], as_of=as_of, scopes=scopes),
-                                      scopes=scopes)),
+            facts=tuple(live_status(truth.current(
+                reader, reader.facts([eid], as_of=as_of, scopes=scopes), scopes=scopes))),
             incoming=tuple(reader.facts([eid], direction="in", as_of=as_of, limit=200,
                                         scopes=scopes)))
 
@@ -549,15 +569,18 @@ class Knotwork:
         """Facts whose subject is the entity: live ones, or all of them with ``history``.
 
         ``trusts`` limits them by trust state (``stated,approved``; a rejected fact only
-        when it names ``rejected`` — or with ``history``, which keeps every fact)."""
+        when it names ``rejected`` — or with ``history``, which keeps every fact). A live
+        ``superseded`` status (stated by the superseding record) outranks the record's own."""
+        from .domain.supersession import live_status
         from .trust import truth
 
         reader = self.store.reader
         rows = reader.facts([self._resolve_in(ref, scopes)], history=history,
                             as_of=checks.instant("as_of", as_of), scopes=scopes,
                             trusts=checks.trusts(trusts))
-        return truth.current(reader, rows, valid_at=checks.checked_date("valid_at", valid_at),
+        rows = truth.current(reader, rows, valid_at=checks.checked_date("valid_at", valid_at),
                              scopes=scopes)
+        return rows if history else live_status(rows)
 
     @_one_state
     def history(self, ref: str, *, offset: int = 0, limit: int | None = None,
@@ -598,7 +621,7 @@ class Knotwork:
                                   for k, p in reader.ambiguous_names()),
             documents_with_warnings=warned.documents,
             warnings=tuple(DocumentWarning(w.path, w.line, w.reason) for w in warned.first),
-            to_reread=reader.documents_to_reread(extraction_key(self.settings.chunk_tokens)),
+            to_reread=_to_reread(reader, extraction_key(self.settings.chunk_tokens)),
             mentions_to_find_again=reader.meta("mention_rules") != str(MENTION_RULES),
             store=self.store.path)
 
@@ -786,6 +809,19 @@ class Knotwork:
 
 def _csv(text: str) -> tuple[str, ...]:
     return tuple(p.strip() for p in text.split(",") if p.strip())
+
+
+def _to_reread(reader: StoreReader, base: str) -> int:
+    """The live documents extracted under other rules than any parser's now: each
+    typed parser's documents carry ``base`` with its type and version appended."""
+    other = reader.documents_to_reread(base)
+    if not other:
+        return 0
+    from .ingest.parsers import default_registry
+
+    keys = default_registry().keys(base) - {base}
+    live = reader.documents_to_reread("\x00")  # no document has this key: all of them
+    return other - sum(live - reader.documents_to_reread(k) for k in keys)
 
 
 def _user() -> str:

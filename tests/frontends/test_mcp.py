@@ -22,10 +22,10 @@ from .conftest import child_env, knotwork_cmd
 
 TOOLS = {"context", "search", "get_entity", "ingest_document", "assert_fact", "retract_fact",
          "history", "stats", "write_page", "read_page", "list_pages", "search_wiki", "get_log",
-         "lint", "assemble"}
+         "lint", "assemble", "add_context"}
 READ_ONLY = {"context", "search", "get_entity", "history", "stats", "read_page", "list_pages",
              "search_wiki", "get_log", "lint", "assemble"}
-DESTRUCTIVE = {"ingest_document", "retract_fact"}
+DESTRUCTIVE = {"ingest_document", "retract_fact", "add_context"}
 
 
 @asynccontextmanager
@@ -224,3 +224,24 @@ def test_initialize_is_answered_while_a_long_catch_up_runs(tmp_path: Path) -> No
                 tmp_path / "mcp.log").read_text(encoding="utf-8")
 
     anyio.run(main)
+
+
+def test_add_context_reads_only_inside_the_vault(vault: Path, tmp_path: Path) -> None:
+    adr = vault / "docs" / "adr"
+    adr.mkdir(parents=True)
+    (adr / "0001-use-traefik.md").write_text("# 1. Use Traefik\n\nDate: 2024-02-01\n\n"
+                                             "## Status\n\nAccepted\n", encoding="utf-8")
+
+    async def body(s: ClientSession) -> None:
+        got = await s.call_tool("add_context", {"path": "docs", "namespace": "lab"})
+        assert not got.is_error, got
+        assert got.structured_content is not None
+        assert got.structured_content["records_added"] == 1
+        bad = await s.call_tool("add_context", {"path": "../.."})
+        assert bad.is_error and "outside the served vault" in bad.content[0].text  # type: ignore[union-attr]
+        facts = await s.call_tool("get_entity", {"ref": "ADR-0001"})
+        assert not facts.is_error
+        assert facts.structured_content is not None
+        assert {f["predicate"] for f in facts.structured_content["facts"]} >= {"status", "date"}
+
+    run(vault, tmp_path, body)

@@ -260,3 +260,22 @@ def test_binding_beyond_loopback_without_a_token_exits_at_once(tmp_path: Path) -
     assert "without a token" in done.stderr and "KNOTWORK_TOKEN" in done.stderr
     assert time.monotonic() - started < 10
     assert not (tmp_path / "s.db").exists()  # refused before opening anything
+
+
+def test_add_context_reads_only_inside_the_vault(api: Api) -> None:
+    adr = api.vault / "decisions"
+    adr.mkdir(exist_ok=True)
+    (adr / "0002-use-grafana.md").write_text("# 2. Use Grafana\n\n## Status\n\nProposed\n",
+                                             encoding="utf-8")
+    r = api.client.post("/add-context", json={"path": "decisions", "namespace": "lab",
+                                              "dry_run": True})
+    assert r.status_code == 200, r.text
+    assert r.json()["records_added"] == 1
+    r = api.client.post("/add-context", json={"path": "decisions", "namespace": "lab"})
+    assert r.status_code == 200 and r.json()["records_added"] == 1, r.text
+    facts = api.client.get("/entities/ADR-0002/facts").json()
+    assert {"status": "proposed"}.items() <= {f["predicate"]: f["value"] for f in facts}.items()
+    r = api.client.post("/add-context", json={"path": "/etc"})
+    assert r.status_code == 400 and "outside the served vault" in r.json()["message"]
+    r = api.client.post("/add-context", json={"path": "decisions", "nope": 1})
+    assert r.status_code == 422

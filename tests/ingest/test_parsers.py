@@ -18,6 +18,7 @@ from knotwork.ingest.parsers import (
     NoteParser,
     Parser,
     ParserRegistry,
+    builtin_parsers,
     default_registry,
 )
 from knotwork.ingest.sources import DEFAULT_PATTERNS, content_hash
@@ -183,7 +184,11 @@ def test_an_installed_parser_is_found_through_its_entry_point(
     monkeypatch.syspath_prepend(str(tmp_path / "site"))
     monkeypatch.delitem(sys.modules, "kw_rfc_plugin", raising=False)
     registry = ParserRegistry.from_entry_points()
-    assert [p.type for p in registry.parsers] == ["rfc", "note"]
+    # the plugin's "rfc" takes the place of the built-in one; the note parser stays last
+    builtin = [p.type for p in builtin_parsers()]
+    assert sorted(p.type for p in registry.parsers) == sorted({*builtin, "rfc", "note"})
+    assert registry.parsers[-1].type == "note"
+    assert type(registry.get("rfc")).__module__ == "kw_rfc_plugin"
     assert isinstance(registry.get("rfc"), Parser)
     got = registry.parse("rfcs/0001.md", b"# One\n", chunk_tokens=220)
     assert isinstance(got, ParsedDocument) and got.doc_type == "rfc"

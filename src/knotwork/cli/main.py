@@ -511,7 +511,7 @@ def _nothing() -> Iterator[None]:
     yield
 
 
-from . import assemble, llm, trust_commands, wiki  # noqa: E402,F401
+from . import add_context, assemble, llm, trust_commands, wiki  # noqa: E402,F401
 
 if __name__ == "__main__":
     # the module's own app: commands of other modules register on it, not on this copy

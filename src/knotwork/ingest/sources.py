@@ -11,6 +11,7 @@ import hashlib
 import os
 import re
 import stat
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -104,6 +105,11 @@ def scan(root: str | os.PathLike[str], *, patterns: tuple[str, ...] = DEFAULT_PA
         except OSError:
             continue
         below = []
+        names = {e.name for e in entries}
+
+        def here(note: str, names: set[str] = names) -> bool:
+            return note.rpartition("/")[2] in names
+
         for entry in entries:
             rel = rel_dir + entry.name
             if entry.is_symlink():
@@ -117,7 +123,8 @@ def scan(root: str | os.PathLike[str], *, patterns: tuple[str, ...] = DEFAULT_PA
                 if entry.name not in ignore and not matches(rel, extra):
                     below.append((entry.path, rel + "/"))
                 continue
-            elif not matches(rel, patterns) or (extra and matches(rel, extra)):
+            elif not (matches(rel, patterns) or _sidecar(rel, patterns, here)) or (
+                    extra and matches(rel, extra)):
                 continue
             else:
                 got = _regular(rel, entry)
@@ -128,6 +135,34 @@ def scan(root: str | os.PathLike[str], *, patterns: tuple[str, ...] = DEFAULT_PA
         folders.extend(reversed(below))  # depth first, in name order
     files.sort(key=lambda f: f.path)
     return files, issues
+
+
+SIDECAR_SUFFIXES = (".yaml", ".yml")
+
+
+def sidecar_note(rel: str) -> str | None:
+    """The note a YAML sidecar at ``rel`` describes: ``a/kep.yaml`` → ``a/README.md``,
+    ``a/x.yaml`` → ``a/x.md``; None for any other path."""
+    folder, _, name = rel.rpartition("/")
+    stem, dot, ext = name.rpartition(".")
+    if not dot or f".{ext.lower()}" not in SIDECAR_SUFFIXES or not stem:
+        return None
+    note = "README.md" if stem.lower() == "kep" else f"{stem}.md"
+    return f"{folder}/{note}" if folder else note
+
+
+def _sidecar(rel: str, patterns: tuple[str, ...], exists: Callable[[str], bool]) -> bool:
+    """Whether ``rel`` is a sidecar of a note the globs take that ``exists``: read with
+    it, as its metadata (``ingest.parsers.sidecar``), though no glob names it."""
+    note = sidecar_note(rel)
+    return note is not None and matches(note, patterns) and exists(note)
+
+
+def wanted(root: Path, rel: str, patterns: tuple[str, ...]) -> bool:
+    """Whether a file at ``rel`` is one a sync reads: the globs take it, or it is the
+    sidecar of a note they take (what a watcher's events are filtered by)."""
+    return matches(rel, patterns) or _sidecar(
+        rel, patterns, lambda note: root.joinpath(*note.split("/")).is_file())
 
 
 def _regular(rel: str, entry: os.DirEntry[str]) -> SourceFile | Issue | None:
@@ -203,7 +238,9 @@ def _admit(base: Path, rel: str, full: Path, patterns: tuple[str, ...],
     not in an ignored folder (``.git``, a ``.knotworkignore`` entry), so a link cannot
     bring in what the ignore rules keep out. A link loop is an issue, not a crash.
     """
-    if not matches(rel, patterns) or (extra and matches(rel, extra)):
+    if not (matches(rel, patterns) or _sidecar(
+            rel, patterns, lambda note: base.joinpath(*note.split("/")).is_file())) or (
+            extra and matches(rel, extra)):
         return None
     try:
         if full.is_symlink():

@@ -31,7 +31,10 @@ START = ("valid_from", "since")
 END = ("valid_to", "until")
 # predicates about the note itself, not the world: they hold whenever the note exists
 TIMELESS = frozenset({"title", "alias", "aliases", "type", "tag", "tags", "date", "created",
-                      "updated", "valid_from", "valid_to", "since", "until", "mentions"})
+                      "updated", "valid_from", "valid_to", "since", "until", "mentions",
+                      # what a typed parser records of the document itself
+                      "entity_type", "source_file", "parser_type", "parser_version",
+                      "number"})
 DECISION_TYPES = frozenset({"adr", "decision", "decision-record", "decision_record"})
 SUPERSESSION = frozenset({"supersedes", "replaces", "superseded_by"})
 DECISION_FOLDERS = frozenset({"adr", "adrs", "decisions", "decision-records",

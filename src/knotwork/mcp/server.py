@@ -312,6 +312,9 @@ def build_server(kw: Knotwork, *, scopes: Sequence[str] | None = None,
     from . import ask as _ask
 
     _ask.register(app, kw, read_scopes)
+    from . import add_context as _add_context
+
+    _add_context.register(app, kw, read_scopes)
     if read_only:
         for name in write_tools(app):
             app.remove_tool(name)

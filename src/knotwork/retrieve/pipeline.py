@@ -21,6 +21,7 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
+from ..domain.supersession import live_status
 from ..domain.words import name_key, written_acronyms
 from ..store import StoreReader, TextQuery
 from ..types import (
@@ -454,9 +455,10 @@ class _Loader:
         return self.types.get(eid, [])
 
     def _first(self, eid: int, facts: list[FactRow]) -> tuple[FactRow, ...]:
-        """The note's own statements first, then what other documents say about it."""
+        """The note's own statements first, then what other documents say about it; a
+        status another document's ``superseded`` outranks left out (``live_status``)."""
         doc = self.rows[eid].document_id
-        return tuple(sorted(facts, key=lambda f: (
+        return tuple(sorted(live_status(facts), key=lambda f: (
             f.source is None or f.source.document_id != doc, f.id)))
 
     def _read(self, eid: int, *, out_limit: int, in_limit: int

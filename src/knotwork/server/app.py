@@ -393,6 +393,10 @@ def create_app(kw: Knotwork, *, token: str | None = None, max_body: int = MAX_BO
     from . import llm as _llm
 
     app.include_router(_llm.router, responses=ERRORS)
+    from . import add_context as _add_context
+
+    app.include_router(_add_context.router, responses=ERRORS,
+                       dependencies=[Depends(_known_params)])
     app.include_router(review_router)
     app.include_router(web_router)
     app.state.mcp = McpOverHttp(kw, app.state.scopes)

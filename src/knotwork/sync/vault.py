@@ -77,10 +77,10 @@ def watcher(vault: Path, apply: Callable[[list[str] | None], None], *,
             on_error: Callable[[BaseException], None] | None = None) -> VaultWatcher:
     """A watcher of the files ``patterns`` cover in ``vault`` (the vault's ignore rules
     apply), handing ``apply`` the changed vault-relative paths."""
-    from ..ingest.sources import DEFAULT_IGNORES, IGNORE_FILE, matches
+    from ..ingest.sources import DEFAULT_IGNORES, IGNORE_FILE, wanted
     from .watch import VaultWatcher
 
     return VaultWatcher(vault, apply, debounce_ms=debounce_ms, on_error=on_error,
-                        wanted=lambda rel: matches(rel, patterns),
+                        wanted=lambda rel: wanted(vault, rel, patterns),
                         rule_files=frozenset({IGNORE_FILE}),
                         ignored_dirs=frozenset(DEFAULT_IGNORES))

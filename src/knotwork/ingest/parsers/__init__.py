@@ -26,7 +26,7 @@ from ...types import Issue, ParsedDocument
 from .. import EXTRACTION_RULES
 
 __all__ = ["ENTRY_POINT_GROUP", "HEAD_BYTES", "NoteParser", "Parser", "ParserRegistry",
-           "default_registry", "parse"]
+           "builtin_parsers", "default_registry", "parse"]
 
 ENTRY_POINT_GROUP = "knotwork.parsers"
 HEAD_BYTES = 4096  # what a content parser may look at to claim a file
@@ -149,8 +149,9 @@ class ParserRegistry:
 
     @classmethod
     def from_entry_points(cls, group: str = ENTRY_POINT_GROUP) -> ParserRegistry:
-        """A registry of the installed parsers of ``group``, by entry-point name."""
-        registry = cls()
+        """A registry of knotwork's typed parsers and the installed parsers of ``group``,
+        by entry-point name (one of a built-in type replaces it)."""
+        registry = cls(builtin_parsers())
         for ep in sorted(entry_points(group=group), key=lambda e: e.name):
             loaded: object = ep.load()
             if isinstance(loaded, type):
@@ -161,6 +162,19 @@ class ParserRegistry:
                                   f"{ep.value}", key="parser")
             registry.register(loaded)
         return registry
+
+
+def builtin_parsers() -> list[Parser]:
+    """The typed parsers knotwork ships, in detection order within their kind."""
+    from .adr import AdrParser
+    from .kep import KepParser
+    from .overview import OverviewParser
+    from .rfc import RfcParser
+    from .sidecar import SidecarParser
+    from .spec import FeatureSpecParser
+
+    return [AdrParser(), FeatureSpecParser(), KepParser(), OverviewParser(),
+            SidecarParser(), RfcParser()]
 
 
 @lru_cache(maxsize=1)

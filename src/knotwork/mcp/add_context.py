@@ -1,0 +1,36 @@
+"""The ``add_context`` MCP tool: project documents of the served vault into records."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Annotated, Any
+
+from mcp.server.mcpserver import MCPServer
+from pydantic import Field
+
+from ..core import Knotwork
+from .server import Json, _hints, _result, _tool_errors
+
+
+def register(app: MCPServer[Any], kw: Knotwork, read_scopes: Sequence[str] | None) -> None:
+    """Add the ``add_context`` tool to ``app``."""
+    # destructive: a file gone from the folder is deleted from its scope
+    @app.tool(title="Add project documents",
+              annotations=_hints(read_only=False, destructive=True, idempotent=True))
+    def add_context(
+        path: Annotated[str, Field(min_length=1, description=(
+            "A folder or file of the served vault, relative to it ('docs/adr')."))] = ".",
+        namespace: Annotated[str | None, Field(description=(
+            "Records land in scopes {namespace}__{category}."))] = None,
+        type: Annotated[str | None, Field(description=(
+            "Force a parser: adr, feature-spec, overview, kep, rfc or note."))] = None,
+        dry_run: Annotated[bool, Field(description="Report what would change; write "
+                                                   "nothing.")] = False,
+    ) -> Json:
+        """Read the vault's ADRs, feature specs, overviews, KEPs and RFCs into typed
+        records (status, dates, deciders, supersession, tasks…), each fact citing its
+        lines. Returns counts, warnings and per-file errors."""
+        with _tool_errors():
+            report = kw.add_context(path, namespace=namespace, type=type, dry_run=dry_run,
+                                    vault_only=True)
+            return _result(report.as_dict())
