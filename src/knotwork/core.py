@@ -155,7 +155,7 @@ class Knotwork:
                             patterns=globs, force=force, dry_run=dry_run,
                             max_bytes=s.max_file_bytes, chunk_tokens=s.chunk_tokens,
                             workers=s.workers, progress=progress, only=only, replace=replace,
-                            mention_progress=mention_progress)
+                            mention_progress=mention_progress, dialect=s.dialect)
         if embed and not dry_run and self.embedder() is not None:
             self.embed(progress=embed_progress)
         return report
@@ -434,11 +434,14 @@ class Knotwork:
                        next_offset=end if end < len(facts) else None, facts=tuple(page),
                        events=events)
 
+    def _extraction_key(self) -> str:
+        return _extraction_key_of(self)
+
     @_one_state
     def stats(self) -> Stats:
         """The store's counts, its warnings and names claimed twice, how far embedding
         got, and what the next sync would redo because this knotwork extracts otherwise."""
-        from .ingest import MENTION_RULES, extraction_key
+        from .ingest import MENTION_RULES
         from .results import AmbiguousName, DocumentWarning, Stats
 
         reader = self.store.reader
@@ -450,9 +453,21 @@ class Knotwork:
                                   for k, p in reader.ambiguous_names()),
             documents_with_warnings=warned.documents,
             warnings=tuple(DocumentWarning(w.path, w.line, w.reason) for w in warned.first),
-            to_reread=reader.documents_to_reread(extraction_key(self.settings.chunk_tokens)),
+            to_reread=reader.documents_to_reread(self._extraction_key()),
             mentions_to_find_again=reader.meta("mention_rules") != str(MENTION_RULES),
             store=self.store.path)
+
+
+def _extraction_key_of(kw: Knotwork) -> str:
+    """The extraction key the next sync of ``kw``'s vault reads its notes under."""
+    from .domain.ids import root_key
+    from .ingest import extraction_key
+    from .ingest.dialects import reading, resolve
+
+    known = kw.store.reader.meta(root_key(kw.settings.scope))
+    root = kw.vault or (Path(known) if known else None)
+    with reading(resolve(kw.settings.dialect, root)):
+        return extraction_key(kw.settings.chunk_tokens)
 
 
 def _user() -> str:

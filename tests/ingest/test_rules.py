@@ -42,6 +42,7 @@ FINGERPRINTS = {
     14: "1386d82df5fc6570570143276bf67710b2dc0a58e224136a5d6d7389d28a8aad",
     15: "548cc789427e9e10f91534c894a67265d36c323cbe9c90f189688c3ef0444790",
     16: "95fe8bf9bb9aac32d51fdf10856637110a1e7ac416a4362a619a7f12c2da5eb5",
+    17: "27aeced4b76864b4950eefc4f4525b0e5dbab42e3497dbada46fbe3c039ea11a",
 }
 
 # The mention facts of the same corpus, by (extraction rules, mention rules): a parser
@@ -64,6 +65,7 @@ MENTION_FINGERPRINTS = {
     (14, 2): "c99243a18adfd7a901a0ccd915caf8e22db258407905f5affc62811e862850c4",
     (15, 2): "c99243a18adfd7a901a0ccd915caf8e22db258407905f5affc62811e862850c4",
     (16, 2): "c99243a18adfd7a901a0ccd915caf8e22db258407905f5affc62811e862850c4",
+    (17, 2): "c99243a18adfd7a901a0ccd915caf8e22db258407905f5affc62811e862850c4",
 }
 
 # Beside the example vault: the syntax it does not show, each in a few lines.
@@ -110,6 +112,9 @@ SAMPLES = {
     # a section over the budget whose greedy cut would leave the link definition alone
     "tail.md": "## Goals\n\n" + "goal " * 100 + "\n\n" + "more " * 72 + "[plan]\n\n"
                "[plan]: https://example.org/plan\n",
+    # Dendron's stamps and a link into another vault, read the same in every dialect
+    "dendron.topic.md": "---\ncreated: 1608240000000\n---\n"
+                        "See [[label|dendron://site/dendron.topic.lookup#h,1]].\n",
 }
 
 

@@ -55,6 +55,7 @@ from .links import (
     typed_literal,
     wikilink_target,
 )
+from .timestamps import epoch_literal
 
 VERSION = "1"
 _NO_REFERENCES: Mapping[str, str] = MappingProxyType({})
@@ -642,7 +643,7 @@ def _yaml_objects(predicate: str, value: object) -> list[ObjectRef]:
     if isinstance(value, bool):
         return [LiteralValue("true" if value else "false", "boolean")]
     if isinstance(value, int):
-        return [LiteralValue(str(value), "integer")]
+        return [epoch_literal(predicate, value) or LiteralValue(str(value), "integer")]
     if isinstance(value, float):
         return [LiteralValue(repr(value), "number")]
     if isinstance(value, datetime):  # before date: a datetime is a date
