@@ -34,6 +34,7 @@ from ..types import (
 )
 from . import fulltext, rank
 from .budget import Loader, Measure, pack
+from .factrank import POOL, fact_terms, rank_facts
 from .query import (
     acronym,
     fold,
@@ -103,7 +104,7 @@ def build_context(reader: StoreReader, query: str, opts: ContextOptions, *, meas
     if top > 1.0:  # keep the best answer at 1.0, the rest in proportion
         for _, c in ranked:
             c.score /= top
-    load = _Loader(reader, ranked, rows, opts)
+    load = _Loader(reader, ranked, rows, opts, query_terms(query))
     ranked = [(e, c) for e, c in ranked if e in load.rows]
     header = KnowledgeContext(
         query=query, entities=(), evidence=(), explain=opts.explain, notes=notes,
@@ -401,8 +402,9 @@ class _Loader:
     """
 
     def __init__(self, reader: StoreReader, ranked: list[tuple[int, _Cand]],
-                 rows: dict[int, EntityRow], opts: ContextOptions) -> None:
-        self.reader, self.opts = reader, opts
+                 rows: dict[int, EntityRow], opts: ContextOptions,
+                 terms: Sequence[str] = ()) -> None:
+        self.reader, self.opts, self.terms = reader, opts, terms
         self.cands = dict(ranked)
         self.rows = rows
         self.order = [e for e, _ in ranked]
@@ -428,10 +430,10 @@ class _Loader:
         return self.types.get(eid, [])
 
     def _first(self, eid: int, facts: list[FactRow]) -> tuple[FactRow, ...]:
-        """The note's own statements first, then what other documents say about it."""
-        doc = self.rows[eid].document_id
-        return tuple(sorted(facts, key=lambda f: (
-            f.source is None or f.source.document_id != doc, f.id)))
+        """The facts best first for the question (``factrank``)."""
+        row = self.rows[eid]
+        return rank_facts(facts, fact_terms(self.terms, row.label),
+                          own_document=row.document_id)
 
     def _read(self, eid: int, *, out_limit: int, in_limit: int
               ) -> tuple[list[FactRow], list[FactRow]]:
@@ -445,15 +447,14 @@ class _Loader:
              ) -> ContextEntity:
         o = self.opts
         own = self.own.get(eid)
-        if own is None and facts is not None and facts < o.max_facts:
-            # the packer's first look (its smallest form): the first ``facts`` only, not
-            # kept, since the whole read follows if that form fits
-            first = self._read(eid, out_limit=facts, in_limit=0)[0] if facts else []
-            return self._entity(eid, self._first(eid, first), [])
+        if own is None and facts == 0:
+            return self._entity(eid, (), [])  # the packer's first look at the best-ranked
         in_limit = max(1, o.max_facts // 2) if incoming and facts is None else 0
         if own is None:
-            out, inc = self._read(eid, out_limit=o.max_facts, in_limit=in_limit)
-            own = self.own[eid] = self._first(eid, out)
+            # a pool of its facts, so the best ``max_facts`` for the question are chosen
+            # among them, not the oldest (an edited fact is the newest)
+            out, inc = self._read(eid, out_limit=max(o.max_facts, POOL), in_limit=in_limit)
+            own = self.own[eid] = self._first(eid, out)[:o.max_facts]
         else:
             inc = self._read(eid, out_limit=0, in_limit=in_limit)[1] if in_limit else []
         return self._entity(eid, own if facts is None else own[:facts], inc)
