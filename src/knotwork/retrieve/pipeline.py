@@ -251,16 +251,21 @@ def _fused(reader: StoreReader, text: list[tuple[int, float]],
     """
     if not vector:
         return _scaled(text, "text")
+    in_text = {cid for cid, _ in text}
+    # a chunk only vectors found counts when it is similar enough to show; it still takes
+    # part in the fusion (a run's missing items get its lowest z-score)
+    shown = {cid for cid, s in vector if cid in in_text
+             or rank.vector_worth_showing(s, moments)}
     # (without the corpus's moments, a run's own items give them: ``rank.zscore_sum``)
     fused = rank.zscore_sum(
         [text, vector], weights=rank.CONTEXT_WEIGHTS,
         stats=[rank.bm25_moments([s for _, s in text], reader.live_chunk_count()), moments])
     best = max(fused.values())
-    in_text, in_vector = {cid for cid, _ in text}, {cid for cid, _ in vector}
+    in_vector = {cid for cid, _ in vector}
     return [(cid, rank.chunk_hit_score(max(s, 0.0), best),
              "text and vector" if cid in in_text and cid in in_vector
              else "text" if cid in in_text else "vector")
-            for cid, s in fused.items()]
+            for cid, s in fused.items() if cid in in_text or cid in shown]
 
 
 def _add_chunk_hits(reader: StoreReader, cands: dict[int, _Cand], hits: list[_Hit]) -> None:
@@ -316,6 +321,8 @@ def _expand(reader: StoreReader, cands: dict[int, _Cand], opts: ContextOptions) 
         keep = max(3 * opts.max_entities, 30)
         reached = dict(sorted(reached.items(), key=lambda kv: -kv[1][0])[:keep])
         degrees = reader.degrees(reached)
+        # what vectors alone found is no anchor: a fact from it relabels nothing
+        anchored = {e for e in frontier if cands[e].relevance != "Semantic"}
         nxt: dict[int, float] = {}
         for child, (_, parent, pred, direction, conf) in reached.items():
             score = rank.linked_score(frontier[parent], conf, degrees.get(child, 0))
@@ -324,6 +331,16 @@ def _expand(reader: StoreReader, cands: dict[int, _Cand], opts: ContextOptions) 
                 c = cands[child] = _Cand(relevance="Linked", via=(parent, pred, direction))
                 c.why.append(f"hop {hop}: {direction} {pred} from #{parent} (conf {conf:.2f},"
                              f" degree {degrees.get(child, 0)})")
+            elif c.relevance == "Semantic" and parent in anchored:
+                # found by vectors and reached through a fact from a hit of the question's
+                # words or names: the fact is what ties it to the question (Kestrel Queue
+                # "runs_on node-altair"), and it adds to the score
+                c.relevance, c.via = "Linked", (parent, pred, direction)
+                c.why.append(f"hop {hop}: {direction} {pred} from #{parent} (conf {conf:.2f},"
+                             f" degree {degrees.get(child, 0)}), also a vector match")
+                c.score = rank.combine_signals([c.score, score])
+                nxt[child] = c.score
+                continue
             elif c.relevance != "Linked":
                 continue  # a hit keeps its own score; its links count in the ordering
             elif score <= c.score:
