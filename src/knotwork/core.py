@@ -94,11 +94,15 @@ class Knotwork:
     @classmethod
     def open(cls, vault: str | os.PathLike[str] | None = None, *, db: str | None = None,
              settings: Settings | None = None, **overrides: Any) -> Knotwork:
-        """Open the store for ``vault`` (default ``<vault>/.knotwork/store.db``) or ``db``."""
+        """Open the store for ``vault`` or ``db``: by default the vault's own, found at or
+        above the vault as git finds ``.git``, else ``<vault>/.knotwork/store.db``
+        (``knotwork.sync.stores``)."""
         base = Path(vault).expanduser().resolve() if vault is not None else None
-        if db is None and settings is None and base is not None and "KNOTWORK_DB" not in os.environ:
-            db = str(base / ".knotwork" / "store.db")
         s = settings or Settings.from_env(**overrides)
+        if db is None and settings is None and base is not None and "KNOTWORK_DB" not in os.environ:
+            from .sync.stores import store_for_vault
+
+            db = str(store_for_vault(base, scope=s.scope))
         if db is not None:
             s = replace(s, db=db)
         checks.globs(s.patterns.split(","))  # a setting that names no file fails here, not later
@@ -434,6 +438,13 @@ class Knotwork:
                        next_offset=end if end < len(facts) else None, facts=tuple(page),
                        events=events)
 
+    def _vault_root(self) -> str | None:
+        """The vault this store syncs: this object's, else the folder last synced."""
+        from .domain.ids import root_key
+
+        return str(self.vault) if self.vault else self.store.reader.meta(
+            root_key(self.settings.scope))
+
     def _extraction_key(self) -> str:
         return _extraction_key_of(self)
 
@@ -455,7 +466,7 @@ class Knotwork:
             warnings=tuple(DocumentWarning(w.path, w.line, w.reason) for w in warned.first),
             to_reread=reader.documents_to_reread(self._extraction_key()),
             mentions_to_find_again=reader.meta("mention_rules") != str(MENTION_RULES),
-            store=self.store.path)
+            store=self.store.path, vault=self._vault_root())
 
 
 def _extraction_key_of(kw: Knotwork) -> str:

@@ -57,7 +57,9 @@ state = _State()
 
 @app.callback()
 def _main(db: Annotated[str | None, typer.Option(
-              "--db", envvar="KNOTWORK_DB", help="Store file (default ./.knotwork/store.db).")
+              "--db", envvar="KNOTWORK_DB",
+              help="Store file (default: the nearest .knotwork/store.db from the current"
+                   " folder upward; ingest makes ./.knotwork/store.db).")
           ] = None,
           scope: Annotated[str | None, typer.Option(
               "--scope", envvar="KNOTWORK_SCOPE", help="Scope to write into and read from.")
@@ -68,14 +70,16 @@ def _main(db: Annotated[str | None, typer.Option(
 
 @contextmanager
 def _kw(vault: str | None = None, *, patterns: list[str] | None = None,
-        read_only: bool = False) -> Iterator[Knotwork]:
+        read_only: bool = False, ingest: str | None = None) -> Iterator[Knotwork]:
     """Open the facade, and turn any KnotworkError into one line and an exit code.
 
     With a vault (the server and watch commands) the store is ``--db`` if given, else the
     vault's own ``<vault>/.knotwork/store.db``. ``patterns`` (``--pattern``) replace the
     patterns setting, for the catch-up and the watcher alike. A command that only reads
     (``read_only``) refuses a store file that does not exist, instead of creating an
-    empty one where a mistyped ``--db`` or the wrong folder points.
+    empty one where a mistyped ``--db`` or the wrong folder points. Which store: see
+    ``cli.where`` (``ingest``: the path ingested). A first ``ingest`` that fails leaves
+    no store behind.
     """
     if vault is not None and not os.path.isdir(vault):
         raise typer.BadParameter(f"not a folder: {vault}", param_hint="--vault")
@@ -85,7 +89,24 @@ def _kw(vault: str | None = None, *, patterns: list[str] | None = None,
             raise typer.BadParameter(f"not a usable glob: {bad[0]!r} (one glob per --pattern,"
                                      " no commas)", param_hint="--pattern")
         overrides["patterns"] = ",".join(patterns)
-    db = state.db if vault is not None else (state.db or ".knotwork/store.db")
+    from . import where
+
+    new_store: str | None = None
+    if vault is not None:
+        db = state.db
+    elif ingest is not None:
+        db = where.ingest_store(state.db, ingest, scope=state.scope or _scope_setting())
+        if where.is_file_store(db) and not where.exists(db):
+            if not os.path.exists(ingest):
+                _fail(KnotworkError(f"not a folder or file: {ingest}"))  # and no store made
+            new_store = db
+    else:
+        db = where.reading_store(state.db)
+        if db is None:
+            err.print(f"[red]error:[/red] no store in {escape(os.getcwd())} or above (no"
+                      " .knotwork/store.db): run `knotwork ingest DIR` first, or pass --db",
+                      highlight=False)
+            raise typer.Exit(EXIT_CODES[NotFound])
     if read_only and db and (missing := _missing_store(db)):
         err.print(f"[red]error:[/red] no store at {escape(missing)}: run `knotwork ingest DIR`"
                   " first, or pass --db", highlight=False)
@@ -97,9 +118,18 @@ def _kw(vault: str | None = None, *, patterns: list[str] | None = None,
     try:
         yield kw
     except KnotworkError as exc:
-        _fail(exc)
-    finally:
         kw.close()
+        if new_store is not None:  # the first sync failed: it leaves no store
+            where.remove_new_store(new_store)
+        _fail(exc)
+    else:
+        kw.close()
+
+
+def _scope_setting() -> str:
+    from ..config import Settings
+
+    return Settings.from_env().scope
 
 
 def _missing_store(db: str) -> str | None:
@@ -148,7 +178,7 @@ def ingest(path: Annotated[str, typer.Argument(
 
     Only what changed since the last ingest is applied."""
     show = not (quiet or as_json)
-    with _kw(patterns=pattern) as kw, _bars(enabled=show) as bar:
+    with _kw(patterns=pattern, ingest=path) as kw, _bars(enabled=show) as bar:
         report = kw.ingest(path, force=force, dry_run=dry_run, embed=not no_embed,
                            replace=replace, progress=bar("ingesting"),
                            mention_progress=bar("finding mentions"),
@@ -364,8 +394,10 @@ def main() -> None:
 # short commands above do not pay for them on every call.
 
 VaultOpt = Annotated[str | None, typer.Option(
-    "--vault", help="Vault folder: caught up at start, then watched. The store defaults to "
-                    "<vault>/.knotwork/store.db unless --db is given.")]
+    "--vault", help="Vault folder: caught up at start, then watched. The store is the"
+                    " vault's own (found at or above it, else <vault>/.knotwork/store.db)"
+                    " unless --db is given; without --vault, the one found from the current"
+                    " folder upward.")]
 
 
 @app.command("mcp")
