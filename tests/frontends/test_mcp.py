@@ -222,3 +222,19 @@ def test_initialize_is_answered_while_a_long_catch_up_runs(tmp_path: Path) -> No
                 tmp_path / "mcp.log").read_text(encoding="utf-8")
 
     anyio.run(main)
+
+
+def test_server_info_names_knotwork_s_version(vault: Path, tmp_path: Path) -> None:
+    from knotwork import __version__
+
+    async def main() -> None:
+        cmd = knotwork_cmd("--db", str(tmp_path / "s.db"), "mcp", "--vault", str(vault))
+        params = StdioServerParameters(command=cmd[0], args=cmd[1:], env=child_env())
+        with open(tmp_path / "mcp.log", "w", encoding="utf-8") as errlog:
+            async with stdio_client(params, errlog=errlog) as (read, write), \
+                    ClientSession(read, write, read_timeout_seconds=30) as session:
+                got = await session.initialize()
+                assert got.server_info.name == "knotwork"
+                assert got.server_info.version == __version__
+
+    anyio.run(main)

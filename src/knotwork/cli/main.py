@@ -33,6 +33,7 @@ from ..errors import ConfigError, InvalidQuery, KnotworkError, NotFound
 from ..types import FactRow, Issue
 
 app = typer.Typer(add_completion=False, no_args_is_help=True,
+                  context_settings={"help_option_names": ["-h", "--help"]},
                   help="knotwork: a local-first context graph for AI agents.")
 err = Console(stderr=True, soft_wrap=True)  # an error stays one line, however long
 out = Console(highlight=False, soft_wrap=True)
@@ -55,6 +56,14 @@ class _State:
 state = _State()
 
 
+def _print_version(value: bool) -> None:
+    if value:
+        from .. import __version__
+
+        out.print(f"knotwork {__version__}", markup=False)
+        raise typer.Exit()
+
+
 @app.callback()
 def _main(db: Annotated[str | None, typer.Option(
               "--db", envvar="KNOTWORK_DB",
@@ -63,7 +72,10 @@ def _main(db: Annotated[str | None, typer.Option(
           ] = None,
           scope: Annotated[str | None, typer.Option(
               "--scope", envvar="KNOTWORK_SCOPE", help="Scope to write into and read from.")
-          ] = None) -> None:
+          ] = None,
+          version: Annotated[bool, typer.Option(
+              "--version", is_eager=True, callback=_print_version,
+              help="Print knotwork's version and exit.")] = False) -> None:
     state.db = db
     state.scope = scope
 
@@ -266,8 +278,8 @@ def search(query: Annotated[str, typer.Argument(help="Words to find in the notes
     """Search chunks by BM25, vectors or both, with citations (path, heading, lines)."""
     with _kw(read_only=True) as kw:
         hits = kw.search(query, k=k, scopes=_scopes(), mode=mode)
-    if as_json:
-        _print_json([h.as_dict() for h in hits])
+    if as_json:  # the shape REST and MCP answer with
+        _print_json({"query": query, "hits": [h.as_dict() for h in hits]})
         return
     for h in hits:
         head = f" ({h.heading})" if h.heading else ""

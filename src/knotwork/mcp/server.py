@@ -138,7 +138,10 @@ def _result(data: dict[str, Any], text: str | None = None) -> CallToolResult:
 
 def build_server(kw: Knotwork, *, scopes: Sequence[str] | None = None) -> MCPServer[Any]:
     """An MCP server whose tools read and write ``kw``; ``scopes`` limits what reads see."""
-    app: MCPServer[Any] = MCPServer("knotwork", instructions=INSTRUCTIONS, log_level="WARNING")
+    from .. import __version__
+
+    app: MCPServer[Any] = MCPServer("knotwork", instructions=INSTRUCTIONS, log_level="WARNING",
+                                    version=__version__)
     read_scopes = list(scopes) if scopes else None
 
     @app.tool(title="Context for a question", annotations=READ)
