@@ -30,6 +30,7 @@ from .retrieve import embedding as _embedding
 from .retrieve.memo import ReadMemo
 from .store import Store, StoreReader, open_store
 from .types import (
+    EntityRow,
     EntityView,
     FactRow,
     KnowledgeContext,
@@ -400,6 +401,8 @@ class Knotwork:
         as_of = checks.instant("as_of", as_of)
         eid = self.resolve(ref)
         row = reader.entities([eid])[eid]
+        if as_of is None:
+            _refuse_deleted(reader, eid, row, ref)
         if as_of is not None and row.created_at > as_of:  # as ``context`` leaves it out
             raise NotFound("entity", ref, message=f"no entity named {ref!r} as of {as_of}:"
                            f" first recorded {row.created_at}")
@@ -412,9 +415,13 @@ class Knotwork:
     @_one_state
     def facts(self, ref: str, *, history: bool = False, as_of: str | None = None
               ) -> list[FactRow]:
-        """Facts whose subject is the entity: live ones, or all of them with ``history``."""
-        return self.store.reader.facts([self.resolve(ref)], history=history,
-                                       as_of=checks.instant("as_of", as_of))
+        """Facts whose subject is the entity: live ones, or all of them with ``history``.
+
+        A deleted note is not found, but with ``history`` (or ``as_of``: what was known)."""
+        reader, eid = self.store.reader, self.resolve(ref)
+        if not history and as_of is None:
+            _refuse_deleted(reader, eid, reader.entities([eid])[eid], ref)
+        return reader.facts([eid], history=history, as_of=checks.instant("as_of", as_of))
 
     @_one_state
     def history(self, ref: str, *, offset: int = 0, limit: int | None = None) -> History:
@@ -467,6 +474,17 @@ class Knotwork:
             to_reread=reader.documents_to_reread(self._extraction_key()),
             mentions_to_find_again=reader.meta("mention_rules") != str(MENTION_RULES),
             store=self.store.path, vault=self._vault_root())
+
+
+def _refuse_deleted(reader: StoreReader, eid: int, row: EntityRow, ref: str) -> None:
+    """Raise ``NotFound`` for a note whose file was deleted: a live note always has its
+    path and stem among its names, a deleted one keeps none, only its history."""
+    if row.kind != "note" or reader.names_of(eid):
+        return
+    gone = [f.retracted_at for f in reader.facts([eid], history=True) if f.retracted_at]
+    when = f" at {max(gone)}" if gone else ""
+    raise NotFound("entity", ref, message=f"{row.label!r} is a deleted note (deleted{when});"
+                   " its history stays: `knotwork facts REF --history`")
 
 
 def _extraction_key_of(kw: Knotwork) -> str:
