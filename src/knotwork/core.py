@@ -47,6 +47,7 @@ if TYPE_CHECKING:  # imported where used: a process that only queries never load
     from .retrieve.embedding import FloatArray
     from .retrieve.vectors import VectorIndex
     from .sync import files as _sync
+    from .sync.freshness import EmbedLoop, Freshness
     from .sync.watch import VaultWatcher
 
 _P = ParamSpec("_P")
@@ -77,6 +78,9 @@ class Knotwork:
         self._vindex: VectorIndex | None = None
         self._finder: MentionFinder | None = None  # see ``_mentions``
         self._memo = ReadMemo()  # term counts and degrees, dropped at every commit
+        # how a background catch-up with the vault goes (``catch_up_in_background``)
+        self.freshness: Freshness | None = None
+        self._embed_loop: EmbedLoop | None = None  # see ``embed_in_background``
         self._ontology: dict[str, dict[str, str]] = {}
         if settings.ontology:
             from .sync.agent import load_ontology
@@ -110,6 +114,8 @@ class Knotwork:
         return cls(open_store(s.db, synchronous=s.synchronous), s, vault=base)
 
     def close(self) -> None:
+        if self._embed_loop is not None:
+            self._embed_loop.stop()  # after its batch: never end inside the model
         if self._vindex is not None:
             self._vindex.close()  # stops a graph build, saves the graph if it lags
         self.store.close()
@@ -308,6 +314,35 @@ class Knotwork:
 
         return _writes.retract_fact(self.store, fact_id, reason=reason, actor=self.actor)
 
+    def catch_up_in_background(self, *, on_report: Callable[[SyncReport], None],
+                               on_error: Callable[[BaseException], None]) -> Freshness:
+        """Sync the vault on a thread of its own, then embed; ``self.freshness`` (returned)
+        tells answers how far it got (``index_fresh``, ``pending_changes``)."""
+        import threading
+
+        from .sync.freshness import Freshness, run_catch_up
+
+        fresh = self.freshness = Freshness()
+        threading.Thread(target=run_catch_up, name="knotwork-catch-up", daemon=True, args=(
+            lambda progress: self.ingest(embed=False, progress=progress),
+            lambda: self.embed_in_background(on_error), fresh),
+            kwargs={"on_report": on_report, "on_error": on_error}).start()
+        return fresh
+
+    def embed_in_background(self, on_error: Callable[[BaseException], None] | None = None
+                            ) -> EmbedLoop | None:
+        """Embed the chunks without a vector on this object's embedding thread (one per
+        object, so rounds never overlap); None when embedding is off."""
+        if self.embedder() is None:
+            return None
+        if self._embed_loop is None:
+            from .sync.freshness import EmbedLoop
+
+            self._embed_loop = EmbedLoop(lambda progress: self.embed(progress=progress),
+                                         on_error)
+        self._embed_loop.kick()
+        return self._embed_loop
+
     def watcher(self, *, on_report: Callable[[SyncReport], None] | None = None,
                 on_error: Callable[[BaseException], None] | None = None,
                 patterns: Sequence[str] | None = None) -> VaultWatcher:
@@ -326,9 +361,12 @@ class Knotwork:
         globs = self.patterns(patterns)
 
         def apply(paths: list[str] | None) -> None:
-            report = self.ingest(only=paths, patterns=globs)
+            # the text, facts and links at once; their vectors on the embedding thread, so
+            # the next change is not held behind a backlog of chunks to embed
+            report = self.ingest(only=paths, patterns=globs, embed=False)
             if on_report:
                 on_report(report)
+            self.embed_in_background(on_error)
 
         return _vault.watcher(self.vault, apply, patterns=globs, on_error=on_error,
                               debounce_ms=self.settings.debounce_ms)
@@ -369,7 +407,8 @@ class Knotwork:
                     _embedding.semantic_search(self.embedder(), query, self._vector_search))
         with semantic as search:
             return build_context(self._reader(), query, opts, measure=measure, semantic=search,
-                                 embedding_status=status, notes=_embedding.status_notes(status))
+                                 embedding_status=status, notes=_embedding.status_notes(status),
+                                 fresh=self.freshness() if self.freshness else None)
 
     def render(self, ctx: KnowledgeContext, fmt: str = "markdown") -> str:
         return renderer(fmt)(ctx)

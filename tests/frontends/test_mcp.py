@@ -238,3 +238,22 @@ def test_server_info_names_knotwork_s_version(vault: Path, tmp_path: Path) -> No
                 assert got.server_info.version == __version__
 
     anyio.run(main)
+
+
+def test_the_first_call_waits_for_the_first_catch_up(tmp_path: Path) -> None:
+    """Asked at once after initialize, a new vault answered empty while it was indexed."""
+    vault = tmp_path / "big"
+    vault.mkdir()
+    for i in range(1500):
+        (vault / f"n{i:04}.md").write_text(f"# Note {i}\n\nabout topic{i}\n", encoding="utf-8")
+
+    async def main() -> None:
+        async with mcp_session(vault, tmp_path, wait=False) as s:
+            got = data(await s.call_tool("context", {"query": "topic1499"}))
+            assert got["summary"]["index_fresh"] is True
+            assert got["summary"]["pending_changes"] == 0
+            assert "Note 1499" in [e["label"] for e in got["entities"]]
+            hits = data(await s.call_tool("search", {"query": "topic1499"}))
+            assert hits["index_fresh"] is True and hits["hits"]
+
+    anyio.run(main)

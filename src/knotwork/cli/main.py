@@ -58,9 +58,13 @@ state = _State()
 
 def _print_version(value: bool) -> None:
     if value:
-        from .. import __version__
+        from importlib.metadata import PackageNotFoundError, version
 
-        out.print(f"knotwork {__version__}", markup=False)
+        try:
+            number = version("knotwork")
+        except PackageNotFoundError:
+            number = "unknown"
+        out.print(f"knotwork {number}", markup=False)
         raise typer.Exit()
 
 
@@ -512,7 +516,9 @@ def watch_command(
     with _kw(vault, patterns=pattern) as kw:
         watcher = kw.watcher(on_report=status.applied, on_error=status.failed).start()
         try:
-            status.applied(kw.ingest())  # catch up with what changed while nothing watched
+            # catch up with what changed while nothing watched; embed beside the watching
+            status.applied(kw.ingest(embed=False))
+            kw.embed_in_background(status.failed)
             status.emit({"event": "watching", "vault": str(kw.vault)},
                         f"watching {escape(str(kw.vault))}")
             with Live(get_renderable=lambda: Text.from_markup(status.render()), console=err,

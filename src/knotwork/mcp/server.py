@@ -23,7 +23,6 @@ from __future__ import annotations
 import json
 import logging
 import sys
-import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Annotated, Any, Literal, NotRequired
@@ -136,12 +135,20 @@ def _result(data: dict[str, Any], text: str | None = None) -> CallToolResult:
     return CallToolResult(content=[TextContent(type="text", text=body)], structured_content=data)
 
 
+def _version() -> str:
+    """The installed knotwork's version, for ``serverInfo`` (as REST's OpenAPI says it)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("knotwork")
+    except PackageNotFoundError:
+        return "unknown"
+
+
 def build_server(kw: Knotwork, *, scopes: Sequence[str] | None = None) -> MCPServer[Any]:
     """An MCP server whose tools read and write ``kw``; ``scopes`` limits what reads see."""
-    from .. import __version__
-
     app: MCPServer[Any] = MCPServer("knotwork", instructions=INSTRUCTIONS, log_level="WARNING",
-                                    version=__version__)
+                                    version=_version())
     read_scopes = list(scopes) if scopes else None
 
     @app.tool(title="Context for a question", annotations=READ)
@@ -163,6 +170,7 @@ def build_server(kw: Knotwork, *, scopes: Sequence[str] | None = None) -> MCPSer
 
         The first tool to call. The answer never exceeds max_tokens."""
         with _tool_errors():
+            _first_catch_up(kw)
             ctx = kw.context(query, max_entities=max_entities, expand_links=expand_links,
                              link_depth=link_depth, max_tokens=max_tokens, scopes=read_scopes,
                              fmt="json")
@@ -179,8 +187,9 @@ def build_server(kw: Knotwork, *, scopes: Sequence[str] | None = None) -> MCPSer
         """Search the notes' passages: each hit has its path, heading, line range and text.
         Use it to quote exact wording; use `context` for facts."""
         with _tool_errors():
+            _first_catch_up(kw)
             hits = kw.search(query, k=k, scopes=read_scopes, mode=mode)
-            return _result({"query": query, "hits": [h.as_dict() for h in hits]})
+            return _result(_fresh(kw, {"query": query, "hits": [h.as_dict() for h in hits]}))
 
     @app.tool(title="Get one entity", annotations=READ)
     def get_entity(
@@ -191,8 +200,9 @@ def build_server(kw: Knotwork, *, scopes: Sequence[str] | None = None) -> MCPSer
         """One entity in full: its names, types, live facts with sources, and the facts of
         other entities that point at it. Fails with 'not found' for an unknown name."""
         with _tool_errors():
+            _first_catch_up(kw)
             data = kw.entity(ref).as_dict()
-        return _result(_capped(data, ("facts", "incoming"), max_facts))
+        return _result(_fresh(kw, _capped(data, ("facts", "incoming"), max_facts)))
 
     @app.tool(title="Ingest a document", annotations=REPLACE)
     def ingest_document(
@@ -269,14 +279,15 @@ def build_server(kw: Knotwork, *, scopes: Sequence[str] | None = None) -> MCPSer
         """Every fact ever recorded about an entity, retracted ones included, with the events
         (who, when, why) that touched them. Paged: follow next_offset until it is null."""
         with _tool_errors():
-            return _result(kw.history(ref, offset=offset, limit=limit).as_dict())
+            _first_catch_up(kw)
+            return _result(_fresh(kw, kw.history(ref, offset=offset, limit=limit).as_dict()))
 
     @app.tool(title="Knowledge base statistics", annotations=READ)
     def stats() -> Json:
         """Size of the knowledge base: documents, chunks, entities, live and retracted facts,
         events, and names that more than one note claims."""
         with _tool_errors():
-            return _result(kw.stats().as_dict())
+            return _result(_fresh(kw, kw.stats().as_dict()))
 
     _refuse_unknown_arguments(app)
     return app
@@ -309,11 +320,19 @@ def _capped(data: dict[str, Any], keys: Sequence[str], limit: int) -> dict[str, 
     return data
 
 
-def _catch_up(kw: Knotwork) -> None:
-    try:
-        _log_report(kw.ingest())
-    except Exception as exc:  # noqa: BLE001 - the server goes on; the watcher still applies edits
-        log.warning("catch-up failed: %s", exc)
+def _first_catch_up(kw: Knotwork) -> None:
+    """A read during the first catch-up waits for it, bounded (``FIRST_CATCH_UP_WAIT``);
+    past that it answers from the store as it stands, saying what is pending."""
+    if kw.freshness is not None:
+        kw.freshness.wait()
+
+
+def _fresh(kw: Knotwork, data: dict[str, Any]) -> dict[str, Any]:
+    """``data`` with ``index_fresh`` and ``pending_changes`` (when a catch-up is known)."""
+    if kw.freshness is not None:
+        fresh, pending = kw.freshness()
+        data["index_fresh"], data["pending_changes"] = fresh, pending
+    return data
 
 
 def _log_report(report: SyncReport) -> None:
@@ -339,8 +358,8 @@ def serve_stdio(kw: Knotwork, *, scopes: Sequence[str] | None = None) -> None:
     if kw.vault is not None:
         watcher = kw.watcher(on_report=_log_report,
                              on_error=lambda exc: log.warning("watch: %s", exc)).start()
-        threading.Thread(target=_catch_up, args=(kw,), name="knotwork-catch-up",
-                         daemon=True).start()
+        kw.catch_up_in_background(
+            on_report=_log_report, on_error=lambda exc: log.warning("catch-up failed: %s", exc))
     try:
         server.run("stdio")
     finally:

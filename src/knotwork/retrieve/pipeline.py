@@ -83,8 +83,13 @@ class ContextOptions:
 
 def build_context(reader: StoreReader, query: str, opts: ContextOptions, *, measure: Measure,
                   semantic: SemanticSearch | None = None, embedding_status: str = "none",
-                  notes: tuple[str, ...] = ()) -> KnowledgeContext:
-    """Answer ``query`` with ranked, cited entities (see the module docstring)."""
+                  notes: tuple[str, ...] = (), fresh: tuple[bool, int] | None = None
+                  ) -> KnowledgeContext:
+    """Answer ``query`` with ranked, cited entities (see the module docstring).
+
+    ``fresh``: whether the store has caught up with its vault and how many changed files
+    it has not applied yet (a server's catch-up), said in the summary and, when not
+    fresh, in a note."""
     freqs = fulltext.frequencies(reader, query_terms(query), table="chunk")
     cands, known, text_hits = _direct(reader, query, opts, freqs)
     if semantic is None:
@@ -106,10 +111,16 @@ def build_context(reader: StoreReader, query: str, opts: ContextOptions, *, meas
             c.score /= top
     load = _Loader(reader, ranked, rows, opts, query_terms(query))
     ranked = [(e, c) for e, c in ranked if e in load.rows]
+    if fresh is not None and not fresh[0]:
+        pending = f"{fresh[1]} changed files not applied yet" if fresh[1] else "changes"
+        notes = (*notes, f"the vault is still being indexed ({pending}): what is not indexed"
+                         " yet is missing from this answer; ask again shortly")
     header = KnowledgeContext(
         query=query, entities=(), evidence=(), explain=opts.explain, notes=notes,
         summary=ContextSummary(0, 0, 0, 0, 0, tokens=0, truncated=False,
-                               embedding_status=embedding_status))
+                               embedding_status=embedding_status,
+                               index_fresh=None if fresh is None else fresh[0],
+                               pending_changes=None if fresh is None else fresh[1]))
     return pack(header, entities=[(c.score, load.one(eid)) for eid, c in ranked],
                 evidence=_evidence(reader, ranked, opts), max_tokens=opts.max_tokens,
                 measure=measure, finish=lambda ctx: _finish(ctx, ranked))
