@@ -413,6 +413,10 @@ class Knotwork:
     def render(self, ctx: KnowledgeContext, fmt: str = "markdown") -> str:
         return renderer(fmt)(ctx)
 
+    def count_tokens(self, text: str) -> int:
+        """The tokens of ``text`` in the encoding answers are budgeted in."""
+        return token_counter(self.settings.token_encoding)(text)
+
     @_one_state
     def search(self, query: str, *, k: int = 10, scopes: Sequence[str] | None = None,
                mode: str = "bm25", fusion: str | None = None) -> list[SearchHit]:

@@ -18,6 +18,8 @@ from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp_types import CallToolResult, TextContent
 
+from knotwork.retrieve.budget import count_tokens
+
 from .conftest import child_env, knotwork_cmd
 
 TOOLS = {"context", "search", "get_entity", "ingest_document", "assert_fact", "retract_fact",
@@ -54,12 +56,17 @@ def run(vault: Path, tmp: Path, body: Callable[[ClientSession], Awaitable[None]]
 
 
 def data(result: CallToolResult) -> dict[str, Any]:
-    """The structured content, checked against the JSON text the same call returned."""
+    """The structured content; the text beside it is Markdown (or, for a write tool's
+    receipt, the same data as compact JSON), never the data twice as indented JSON."""
     assert not result.is_error, result.content
     assert result.structured_content is not None
     block = result.content[0]
     assert isinstance(block, TextContent)
-    assert json.loads(block.text) == result.structured_content
+    if block.text.startswith("{"):
+        assert json.loads(block.text) == result.structured_content
+        assert "\n" not in block.text  # compact
+    else:
+        assert block.text.startswith("#"), block.text[:80]
     return result.structured_content
 
 
@@ -257,3 +264,39 @@ def test_the_first_call_waits_for_the_first_catch_up(tmp_path: Path) -> None:
             assert hits["index_fresh"] is True and hits["hits"]
 
     anyio.run(main)
+
+
+def test_every_read_tool_sends_markdown_within_its_budget(vault: Path, tmp_path: Path) -> None:
+    async def body(s: ClientSession) -> None:
+        tools = {t.name: t for t in (await s.list_tools()).tools}
+        for name in ("context", "search", "get_entity", "history", "stats"):
+            budget = tools[name].input_schema["properties"]["max_tokens"]
+            assert budget["default"] and "default" in budget["description"]
+        calls = [("context", {"query": "traefik", "max_tokens": 300}),
+                 ("search", {"query": "traefik", "max_tokens": 200}),
+                 ("get_entity", {"ref": "Traefik", "max_tokens": 200}),
+                 ("history", {"ref": "Traefik", "max_tokens": 200}),
+                 ("stats", {"max_tokens": 150})]
+        for name, args in calls:
+            result = await s.call_tool(name, args)
+            got = data(result)
+            block = result.content[0]
+            assert isinstance(block, TextContent) and block.text.startswith("#")
+            assert count_tokens(block.text) <= args["max_tokens"], (name, block.text)
+            if name != "context":
+                assert "cut" in got
+        entity = data(await s.call_tool("get_entity", {"ref": "Traefik", "max_tokens": 100}))
+        shown = len(entity["facts"]) + len(entity["incoming"])
+        assert entity["cut"] and shown < entity["total_facts"] + entity["total_incoming"]
+        md = await s.call_tool("context", {"query": "traefik", "format": "markdown",
+                                           "max_tokens": 2000})
+        js = await s.call_tool("context", {"query": "traefik", "format": "json",
+                                           "max_tokens": 2000})
+        texts = [b.text for b in (md.content[0], js.content[0]) if isinstance(b, TextContent)]
+        assert texts[0].startswith("# Context: traefik") and texts[1].startswith("{")
+        # the budget is what is sent: markdown holds more at the same budget
+        assert len(data(md)["entities"][0]["facts"]) >= len(data(js)["entities"][0]["facts"])
+        old = await s.call_tool("context", {"query": "traefik", "as_of": "2000-01-01T00:00:00Z"})
+        assert data(old)["entities"] == []
+
+    run(vault, tmp_path, body)

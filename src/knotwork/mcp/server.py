@@ -45,6 +45,7 @@ from ..errors import (
     StoreError,
 )
 from ..types import SyncReport
+from .shape import fit, md_entity, md_history, md_search, md_stats
 
 log = logging.getLogger("knotwork.mcp")
 
@@ -130,9 +131,21 @@ def _tool_errors() -> Iterator[None]:
 
 
 def _result(data: dict[str, Any], text: str | None = None) -> CallToolResult:
-    """Structured content plus the same data as JSON text, for clients that read only text."""
-    body = text if text is not None else json.dumps(data, ensure_ascii=False, indent=2)
+    """Structured content, and as text the prompt-ready Markdown (``shape``) or, for the
+    write tools' short receipts, the same data as compact JSON."""
+    body = text if text is not None else json.dumps(data, ensure_ascii=False,
+                                                    separators=(",", ":"))
     return CallToolResult(content=[TextContent(type="text", text=body)], structured_content=data)
+
+
+def _budget_field(default: int) -> Any:
+    return Field(ge=100, le=32_000, description=(
+        f"Token budget of the answer's text (default {default}): lists are cut from the end"
+        " to fit, and `cut` says so."))
+
+
+Budget4000 = Annotated[int, _budget_field(4000)]
+Budget2000 = Annotated[int, _budget_field(2000)]
 
 
 def _version() -> str:
@@ -162,8 +175,16 @@ def build_server(kw: Knotwork, *, scopes: Sequence[str] | None = None) -> MCPSer
         link_depth: Annotated[int, Field(ge=0, le=3, description=(
             "How many hops of links to follow from the direct hits."))] = 1,
         max_tokens: Annotated[int, Field(ge=100, le=32_000, description=(
-            "Token budget of the answer; lower-ranked entities and evidence are cut "
-            "to fit (summary.truncated says so)."))] = 4000,
+            "Token budget of the answer (default 4000), counted in the format sent; "
+            "lower-ranked entities, facts and evidence are cut to fit (summary.truncated "
+            "says so)."))] = 4000,
+        format: Annotated[Literal["markdown", "json"], Field(description=(
+            "The text sent: markdown (prompt-ready, default) or json; the structured "
+            "content is the same either way."))] = "markdown",
+        as_of: Annotated[str | None, Field(description=(
+            "Answer as the store stood at this ISO time ('2026-03-01T12:00:00Z')."))] = None,
+        min_confidence: Annotated[float, Field(ge=0.0, le=1.0, description=(
+            "Leave out facts below this confidence."))] = 0.0,
     ) -> Annotated[CallToolResult, ContextOut]:
         """Ranked, cited context for a question: the entities that match, their facts (each
         with its source file and lines), linked entities and supporting passages.
@@ -173,8 +194,8 @@ def build_server(kw: Knotwork, *, scopes: Sequence[str] | None = None) -> MCPSer
             _first_catch_up(kw)
             ctx = kw.context(query, max_entities=max_entities, expand_links=expand_links,
                              link_depth=link_depth, max_tokens=max_tokens, scopes=read_scopes,
-                             fmt="json")
-            return _result(ctx.as_dict(), kw.render(ctx, "json"))
+                             as_of=as_of, min_confidence=min_confidence, fmt=format)
+            return _result(ctx.as_dict(), kw.render(ctx, format))
 
     @app.tool(title="Search passages", annotations=READ)
     def search(
@@ -183,26 +204,30 @@ def build_server(kw: Knotwork, *, scopes: Sequence[str] | None = None) -> MCPSer
         mode: Annotated[Literal["bm25", "vector", "hybrid"], Field(description=(
             "bm25: the words as written; vector: by meaning (needs embeddings); hybrid: "
             "both, fused."))] = "bm25",
+        max_tokens: Budget4000 = 4000,
     ) -> Json:
         """Search the notes' passages: each hit has its path, heading, line range and text.
         Use it to quote exact wording; use `context` for facts."""
         with _tool_errors():
             _first_catch_up(kw)
             hits = kw.search(query, k=k, scopes=read_scopes, mode=mode)
-            return _result(_fresh(kw, {"query": query, "hits": [h.as_dict() for h in hits]}))
+            return _result(*fit(_fresh(kw, {"query": query, "hits": [h.as_dict() for h in hits]}),
+                                ("hits",), md_search, kw.count_tokens, max_tokens))
 
     @app.tool(title="Get one entity", annotations=READ)
     def get_entity(
         ref: Ref,
         max_facts: Annotated[int, Field(ge=1, le=500, description=(
             "List at most this many facts (and as many incoming links)."))] = 100,
+        max_tokens: Budget4000 = 4000,
     ) -> Json:
         """One entity in full: its names, types, live facts with sources, and the facts of
         other entities that point at it. Fails with 'not found' for an unknown name."""
         with _tool_errors():
             _first_catch_up(kw)
             data = kw.entity(ref).as_dict()
-        return _result(_fresh(kw, _capped(data, ("facts", "incoming"), max_facts)))
+        return _result(*fit(_fresh(kw, _capped(data, ("facts", "incoming"), max_facts)),
+                            ("facts", "incoming"), md_entity, kw.count_tokens, max_tokens))
 
     @app.tool(title="Ingest a document", annotations=REPLACE)
     def ingest_document(
@@ -275,19 +300,26 @@ def build_server(kw: Knotwork, *, scopes: Sequence[str] | None = None) -> MCPSer
         ref: Ref,
         offset: Annotated[int, Field(ge=0, description="Skip this many facts.")] = 0,
         limit: Annotated[int, Field(ge=1, le=200, description="Facts per page.")] = 50,
+        max_tokens: Budget4000 = 4000,
     ) -> Json:
         """Every fact ever recorded about an entity, retracted ones included, with the events
         (who, when, why) that touched them. Paged: follow next_offset until it is null."""
         with _tool_errors():
             _first_catch_up(kw)
-            return _result(_fresh(kw, kw.history(ref, offset=offset, limit=limit).as_dict()))
+            page = _fresh(kw, kw.history(ref, offset=offset, limit=limit).as_dict())
+            data, text = fit(page, ("facts",), md_history, kw.count_tokens,
+                             max_tokens)
+            if data["cut"] and data["facts"]:  # the next page starts after what was shown
+                data["next_offset"] = offset + len(data["facts"])
+            return _result(data, text)
 
     @app.tool(title="Knowledge base statistics", annotations=READ)
-    def stats() -> Json:
+    def stats(max_tokens: Budget2000 = 2000) -> Json:
         """Size of the knowledge base: documents, chunks, entities, live and retracted facts,
         events, and names that more than one note claims."""
         with _tool_errors():
-            return _result(_fresh(kw, kw.stats().as_dict()))
+            return _result(*fit(_fresh(kw, kw.stats().as_dict()), ("ambiguous_names", "warnings"),
+                                md_stats, kw.count_tokens, max_tokens))
 
     _refuse_unknown_arguments(app)
     return app
