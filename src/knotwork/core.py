@@ -45,6 +45,7 @@ if TYPE_CHECKING:  # imported where used: a process that only queries never load
     from .ingest.mentions import MentionFinder
     from .results import Compacted, DocumentIngested, Embedded, History, Stats
     from .retrieve.embedding import FloatArray
+    from .retrieve.notes import NoteItem, NoteText
     from .retrieve.vectors import VectorIndex
     from .sync import files as _sync
     from .sync.freshness import EmbedLoop, Freshness
@@ -497,6 +498,28 @@ class Knotwork:
 
     def _extraction_key(self) -> str:
         return _extraction_key_of(self)
+
+    @_one_state
+    def read_note(self, ref: str) -> NoteText:
+        """A note's whole current text (by path, title or any name it is known by)."""
+        from .retrieve import notes as _notes
+
+        reader, scope = self.store.reader, self.settings.scope
+        try:
+            eid: int | None = self.resolve(ref)
+        except NotFound:
+            eid = None
+        return _notes.read_note(reader, scope, _notes.note_path(reader, scope, ref, eid))
+
+    @_one_state
+    def list_notes(self, *, folder: str | None = None, doc_type: str | None = None,
+                   since: str | None = None, limit: int = 100) -> tuple[list[NoteItem], int]:
+        """Notes by folder, type, or changed since a time (newest first); and the count."""
+        from .retrieve import notes as _notes
+
+        return _notes.list_notes(self.store.reader, self.settings.scope, folder=folder,
+                                 doc_type=doc_type, since=checks.instant("since", since),
+                                 limit=checks.positive("limit", limit))
 
     @_one_state
     def stats(self) -> Stats:

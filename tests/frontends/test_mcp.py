@@ -23,8 +23,8 @@ from knotwork.retrieve.budget import count_tokens
 from .conftest import child_env, knotwork_cmd
 
 TOOLS = {"context", "search", "get_entity", "ingest_document", "assert_fact", "retract_fact",
-         "history", "stats"}
-READ_ONLY = {"context", "search", "get_entity", "history", "stats"}
+         "history", "stats", "read_note", "list_notes"}
+READ_ONLY = {"context", "search", "get_entity", "history", "stats", "read_note", "list_notes"}
 DESTRUCTIVE = {"ingest_document", "retract_fact"}
 
 
@@ -298,5 +298,34 @@ def test_every_read_tool_sends_markdown_within_its_budget(vault: Path, tmp_path:
         assert len(data(md)["entities"][0]["facts"]) >= len(data(js)["entities"][0]["facts"])
         old = await s.call_tool("context", {"query": "traefik", "as_of": "2000-01-01T00:00:00Z"})
         assert data(old)["entities"] == []
+
+    run(vault, tmp_path, body)
+
+
+def test_read_note_and_list_notes(vault: Path, tmp_path: Path) -> None:
+    async def body(s: ClientSession) -> None:
+        listed = data(await s.call_tool("list_notes", {}))
+        paths = [n["path"] for n in listed["notes"]]
+        assert paths == sorted(paths) and listed["matched"] == len(paths) > 0
+        first = paths[0]
+        note = data(await s.call_tool("read_note", {"ref": first}))
+        assert note["path"] == first and note["start_line"] == 1
+        assert note["text"].splitlines()[0].startswith("1  ")
+        assert note["next_line"] is None and note["end_line"] == note["lines"]
+        cut = data(await s.call_tool("read_note", {"ref": first, "max_tokens": 100,
+                                                   "start_line": 1}))
+        if cut["cut"]:
+            assert cut["next_line"] == cut["end_line"] + 1
+        folder = first.rpartition("/")[0]
+        if folder:
+            under = data(await s.call_tool("list_notes", {"folder": folder}))
+            assert all(n["path"].startswith(folder + "/") for n in under["notes"])
+        recent = data(await s.call_tool("list_notes", {"since": "2000-01-01T00:00:00Z"}))
+        stamps = [n["updated_at"] for n in recent["notes"]]
+        assert stamps == sorted(stamps, reverse=True)
+        none = data(await s.call_tool("list_notes", {"since": "2999-01-01T00:00:00Z"}))
+        assert none["notes"] == [] and none["matched"] == 0
+        missing = await s.call_tool("read_note", {"ref": "No Such Note"})
+        assert "not found" in error_text(missing)
 
     run(vault, tmp_path, body)

@@ -321,6 +321,9 @@ def build_server(kw: Knotwork, *, scopes: Sequence[str] | None = None) -> MCPSer
             return _result(*fit(_fresh(kw, kw.stats().as_dict()), ("ambiguous_names", "warnings"),
                                 md_stats, kw.count_tokens, max_tokens))
 
+    from . import notes
+
+    notes.register(app, kw, read_scopes)
     _refuse_unknown_arguments(app)
     return app
 
