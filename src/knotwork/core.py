@@ -420,9 +420,11 @@ class Knotwork:
 
     @_one_state
     def search(self, query: str, *, k: int = 10, scopes: Sequence[str] | None = None,
-               mode: str = "bm25", fusion: str | None = None) -> list[SearchHit]:
+               mode: str = "bm25", fusion: str | None = None, per_note: int | None = None
+               ) -> list[SearchHit]:
         """Chunks matching ``query`` with citations: ``bm25``, ``vector`` or ``hybrid``
-        (``retrieve.search``); hybrid fuses with ``fusion``, default ``Settings.fusion``."""
+        (``retrieve.search``); hybrid fuses with ``fusion``, default ``Settings.fusion``;
+        ``per_note``: at most that many hits of one note."""
         from .retrieve import search as _search  # loaded by the first search, not by context
 
         k = checks.positive("k", k)
@@ -430,7 +432,9 @@ class Knotwork:
         if mode in ("vector", "hybrid") and self.embedding_status() != "none":
             vectors = self._vector_search
         return _search.search(self._reader(), query, k=k, mode=mode, scopes=scopes,
-                              fusion=fusion or self.settings.fusion, vectors=vectors)
+                              fusion=fusion or self.settings.fusion, vectors=vectors,
+                              per_note=None if per_note is None
+                              else checks.positive("per_note", per_note))
 
     def resolve(self, ref: str) -> int:
         """The entity id for an iri, name, alias or label; ``NotFound`` otherwise."""

@@ -29,3 +29,19 @@ def test_read_and_list_notes(tmp_path: Path) -> None:
         assert kw.list_notes(since="2999-01-01T00:00:00Z") == ([], 0)
         with pytest.raises(NotFound):
             kw.read_note("No Such Note")
+
+
+def test_search_per_note_and_hybrid_without_vectors(tmp_path: Path) -> None:
+    vault = tmp_path / "v"
+    vault.mkdir()
+    (vault / "big.md").write_text("".join(f"## Part {i}\n\nqueue part {i}.\n\n"
+                                          for i in range(12)))
+    (vault / "main.md").write_text("# Main\n\nThe queue, in short.\n")
+    with Knotwork.open(vault, db=str(tmp_path / "s.db"), embedder="none") as kw:
+        kw.ingest()
+        plain = [h.path for h in kw.search("queue", k=5)]
+        grouped = [h.path for h in kw.search("queue", k=5, per_note=2)]
+        assert grouped.count("big.md") <= 2 and "main.md" in grouped
+        assert len(grouped) == 3 and len(plain) == 5
+        # hybrid with no vectors searches the full text, as context answers without them
+        assert [h.path for h in kw.search("queue", k=5, mode="hybrid")] == plain

@@ -278,10 +278,14 @@ def search(query: Annotated[str, typer.Argument(help="Words to find in the notes
            k: Annotated[int, typer.Option("--k", help="Number of chunks.")] = 10,
            mode: Annotated[str, typer.Option(
                "--mode", help="bm25 | vector | hybrid")] = "bm25",
+           per_note: Annotated[int | None, typer.Option(
+               "--per-note", min=1, help="At most this many hits of one note.")] = None,
            as_json: JsonOpt = False) -> None:
     """Search chunks by BM25, vectors or both, with citations (path, heading, lines)."""
     with _kw(read_only=True) as kw:
-        hits = kw.search(query, k=k, scopes=_scopes(), mode=mode)
+        hits = kw.search(query, k=k, scopes=_scopes(), mode=mode, per_note=per_note)
+        if mode == "hybrid" and kw.embedding_status() == "none":
+            err.print("note: no chunk vectors: searched the full text only", highlight=False)
     if as_json:  # the shape REST and MCP answer with
         _print_json({"query": query, "hits": [h.as_dict() for h in hits]})
         return
@@ -390,15 +394,23 @@ def stats(as_json: JsonOpt = False) -> None:
         _print_json(data.as_dict())
         return
     for key, value in data.as_dict().items():
-        if key == "ambiguous_names":
-            for amb in data.ambiguous_names:
-                out.print(f"ambiguous name {amb.name!r}: {', '.join(amb.paths)}", markup=False)
+        if key == "ambiguous_names":  # a summary: the first few, each with a few paths
+            for amb in data.ambiguous_names[:_STATS_SHOWN]:
+                more = f" (+{len(amb.paths) - 3} more)" if len(amb.paths) > 3 else ""
+                out.print(f"ambiguous name {amb.name!r}: {', '.join(amb.paths[:3])}{more}",
+                          markup=False)
+            if len(data.ambiguous_names) > _STATS_SHOWN:
+                out.print(f"… and {len(data.ambiguous_names) - _STATS_SHOWN} more ambiguous"
+                          " names (--json lists them all)", markup=False)
         elif key == "warnings":
             for w in data.warnings:
                 at = f"{w.path}:{w.line}" if w.line else w.path
                 out.print(f"warning {at}: {w.reason}", markup=False)
         else:
             out.print(f"{key}: {value}", markup=False)
+
+
+_STATS_SHOWN = 10  # ambiguous names ``stats`` prints (a vault had 12 KB of them)
 
 
 def main() -> None:

@@ -204,13 +204,15 @@ def build_server(kw: Knotwork, *, scopes: Sequence[str] | None = None) -> MCPSer
         mode: Annotated[Literal["bm25", "vector", "hybrid"], Field(description=(
             "bm25: the words as written; vector: by meaning (needs embeddings); hybrid: "
             "both, fused."))] = "bm25",
+        per_note: Annotated[int | None, Field(ge=1, le=50, description=(
+            "At most this many passages of one note (default: no limit)."))] = None,
         max_tokens: Budget4000 = 4000,
     ) -> Json:
         """Search the notes' passages: each hit has its path, heading, line range and text.
         Use it to quote exact wording; use `context` for facts."""
         with _tool_errors():
             _first_catch_up(kw)
-            hits = kw.search(query, k=k, scopes=read_scopes, mode=mode)
+            hits = kw.search(query, k=k, scopes=read_scopes, mode=mode, per_note=per_note)
             return _result(*fit(_fresh(kw, {"query": query, "hits": [h.as_dict() for h in hits]}),
                                 ("hits",), md_search, kw.count_tokens, max_tokens))
 
