@@ -38,6 +38,9 @@ class Settings:
     patterns: str = _setting("**/*.md", "Globs of the vault files read as notes, comma-separated"
                              " (`**/` spans folders; matched case-insensitively, relative to"
                              " the vault).")
+    dialect: str = _setting("auto", "How the vault's notes spell links and names: auto (found"
+                            " by dendron.yml, logseq/config.edn, .foam, .obsidian at the"
+                            " vault's root), markdown, obsidian, foam, dendron or logseq.")
     max_file_bytes: int = _setting(5_000_000, "Files larger than this are refused with an"
                                    " error.")
     chunk_tokens: int = _setting(220, "Approximate token cap of one chunk (chunks follow"

@@ -30,6 +30,7 @@ from .retrieve import embedding as _embedding
 from .retrieve.memo import ReadMemo
 from .store import Store, StoreReader, open_store
 from .types import (
+    EntityRow,
     EntityView,
     FactRow,
     KnowledgeContext,
@@ -57,10 +58,12 @@ if TYPE_CHECKING:  # imported where used: a process that only queries never load
         TokenInfo,
     )
     from .retrieve.embedding import FloatArray
+    from .retrieve.notes import NoteItem, NoteText
     from .retrieve.vectors import VectorIndex
     from .store import ReviewFilter
     from .sync import files as _sync
     from .sync.context import ContextReport
+    from .sync.freshness import EmbedLoop, Freshness
     from .sync.watch import VaultWatcher
     from .wiki.files import LogEntry
     from .wiki.lint import Finding
@@ -95,6 +98,9 @@ class Knotwork:
         self._finder: MentionFinder | None = None  # see ``_mentions``
         self._memo = ReadMemo()  # term counts and degrees, dropped at every commit
         self._llm: ChatClient | None = None  # see ``llm``
+        # how a background catch-up with the vault goes (``catch_up_in_background``)
+        self.freshness: Freshness | None = None
+        self._embed_loop: EmbedLoop | None = None  # see ``embed_in_background``
         self._ontology: dict[str, dict[str, str]] = {}
         self._wiki: Wiki | None = None
         if settings.ontology:
@@ -114,17 +120,23 @@ class Knotwork:
     @classmethod
     def open(cls, vault: str | os.PathLike[str] | None = None, *, db: str | None = None,
              settings: Settings | None = None, **overrides: Any) -> Knotwork:
-        """Open the store for ``vault`` (default ``<vault>/.knotwork/store.db``) or ``db``."""
+        """Open the store for ``vault`` or ``db``: by default the vault's own, found at or
+        above the vault as git finds ``.git``, else ``<vault>/.knotwork/store.db``
+        (``knotwork.sync.stores``)."""
         base = Path(vault).expanduser().resolve() if vault is not None else None
-        if db is None and settings is None and base is not None and "KNOTWORK_DB" not in os.environ:
-            db = str(base / ".knotwork" / "store.db")
         s = settings or Settings.from_env(**overrides)
+        if db is None and settings is None and base is not None and "KNOTWORK_DB" not in os.environ:
+            from .sync.stores import store_for_vault
+
+            db = str(store_for_vault(base, scope=s.scope))
         if db is not None:
             s = replace(s, db=db)
         checks.globs(s.patterns.split(","))  # a setting that names no file fails here, not later
         return cls(open_store(s.db, synchronous=s.synchronous), s, vault=base)
 
     def close(self) -> None:
+        if self._embed_loop is not None:
+            self._embed_loop.stop()  # after its batch: never end inside the model
         if self._vindex is not None:
             self._vindex.close()  # stops a graph build, saves the graph if it lags
         if self._llm is not None:
@@ -177,7 +189,7 @@ class Knotwork:
                             patterns=globs, force=force, dry_run=dry_run,
                             max_bytes=s.max_file_bytes, chunk_tokens=s.chunk_tokens,
                             workers=s.workers, progress=progress, only=only, replace=replace,
-                            mention_progress=mention_progress)
+                            mention_progress=mention_progress, dialect=s.dialect)
         if embed and not dry_run and self.embedder() is not None:
             self.embed(progress=embed_progress)
         return report
@@ -348,6 +360,35 @@ class Knotwork:
 
         return _writes.retract_fact(self.store, fact_id, reason=reason, actor=self.actor)
 
+    def catch_up_in_background(self, *, on_report: Callable[[SyncReport], None],
+                               on_error: Callable[[BaseException], None]) -> Freshness:
+        """Sync the vault on a thread of its own, then embed; ``self.freshness`` (returned)
+        tells answers how far it got (``index_fresh``, ``pending_changes``)."""
+        import threading
+
+        from .sync.freshness import Freshness, run_catch_up
+
+        fresh = self.freshness = Freshness()
+        threading.Thread(target=run_catch_up, name="knotwork-catch-up", daemon=True, args=(
+            lambda progress: self.ingest(embed=False, progress=progress),
+            lambda: self.embed_in_background(on_error), fresh),
+            kwargs={"on_report": on_report, "on_error": on_error}).start()
+        return fresh
+
+    def embed_in_background(self, on_error: Callable[[BaseException], None] | None = None
+                            ) -> EmbedLoop | None:
+        """Embed the chunks without a vector on this object's embedding thread (one per
+        object, so rounds never overlap); None when embedding is off."""
+        if self.embedder() is None:
+            return None
+        if self._embed_loop is None:
+            from .sync.freshness import EmbedLoop
+
+            self._embed_loop = EmbedLoop(lambda progress: self.embed(progress=progress),
+                                         on_error)
+        self._embed_loop.kick()
+        return self._embed_loop
+
     def watcher(self, *, on_report: Callable[[SyncReport], None] | None = None,
                 on_error: Callable[[BaseException], None] | None = None,
                 patterns: Sequence[str] | None = None) -> VaultWatcher:
@@ -366,9 +407,12 @@ class Knotwork:
         globs = self.patterns(patterns)
 
         def apply(paths: list[str] | None) -> None:
-            report = self.ingest(only=paths, patterns=globs)
+            # the text, facts and links at once; their vectors on the embedding thread, so
+            # the next change is not held behind a backlog of chunks to embed
+            report = self.ingest(only=paths, patterns=globs, embed=False)
             if on_report:
                 on_report(report)
+            self.embed_in_background(on_error)
 
         return _vault.watcher(self.vault, apply, patterns=globs, on_error=on_error,
                               debounce_ms=self.settings.debounce_ms)
@@ -474,7 +518,8 @@ class Knotwork:
 
             reader = TruthReader(self._reader(), opts.valid_at, as_of=opts.as_of)
             return build_context(reader, query, opts, measure=measure, semantic=search,
-                                 embedding_status=status, notes=_embedding.status_notes(status))
+                                 embedding_status=status, notes=_embedding.status_notes(status),
+                                 fresh=self.freshness() if self.freshness else None)
 
     def _wiki_first(self) -> dict[str, Any]:
         """``context``'s wiki options: the iri prefix of the vault's wiki pages, if any."""
@@ -509,11 +554,17 @@ class Knotwork:
     def render(self, ctx: KnowledgeContext, fmt: str = "markdown") -> str:
         return renderer(fmt)(ctx)
 
+    def count_tokens(self, text: str) -> int:
+        """The tokens of ``text`` in the encoding answers are budgeted in."""
+        return token_counter(self.settings.token_encoding)(text)
+
     @_one_state
     def search(self, query: str, *, k: int = 10, scopes: Sequence[str] | None = None,
-               mode: str = "bm25", fusion: str | None = None) -> list[SearchHit]:
+               mode: str = "bm25", fusion: str | None = None, per_note: int | None = None
+               ) -> list[SearchHit]:
         """Chunks matching ``query`` with citations: ``bm25``, ``vector`` or ``hybrid``
-        (``retrieve.search``); hybrid fuses with ``fusion``, default ``Settings.fusion``."""
+        (``retrieve.search``); hybrid fuses with ``fusion``, default ``Settings.fusion``;
+        ``per_note``: at most that many hits of one note."""
         from .retrieve import search as _search  # loaded by the first search, not by context
 
         k = checks.positive("k", k)
@@ -521,7 +572,9 @@ class Knotwork:
         if mode in ("vector", "hybrid") and self.embedding_status() != "none":
             vectors = self._vector_search
         return _search.search(self._reader(), query, k=k, mode=mode, scopes=scopes,
-                              fusion=fusion or self.settings.fusion, vectors=vectors)
+                              fusion=fusion or self.settings.fusion, vectors=vectors,
+                              per_note=None if per_note is None
+                              else checks.positive("per_note", per_note))
 
     def resolve(self, ref: str) -> int:
         """The entity id for an iri, name, alias or label; ``NotFound`` otherwise."""
@@ -551,6 +604,8 @@ class Knotwork:
         row = reader.entities([eid])[eid]
         from .trust import truth
 
+        if as_of is None:
+            _refuse_deleted(reader, eid, row, ref)
         if as_of is not None and row.created_at > as_of:  # as ``context`` leaves it out
             raise NotFound("entity", ref, message=f"no entity named {ref!r} as of {as_of}:"
                            f" first recorded {row.created_at}")
@@ -570,12 +625,16 @@ class Knotwork:
 
         ``trusts`` limits them by trust state (``stated,approved``; a rejected fact only
         when it names ``rejected`` — or with ``history``, which keeps every fact). A live
-        ``superseded`` status (stated by the superseding record) outranks the record's own."""
+        ``superseded`` status (stated by the superseding record) outranks the record's own.
+        A deleted note is not found, but with ``history`` (or ``as_of``: what was known)."""
         from .domain.supersession import live_status
         from .trust import truth
 
         reader = self.store.reader
-        rows = reader.facts([self._resolve_in(ref, scopes)], history=history,
+        eid = self._resolve_in(ref, scopes)
+        if not history and as_of is None:
+            _refuse_deleted(reader, eid, reader.entities([eid])[eid], ref)
+        rows = reader.facts([eid], history=history,
                             as_of=checks.instant("as_of", as_of), scopes=scopes,
                             trusts=checks.trusts(trusts))
         rows = truth.current(reader, rows, valid_at=checks.checked_date("valid_at", valid_at),
@@ -605,11 +664,43 @@ class Knotwork:
                        next_offset=end if end < len(facts) else None, facts=tuple(page),
                        events=events)
 
+    def _vault_root(self) -> str | None:
+        """The vault this store syncs: this object's, else the folder last synced."""
+        from .domain.ids import root_key
+
+        return str(self.vault) if self.vault else self.store.reader.meta(
+            root_key(self.settings.scope))
+
+    def _extraction_key(self) -> str:
+        return _extraction_key_of(self)
+
+    @_one_state
+    def read_note(self, ref: str) -> NoteText:
+        """A note's whole current text (by path, title or any name it is known by)."""
+        from .retrieve import notes as _notes
+
+        reader, scope = self.store.reader, self.settings.scope
+        try:
+            eid: int | None = self.resolve(ref)
+        except NotFound:
+            eid = None
+        return _notes.read_note(reader, scope, _notes.note_path(reader, scope, ref, eid))
+
+    @_one_state
+    def list_notes(self, *, folder: str | None = None, doc_type: str | None = None,
+                   since: str | None = None, limit: int = 100) -> tuple[list[NoteItem], int]:
+        """Notes by folder, type, or changed since a time (newest first); and the count."""
+        from .retrieve import notes as _notes
+
+        return _notes.list_notes(self.store.reader, self.settings.scope, folder=folder,
+                                 doc_type=doc_type, since=checks.instant("since", since),
+                                 limit=checks.positive("limit", limit))
+
     @_one_state
     def stats(self) -> Stats:
         """The store's counts, its warnings and names claimed twice, how far embedding
         got, and what the next sync would redo because this knotwork extracts otherwise."""
-        from .ingest import MENTION_RULES, extraction_key
+        from .ingest import MENTION_RULES
         from .results import AmbiguousName, DocumentWarning, Stats
 
         reader = self.store.reader
@@ -621,9 +712,10 @@ class Knotwork:
                                   for k, p in reader.ambiguous_names()),
             documents_with_warnings=warned.documents,
             warnings=tuple(DocumentWarning(w.path, w.line, w.reason) for w in warned.first),
-            to_reread=_to_reread(reader, extraction_key(self.settings.chunk_tokens)),
+            to_reread=_to_reread(reader, self._extraction_key()),
             mentions_to_find_again=reader.meta("mention_rules") != str(MENTION_RULES),
-            store=self.store.path)
+            store=self.store.path, vault=self._vault_root())
+
 
     # ------------------------------------------------------------ wiki (``knotwork.wiki``)
 
@@ -805,6 +897,29 @@ class Knotwork:
         from .trust import portable
 
         return portable.import_lines(self.store, lines, actor=self.actor)
+
+
+def _refuse_deleted(reader: StoreReader, eid: int, row: EntityRow, ref: str) -> None:
+    """Raise ``NotFound`` for a note whose file was deleted: a live note always has its
+    path and stem among its names, a deleted one keeps none, only its history."""
+    if row.kind != "note" or reader.names_of(eid):
+        return
+    gone = [f.retracted_at for f in reader.facts([eid], history=True) if f.retracted_at]
+    when = f" at {max(gone)}" if gone else ""
+    raise NotFound("entity", ref, message=f"{row.label!r} is a deleted note (deleted{when});"
+                   " its history stays: `knotwork facts REF --history`")
+
+
+def _extraction_key_of(kw: Knotwork) -> str:
+    """The extraction key the next sync of ``kw``'s vault reads its notes under."""
+    from .domain.ids import root_key
+    from .ingest import extraction_key
+    from .ingest.dialects import reading, resolve
+
+    known = kw.store.reader.meta(root_key(kw.settings.scope))
+    root = kw.vault or (Path(known) if known else None)
+    with reading(resolve(kw.settings.dialect, root)):
+        return extraction_key(kw.settings.chunk_tokens)
 
 
 def _csv(text: str) -> tuple[str, ...]:

@@ -128,6 +128,7 @@ class Stats(_Result):
     to_reread: int
     mentions_to_find_again: bool
     store: str
+    vault: str | None = None  # the folder the store syncs (its scope's last full sync)
 
 
 @dataclass(frozen=True, slots=True)

@@ -492,9 +492,13 @@ class ContextSummary:
     tokens: int
     truncated: bool
     embedding_status: str = "none"
+    # whether the store had caught up with its vault, and the changed files not applied
+    # yet: known to a server that catches up in the background, None elsewhere
+    index_fresh: bool | None = None
+    pending_changes: int | None = None
 
     def as_dict(self) -> dict[str, object]:
-        return {
+        out: dict[str, object] = {
             "total_entities": self.total_entities,
             "total_facts": self.total_facts,
             "direct_hits": self.direct_hits,
@@ -504,6 +508,10 @@ class ContextSummary:
             "truncated": self.truncated,
             "embedding_status": self.embedding_status,
         }
+        if self.index_fresh is not None:
+            out["index_fresh"] = self.index_fresh
+            out["pending_changes"] = self.pending_changes or 0
+        return out
 
 
 @dataclass(frozen=True, slots=True)

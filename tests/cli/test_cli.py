@@ -164,7 +164,9 @@ def test_entity_search_stats(db: Path) -> None:
     code, out = run(db, "entity", "traefik proxy", "--json")
     assert code == 0 and json.loads(out)["label"] == "Traefik"
     code, out = run(db, "search", "reverse proxy", "--json", "--k", "3")
-    hits = json.loads(out)
+    got = json.loads(out)
+    assert got["query"] == "reverse proxy"  # the shape REST and MCP answer with
+    hits = got["hits"]
     assert code == 0 and 0 < len(hits) <= 3 and {"path", "line_start", "heading"} <= set(hits[0])
     code, out = run(db, "stats", "--json")
     assert code == 0 and json.loads(out)["documents"] == 20
@@ -300,3 +302,14 @@ def test_compact_gives_back_room_and_changes_no_answer(db: Path, vault: Path) ->
     assert [run(db, *args)[1] for args in asked] == before
     code, out = run(db, "compact", "--vacuum")
     assert code == 0 and out.startswith("removed 0 chunks"), out
+
+
+def test_version_and_short_help() -> None:
+    from knotwork import __version__
+
+    res = runner.invoke(app, ["--version"])
+    assert res.exit_code == 0 and res.stdout.strip() == f"knotwork {__version__}"
+    res = runner.invoke(app, ["-h"])
+    assert res.exit_code == 0 and "Usage" in res.stdout
+    res = runner.invoke(app, ["context", "-h"])
+    assert res.exit_code == 0 and "--max-tokens" in res.stdout

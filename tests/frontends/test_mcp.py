@@ -18,13 +18,15 @@ from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp_types import CallToolResult, TextContent
 
+from knotwork.retrieve.budget import count_tokens
+
 from .conftest import child_env, knotwork_cmd
 
 TOOLS = {"context", "search", "get_entity", "ingest_document", "assert_fact", "retract_fact",
          "history", "stats", "write_page", "read_page", "list_pages", "search_wiki", "get_log",
-         "lint", "assemble", "add_context"}
+         "lint", "assemble", "add_context", "read_note", "list_notes"}
 READ_ONLY = {"context", "search", "get_entity", "history", "stats", "read_page", "list_pages",
-             "search_wiki", "get_log", "lint", "assemble"}
+             "search_wiki", "get_log", "lint", "assemble", "read_note", "list_notes"}
 DESTRUCTIVE = {"ingest_document", "retract_fact", "add_context"}
 
 
@@ -56,12 +58,17 @@ def run(vault: Path, tmp: Path, body: Callable[[ClientSession], Awaitable[None]]
 
 
 def data(result: CallToolResult) -> dict[str, Any]:
-    """The structured content, checked against the JSON text the same call returned."""
+    """The structured content; the text beside it is Markdown (or, for a write tool's
+    receipt, the same data as compact JSON), never the data twice as indented JSON."""
     assert not result.is_error, result.content
     assert result.structured_content is not None
     block = result.content[0]
     assert isinstance(block, TextContent)
-    assert json.loads(block.text) == result.structured_content
+    if block.text.startswith("{"):
+        assert json.loads(block.text) == result.structured_content
+        assert "\n" not in block.text  # compact
+    else:
+        assert block.text.startswith("#"), block.text[:80]
     return result.structured_content
 
 
@@ -243,5 +250,105 @@ def test_add_context_reads_only_inside_the_vault(vault: Path, tmp_path: Path) ->
         assert not facts.is_error
         assert facts.structured_content is not None
         assert {f["predicate"] for f in facts.structured_content["facts"]} >= {"status", "date"}
+
+    run(vault, tmp_path, body)
+
+
+def test_server_info_names_knotwork_s_version(vault: Path, tmp_path: Path) -> None:
+    from knotwork import __version__
+
+    async def main() -> None:
+        cmd = knotwork_cmd("--db", str(tmp_path / "s.db"), "mcp", "--vault", str(vault))
+        params = StdioServerParameters(command=cmd[0], args=cmd[1:], env=child_env())
+        with open(tmp_path / "mcp.log", "w", encoding="utf-8") as errlog:
+            async with stdio_client(params, errlog=errlog) as (read, write), \
+                    ClientSession(read, write, read_timeout_seconds=30) as session:
+                got = await session.initialize()
+                assert got.server_info.name == "knotwork"
+                assert got.server_info.version == __version__
+
+    anyio.run(main)
+
+
+def test_the_first_call_waits_for_the_first_catch_up(tmp_path: Path) -> None:
+    """Asked at once after initialize, a new vault answered empty while it was indexed."""
+    vault = tmp_path / "big"
+    vault.mkdir()
+    for i in range(1500):
+        (vault / f"n{i:04}.md").write_text(f"# Note {i}\n\nabout topic{i}\n", encoding="utf-8")
+
+    async def main() -> None:
+        async with mcp_session(vault, tmp_path, wait=False) as s:
+            got = data(await s.call_tool("context", {"query": "topic1499"}))
+            assert got["summary"]["index_fresh"] is True
+            assert got["summary"]["pending_changes"] == 0
+            assert "Note 1499" in [e["label"] for e in got["entities"]]
+            hits = data(await s.call_tool("search", {"query": "topic1499"}))
+            assert hits["index_fresh"] is True and hits["hits"]
+
+    anyio.run(main)
+
+
+def test_every_read_tool_sends_markdown_within_its_budget(vault: Path, tmp_path: Path) -> None:
+    async def body(s: ClientSession) -> None:
+        tools = {t.name: t for t in (await s.list_tools()).tools}
+        for name in ("context", "search", "get_entity", "history", "stats"):
+            budget = tools[name].input_schema["properties"]["max_tokens"]
+            assert budget["default"] and "default" in budget["description"]
+        calls = [("context", {"query": "traefik", "max_tokens": 300}),
+                 ("search", {"query": "traefik", "max_tokens": 200}),
+                 ("get_entity", {"ref": "Traefik", "max_tokens": 200}),
+                 ("history", {"ref": "Traefik", "max_tokens": 200}),
+                 ("stats", {"max_tokens": 150})]
+        for name, args in calls:
+            result = await s.call_tool(name, args)
+            got = data(result)
+            block = result.content[0]
+            assert isinstance(block, TextContent) and block.text.startswith("#")
+            assert count_tokens(block.text) <= args["max_tokens"], (name, block.text)
+            if name != "context":
+                assert "cut" in got
+        entity = data(await s.call_tool("get_entity", {"ref": "Traefik", "max_tokens": 100}))
+        shown = len(entity["facts"]) + len(entity["incoming"])
+        assert entity["cut"] and shown < entity["total_facts"] + entity["total_incoming"]
+        md = await s.call_tool("context", {"query": "traefik", "format": "markdown",
+                                           "max_tokens": 2000})
+        js = await s.call_tool("context", {"query": "traefik", "format": "json",
+                                           "max_tokens": 2000})
+        texts = [b.text for b in (md.content[0], js.content[0]) if isinstance(b, TextContent)]
+        assert texts[0].startswith("# Context: traefik") and texts[1].startswith("{")
+        # the budget is what is sent: markdown holds more at the same budget
+        assert len(data(md)["entities"][0]["facts"]) >= len(data(js)["entities"][0]["facts"])
+        old = await s.call_tool("context", {"query": "traefik", "as_of": "2000-01-01T00:00:00Z"})
+        assert data(old)["entities"] == []
+
+    run(vault, tmp_path, body)
+
+
+def test_read_note_and_list_notes(vault: Path, tmp_path: Path) -> None:
+    async def body(s: ClientSession) -> None:
+        listed = data(await s.call_tool("list_notes", {}))
+        paths = [n["path"] for n in listed["notes"]]
+        assert paths == sorted(paths) and listed["matched"] == len(paths) > 0
+        first = paths[0]
+        note = data(await s.call_tool("read_note", {"ref": first}))
+        assert note["path"] == first and note["start_line"] == 1
+        assert note["text"].splitlines()[0].startswith("1  ")
+        assert note["next_line"] is None and note["end_line"] == note["lines"]
+        cut = data(await s.call_tool("read_note", {"ref": first, "max_tokens": 100,
+                                                   "start_line": 1}))
+        if cut["cut"]:
+            assert cut["next_line"] == cut["end_line"] + 1
+        folder = first.rpartition("/")[0]
+        if folder:
+            under = data(await s.call_tool("list_notes", {"folder": folder}))
+            assert all(n["path"].startswith(folder + "/") for n in under["notes"])
+        recent = data(await s.call_tool("list_notes", {"since": "2000-01-01T00:00:00Z"}))
+        stamps = [n["updated_at"] for n in recent["notes"]]
+        assert stamps == sorted(stamps, reverse=True)
+        none = data(await s.call_tool("list_notes", {"since": "2999-01-01T00:00:00Z"}))
+        assert none["notes"] == [] and none["matched"] == 0
+        missing = await s.call_tool("read_note", {"ref": "No Such Note"})
+        assert "not found" in error_text(missing)
 
     run(vault, tmp_path, body)

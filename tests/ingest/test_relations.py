@@ -363,3 +363,26 @@ def test_an_instruction_to_use_a_note_is_no_uses_relation() -> None:
         ("SELF", "uses", "vega"), ("SELF", "uses", "lyra"), ("SELF", "uses", "Traefik"),
         ("SELF", "uses", "Child"),
     ]
+
+
+def test_a_list_item_relation_is_written_as_one(taught_relation: None) -> None:
+    """A phrase before an item's link is a relation type when the lexicon knows it or it
+    is written as one (a short key, a word and a preposition); else the link is a link."""
+    doc = parse(
+        "- look them up using [[Lookup]]\n"
+        "- add remark containers plugin [[Plugin]]\n"
+        "- published the [[Release]]\n"
+        "- add_remark_containers_plugin [[Plugin2]]\n"
+        "- blocked-by [[Review]]\n"
+        "- reviewed by [[Ada]]\n"
+        "- implements [[Spec]]\n"
+    )
+    assert triples(doc) == [
+        ("SELF", "links_to", "Lookup"),
+        ("SELF", "links_to", "Plugin"),
+        ("SELF", "links_to", "Release"),
+        ("SELF", "links_to", "Plugin2"),
+        ("SELF", "blocked_by", "Review"),
+        ("SELF", "reviewed_by", "Ada"),
+        ("SELF", "implements", "Spec"),
+    ]

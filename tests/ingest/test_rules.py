@@ -43,6 +43,7 @@ FINGERPRINTS = {
     15: "548cc789427e9e10f91534c894a67265d36c323cbe9c90f189688c3ef0444790",
     16: "95fe8bf9bb9aac32d51fdf10856637110a1e7ac416a4362a619a7f12c2da5eb5",
     17: "7e9dbf65e4a6e23f1661e1b2fa0ccd771e3c326abb2bd3a9036ef91e8551c158",  # valid time
+    18: "ae3e05b7afbd1f894448c032d501fa4d532875df3948a80f8472f296ad307df3",  # + vault dialects
 }
 
 # The mention facts of the same corpus, by (extraction rules, mention rules): a parser
@@ -66,6 +67,8 @@ MENTION_FINGERPRINTS = {
     (15, 2): "c99243a18adfd7a901a0ccd915caf8e22db258407905f5affc62811e862850c4",
     (16, 2): "c99243a18adfd7a901a0ccd915caf8e22db258407905f5affc62811e862850c4",
     (17, 2): "c99243a18adfd7a901a0ccd915caf8e22db258407905f5affc62811e862850c4",
+    (17, 3): "2c6df93040db8622cc94c69ec03f7d34e4169f128ea2c73129c7185ff6a67a39",
+    (18, 3): "2c6df93040db8622cc94c69ec03f7d34e4169f128ea2c73129c7185ff6a67a39",
 }
 
 # Beside the example vault: the syntax it does not show, each in a few lines.
@@ -112,6 +115,12 @@ SAMPLES = {
     # a section over the budget whose greedy cut would leave the link definition alone
     "tail.md": "## Goals\n\n" + "goal " * 100 + "\n\n" + "more " * 72 + "[plan]\n\n"
                "[plan]: https://example.org/plan\n",
+    # a name inside a web address is no mention; the one in prose after it is
+    "web.md": "Docs: https://doc.traefik.io/traefik/ (also traefik.io).\n\n"
+              "Traefik runs the edge.\n",
+    # Dendron's stamps and a link into another vault, read the same in every dialect
+    "dendron.topic.md": "---\ncreated: 1608240000000\n---\n"
+                        "See [[label|dendron://site/dendron.topic.lookup#h,1]].\n",
 }
 
 

@@ -144,7 +144,8 @@ def test_facts_asserted_on_a_note_do_not_crowd_out_its_own(tmp_path: Path) -> No
                      if e.label == "Traefik"]
     preds = [f.predicate for f in traefik.facts]
     assert preds[:2] == ["type", "runs_on"] and len(preds) == 20
-    assert preds[2:] == [f"note_{i}" for i in range(18)]  # then the oldest asserted
+    # then the newest asserted: a just-edited or just-asserted fact is not the one cut
+    assert preds[2:] == [f"note_{i}" for i in range(29, 11, -1)]
 
 
 def test_an_agent_document_is_embedded_when_it_is_stored(tmp_path: Path) -> None:
@@ -243,28 +244,32 @@ def test_text_and_vector_hits_are_fused_by_how_strong_each_is(tmp_path: Path) ->
         "Read Replicas": "Only read replicas serve read traffic; their config maps are"
                          " static.",
         "Volumes": "A volume holds data.",
+        "Backups": "A backup copies data.",
     })
     with Knotwork.open(vault, db=str(tmp_path / "s.db"), embedder="none") as kw:
         kw.ingest()
-        chunk = {h.title: h.chunk_id for t in ("immutable", "replicas", "volume")
+        chunk = {h.title: h.chunk_id for t in ("immutable", "replicas", "volume", "backup")
                  for h in kw.search(t)}
         query = "make config maps read only"
 
-        def vectors(near: float) -> SemanticSearch:
+        def vectors(near: float, backups: float) -> SemanticSearch:
             # the cosine over the whole corpus: mean 0.05, sd 0.1
             return lambda text, k: ([(chunk["Immutable ConfigMaps"], near),
-                                     (chunk["Volumes"], 0.1)], (0.05, 0.1))
+                                     (chunk["Backups"], backups), (chunk["Volumes"], 0.1)],
+                                    (0.05, 0.1))
 
         text = _answer(kw, query, None)
-        strong = _answer(kw, query, vectors(0.65))  # six sd above the corpus's mean
-        weak = _answer(kw, query, vectors(0.12))  # barely above it
+        strong = _answer(kw, query, vectors(0.65, 0.25))  # six sd above the corpus's mean
+        weak = _answer(kw, query, vectors(0.12, 0.1))  # barely above it
     assert text[:2] == [("Read Replicas", "Direct"), ("Immutable ConfigMaps", "Direct")]
     # a vector hit far above the rest outranks the text hit with more of the words...
     assert strong[:2] == [("Immutable ConfigMaps", "Direct"), ("Read Replicas", "Direct")]
     # ...and one barely above the mean does not
     assert weak[:2] == text[:2]
-    # a chunk only vectors found speaks for a Semantic hit
-    assert ("Volumes", "Semantic") in strong
+    # a chunk only vectors found speaks for a Semantic hit when it is well above the
+    # corpus's mean (2 sd), and for nothing when it is not (0.5 sd)
+    assert ("Backups", "Semantic") in strong
+    assert "Volumes" not in [label for label, _ in strong]
 
 
 def test_search_lists_a_section_left_empty_after_those_with_text(tmp_path: Path) -> None:

@@ -444,3 +444,11 @@ def test_a_number_opening_a_title_is_cited_in_prose(tmp_path: Path) -> None:
         mentions = [f for f in kw.facts("KEP-3335") if f.predicate == "mentions"]
         assert [m.value_label for m in mentions] == ["KEP-1847: Title 1847"]
         assert kw.entity("KEP-1847") is not None
+
+
+def test_a_name_inside_a_web_address_is_no_mention() -> None:
+    # the Dendron vault: "facelessuser.github.io" mentioned the note GitHub
+    finder = MentionFinder([("GitHub", "github"), ("Traefik", "traefik")])
+    text = ("Docs at https://facelessuser.github.io/pymdown-extensions/ and\n"
+            "facelessuser.github.io, mail ops@traefik.io.\n\nWe host on GitHub.\n")
+    assert _where(finder.find([ChunkText(1, text)])) == [("github", 4)]

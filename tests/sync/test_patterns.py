@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from knotwork import Knotwork, Settings
-from knotwork.errors import ConfigError
+from knotwork.errors import ConfigError, NotFound
 
 
 def _vault(root: Path) -> Path:
@@ -36,7 +36,10 @@ def test_the_setting_picks_the_notes_and_a_narrower_one_deletes_the_rest(tmp_pat
         # an explicit list wins over the setting, for this sync only
         report = kw.ingest(patterns=["**/*.md"])
         assert (report.deleted, _paths(kw)) == (1, {"kota.md"})
-        assert kw.facts("November") == []  # its facts went with it
+        with pytest.raises(NotFound, match="deleted note"):  # its facts went with it
+            kw.facts("November")
+        assert [f.retract_reason for f in kw.facts("November", history=True)] \
+            == ["source deleted"]
         assert kw.ingest().added == 1  # the setting again
 
 

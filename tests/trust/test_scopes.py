@@ -104,7 +104,8 @@ def _client(s: Setup, secret: str | None) -> httpx.Client:
 
 def _clean(text: str, query: str = "") -> None:
     """No word of beta's in ``text``, once the echoes of the question itself are gone."""
-    for echo in ('"query":"{}"', '"query": "{}"', "# Context: {}", "Results for “{}”",
+    for echo in ('"query":"{}"', '"query": "{}"', "# Context: {}", "# Search: {}",
+                 "Results for “{}”",
                  'value="{}"'):
         text = text.replace(echo.format(query), "")
     low = text.lower()
@@ -247,7 +248,8 @@ def test_mcp_over_http_takes_the_tokens_rights(setup: Setup) -> None:
     async def read_only(s: ClientSession) -> None:
         names = {t.name for t in (await s.list_tools()).tools}
         assert names == {"context", "search", "get_entity", "history", "stats", "read_page",
-                         "list_pages", "search_wiki", "get_log", "lint", "assemble"}
+                         "list_pages", "search_wiki", "get_log", "lint", "assemble",
+                         "read_note", "list_notes"}
 
     async def main() -> None:
         await session(setup.rw, scoped)

@@ -33,6 +33,7 @@ from ..errors import ConfigError, InvalidQuery, KnotworkError, NotFound
 from ..types import FactRow, Issue
 
 app = typer.Typer(add_completion=False, no_args_is_help=True,
+                  context_settings={"help_option_names": ["-h", "--help"]},
                   help="knotwork: a local-first context graph for AI agents.")
 err = Console(stderr=True, soft_wrap=True)  # an error stays one line, however long
 out = Console(highlight=False, soft_wrap=True)
@@ -55,27 +56,46 @@ class _State:
 state = _State()
 
 
+def _print_version(value: bool) -> None:
+    if value:
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            number = version("knotwork")
+        except PackageNotFoundError:
+            number = "unknown"
+        out.print(f"knotwork {number}", markup=False)
+        raise typer.Exit()
+
+
 @app.callback()
 def _main(db: Annotated[str | None, typer.Option(
-              "--db", envvar="KNOTWORK_DB", help="Store file (default ./.knotwork/store.db).")
+              "--db", envvar="KNOTWORK_DB",
+              help="Store file (default: the nearest .knotwork/store.db from the current"
+                   " folder upward; ingest makes ./.knotwork/store.db).")
           ] = None,
           scope: Annotated[str | None, typer.Option(
               "--scope", envvar="KNOTWORK_SCOPE", help="Scope to write into and read from.")
-          ] = None) -> None:
+          ] = None,
+          version: Annotated[bool, typer.Option(
+              "--version", is_eager=True, callback=_print_version,
+              help="Print knotwork's version and exit.")] = False) -> None:
     state.db = db
     state.scope = scope
 
 
 @contextmanager
 def _kw(vault: str | None = None, *, patterns: list[str] | None = None,
-        read_only: bool = False) -> Iterator[Knotwork]:
+        read_only: bool = False, ingest: str | None = None) -> Iterator[Knotwork]:
     """Open the facade, and turn any KnotworkError into one line and an exit code.
 
     With a vault (the server and watch commands) the store is ``--db`` if given, else the
     vault's own ``<vault>/.knotwork/store.db``. ``patterns`` (``--pattern``) replace the
     patterns setting, for the catch-up and the watcher alike. A command that only reads
     (``read_only``) refuses a store file that does not exist, instead of creating an
-    empty one where a mistyped ``--db`` or the wrong folder points.
+    empty one where a mistyped ``--db`` or the wrong folder points. Which store: see
+    ``cli.where`` (``ingest``: the path ingested). A first ``ingest`` that fails leaves
+    no store behind.
     """
     if vault is not None and not os.path.isdir(vault):
         raise typer.BadParameter(f"not a folder: {vault}", param_hint="--vault")
@@ -85,7 +105,24 @@ def _kw(vault: str | None = None, *, patterns: list[str] | None = None,
             raise typer.BadParameter(f"not a usable glob: {bad[0]!r} (one glob per --pattern,"
                                      " no commas)", param_hint="--pattern")
         overrides["patterns"] = ",".join(patterns)
-    db = state.db if vault is not None else (state.db or ".knotwork/store.db")
+    from . import where
+
+    new_store: str | None = None
+    if vault is not None:
+        db = state.db
+    elif ingest is not None:
+        db = where.ingest_store(state.db, ingest, scope=state.scope or _scope_setting())
+        if where.is_file_store(db) and not where.exists(db):
+            if not os.path.exists(ingest):
+                _fail(KnotworkError(f"not a folder or file: {ingest}"))  # and no store made
+            new_store = db
+    else:
+        db = where.reading_store(state.db)
+        if db is None:
+            err.print(f"[red]error:[/red] no store in {escape(os.getcwd())} or above (no"
+                      " .knotwork/store.db): run `knotwork ingest DIR` first, or pass --db",
+                      highlight=False)
+            raise typer.Exit(EXIT_CODES[NotFound])
     if read_only and db and (missing := _missing_store(db)):
         err.print(f"[red]error:[/red] no store at {escape(missing)}: run `knotwork ingest DIR`"
                   " first, or pass --db", highlight=False)
@@ -97,9 +134,18 @@ def _kw(vault: str | None = None, *, patterns: list[str] | None = None,
     try:
         yield kw
     except KnotworkError as exc:
-        _fail(exc)
-    finally:
         kw.close()
+        if new_store is not None:  # the first sync failed: it leaves no store
+            where.remove_new_store(new_store)
+        _fail(exc)
+    else:
+        kw.close()
+
+
+def _scope_setting() -> str:
+    from ..config import Settings
+
+    return Settings.from_env().scope
 
 
 def _missing_store(db: str) -> str | None:
@@ -154,7 +200,7 @@ def ingest(path: Annotated[str, typer.Argument(
 
     Only what changed since the last ingest is applied."""
     show = not (quiet or as_json)
-    with _kw(patterns=pattern) as kw, _bars(enabled=show) as bar:
+    with _kw(patterns=pattern, ingest=path) as kw, _bars(enabled=show) as bar:
         report = kw.ingest(path, force=force, dry_run=dry_run, embed=not no_embed,
                            replace=replace, progress=bar("ingesting"),
                            mention_progress=bar("finding mentions"),
@@ -245,12 +291,16 @@ def search(query: Annotated[str, typer.Argument(help="Words to find in the notes
            k: Annotated[int, typer.Option("--k", help="Number of chunks.")] = 10,
            mode: Annotated[str, typer.Option(
                "--mode", help="bm25 | vector | hybrid")] = "bm25",
+           per_note: Annotated[int | None, typer.Option(
+               "--per-note", min=1, help="At most this many hits of one note.")] = None,
            as_json: JsonOpt = False) -> None:
     """Search chunks by BM25, vectors or both, with citations (path, heading, lines)."""
     with _kw(read_only=True) as kw:
-        hits = kw.search(query, k=k, scopes=_scopes(), mode=mode)
-    if as_json:
-        _print_json([h.as_dict() for h in hits])
+        hits = kw.search(query, k=k, scopes=_scopes(), mode=mode, per_note=per_note)
+        if mode == "hybrid" and kw.embedding_status() == "none":
+            err.print("note: no chunk vectors: searched the full text only", highlight=False)
+    if as_json:  # the shape REST and MCP answer with
+        _print_json({"query": query, "hits": [h.as_dict() for h in hits]})
         return
     for h in hits:
         head = f" ({h.heading})" if h.heading else ""
@@ -366,15 +416,23 @@ def stats(as_json: JsonOpt = False) -> None:
         _print_json(data.as_dict())
         return
     for key, value in data.as_dict().items():
-        if key == "ambiguous_names":
-            for amb in data.ambiguous_names:
-                out.print(f"ambiguous name {amb.name!r}: {', '.join(amb.paths)}", markup=False)
+        if key == "ambiguous_names":  # a summary: the first few, each with a few paths
+            for amb in data.ambiguous_names[:_STATS_SHOWN]:
+                more = f" (+{len(amb.paths) - 3} more)" if len(amb.paths) > 3 else ""
+                out.print(f"ambiguous name {amb.name!r}: {', '.join(amb.paths[:3])}{more}",
+                          markup=False)
+            if len(data.ambiguous_names) > _STATS_SHOWN:
+                out.print(f"… and {len(data.ambiguous_names) - _STATS_SHOWN} more ambiguous"
+                          " names (--json lists them all)", markup=False)
         elif key == "warnings":
             for w in data.warnings:
                 at = f"{w.path}:{w.line}" if w.line else w.path
                 out.print(f"warning {at}: {w.reason}", markup=False)
         else:
             out.print(f"{key}: {value}", markup=False)
+
+
+_STATS_SHOWN = 10  # ambiguous names ``stats`` prints (a vault had 12 KB of them)
 
 
 def main() -> None:
@@ -386,8 +444,10 @@ def main() -> None:
 # short commands above do not pay for them on every call.
 
 VaultOpt = Annotated[str | None, typer.Option(
-    "--vault", help="Vault folder: caught up at start, then watched. The store defaults to "
-                    "<vault>/.knotwork/store.db unless --db is given.")]
+    "--vault", help="Vault folder: caught up at start, then watched. The store is the"
+                    " vault's own (found at or above it, else <vault>/.knotwork/store.db)"
+                    " unless --db is given; without --vault, the one found from the current"
+                    " folder upward.")]
 
 
 @app.command("mcp")
@@ -491,7 +551,9 @@ def watch_command(
     with _kw(vault, patterns=pattern) as kw:
         watcher = kw.watcher(on_report=status.applied, on_error=status.failed).start()
         try:
-            status.applied(kw.ingest())  # catch up with what changed while nothing watched
+            # catch up with what changed while nothing watched; embed beside the watching
+            status.applied(kw.ingest(embed=False))
+            kw.embed_in_background(status.failed)
             status.emit({"event": "watching", "vault": str(kw.vault)},
                         f"watching {escape(str(kw.vault))}")
             with Live(get_renderable=lambda: Text.from_markup(status.render()), console=err,

@@ -18,17 +18,18 @@ __all__ = ["EXTRACTION_RULES", "MENTION_RULES", "extraction_key", "parse_markdow
 # same bytes give other names, chunks or facts (``tests/ingest/test_rules.py`` fails until
 # it is raised). A sync reads again every note extracted under other rules, so a store
 # never keeps facts the current code would not find, and no one has to rebuild it.
-EXTRACTION_RULES = 17
+EXTRACTION_RULES = 18
 
 # The version of how plain-text mentions are found (``mentions.MentionFinder``, the
 # labels ``types.mention_labels`` keeps): raise it with every change to what the same
 # notes and names give (``tests/ingest/test_rules.py`` fails until it is raised). A sync
 # then finds every note's mentions again.
-MENTION_RULES = 2
+MENTION_RULES = 3
 
 
 def extraction_key(chunk_tokens: int) -> str:
-    """What a document's facts and chunks were extracted under: the rules, the chunk size
+    """What a document's facts and chunks were extracted under: the rules, the chunk size,
+    the vault's dialect when it reads otherwise than Markdown (``dialects.key_suffix``)
     and, in a process that taught the lexicon more phrases, those phrases.
 
     This is the key of a note the generic note parser read; a document another parser
@@ -42,7 +43,9 @@ def extraction_key(chunk_tokens: int) -> str:
     middle of importing it, and the import waits until it is whole (asked half-imported,
     ``stats`` failed with an AttributeError during a first sync).
     """
-    key = f"{EXTRACTION_RULES}/{chunk_tokens}"
+    from .dialects import key_suffix
+
+    key = f"{EXTRACTION_RULES}/{chunk_tokens}{key_suffix()}"
     name = f"{__name__}.lexicon"
     taught = importlib.import_module(name).registered() if name in sys.modules else ()
     if taught:

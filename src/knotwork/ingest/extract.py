@@ -55,6 +55,7 @@ from .links import (
     typed_literal,
     wikilink_target,
 )
+from .timestamps import epoch_literal
 
 VERSION = "1"
 _NO_REFERENCES: Mapping[str, str] = MappingProxyType({})
@@ -642,7 +643,7 @@ def _yaml_objects(predicate: str, value: object) -> list[ObjectRef]:
     if isinstance(value, bool):
         return [LiteralValue("true" if value else "false", "boolean")]
     if isinstance(value, int):
-        return [LiteralValue(str(value), "integer")]
+        return [epoch_literal(predicate, value) or LiteralValue(str(value), "integer")]
     if isinstance(value, float):
         return [LiteralValue(repr(value), "number")]
     if isinstance(value, datetime):  # before date: a datetime is a date
@@ -1085,7 +1086,28 @@ def _list_predicate(phrase: str) -> str | None:
         return None
     if phrase[0].isupper() and "_" not in phrase:
         return None  # "- Create [[templates]]": an imperative sentence, not a relation type
+    if not _relation_shaped(phrase):
+        return None  # "- look them up using [[X]]", "- published the [[X]]": prose
     return normalize_relation(phrase)
+
+
+# The words a two-word relation type may end in ("inspired by", "works with").
+_RELATION_PREPOSITIONS = frozenset(
+    "by to of on in with from for at into onto as via over under after before against"
+    " von zu mit auf aus di da con su de par avec sur por para en".split())
+_KEY_PARTS = re.compile(r"[_\-]")
+
+
+def _relation_shaped(phrase: str) -> bool:
+    """Whether an unknown phrase is written as a relation type, not as words of a
+    sentence: one key of at most three parts ("implements", "inspired_by",
+    "blocked-by-review"), or a word and a preposition ("inspired by")."""
+    words = phrase.split()
+    if len(words) == 1:
+        parts = [p for p in _KEY_PARTS.split(words[0]) if p]
+        return 0 < len(parts) <= 3 and all(p.isalpha() for p in parts)
+    return (len(words) == 2 and words[0].isalpha()
+            and words[1].casefold() in _RELATION_PREPOSITIONS)
 
 
 # "#tag" as find_tags sees it, to drop tags from an observation's text.

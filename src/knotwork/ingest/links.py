@@ -16,6 +16,8 @@ from typing import NamedTuple
 from urllib.parse import unquote
 
 from ..types import LiteralValue, NameRef
+from .dialects import current as current_dialect
+from .dialects import split_wikilink
 
 # [[Target]], [[Target|alias]], [[Target#Heading]], [[Target^block]]; "!" before it
 # (an embed) is looked at by hand: a literal first "[[" lets the regex engine skip ahead.
@@ -99,32 +101,28 @@ class Field(NamedTuple):
 
 
 def wikilink_target(inner: str) -> str:
-    """Return the note part of a wikilink's inside ("" for a same-note ``[[#Heading]]``).
+    """Return the note part of a wikilink's inside ("" for a same-note ``[[#Heading]]``),
+    read in the dialect in force (``dialects.split_wikilink``).
 
     In a table the alias bar is escaped (``[[Target\\|alias]]``), so a backslash right
     before the bar belongs to the escape, not to the target.
     """
-    bar = inner.find("|")
-    target = inner if bar < 0 else inner[:bar].removesuffix("\\")
-    for stop in ("#", "^"):
-        cut = target.find(stop)
-        if cut >= 0:
-            target = target[:cut]
-    return target.strip()
+    return split_wikilink(inner, current_dialect())
 
 
 @lru_cache(maxsize=65536)
-def _wikilink_ref(inner: str) -> NameRef | None:
-    """The note a wikilink's inside names, memoised like ``name_ref``."""
-    target = wikilink_target(inner)
+def _wikilink_ref(inner: str, dialect: str) -> NameRef | None:
+    """The note a wikilink's inside names in ``dialect``, memoised like ``name_ref``."""
+    target = split_wikilink(inner, dialect)
     return name_ref(target) if target else None
 
 
 def find_wikilinks(text: str) -> list[Link]:
     """Return every ``[[...]]`` in ``text``, embeds flagged."""
     out: list[Link] = []
+    dialect = current_dialect()
     for m in _WIKILINK.finditer(text):
-        ref = _wikilink_ref(m.group(1))
+        ref = _wikilink_ref(m.group(1), dialect)
         start = m.start()
         embed = start > 0 and text[start - 1] == "!"
         out.append(Link(start - embed, m.end(), "wikilink", ref, embed))

@@ -24,8 +24,10 @@ from types import MappingProxyType
 
 from ..types import ChunkDraft, Issue, NameDecl, NameKind, ParsedDocument, Span, name_key
 from . import extraction_key
+from .dialects import current as current_dialect
 from .extract import Block, extract_facts, opening_identifier
 from .frontmatter import Entry, read_frontmatter
+from .hierarchy import hierarchy_facts, hierarchy_names
 from .lexicon import normalize_key
 from .links import reference_label
 from .sources import content_hash
@@ -654,6 +656,13 @@ def parse_markdown(
     issues = issues + dated
     title, doc_type, names = _names(path, front.entries,
                                     leading_h1(scanned, hidden, front.body_start))
+    dialect = current_dialect()
+    if dialect != "markdown":  # a name that states structure (Dendron's dots)
+        facts += tuple(f for f in hierarchy_facts(path, dialect, front.entries,
+                                                  lines[0] if lines else "")
+                       if f not in facts)
+        known = {n.key for n in names}
+        names += tuple(n for n in hierarchy_names(path, dialect) if n.key not in known)
     return ParsedDocument(
         path=path,
         text=text,

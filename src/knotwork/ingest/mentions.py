@@ -155,6 +155,12 @@ class MentionFinder:
         out: dict[str, FactDraft] = {}
         lines, references = _prose(chunks)
         for n, text, line, table, piece in lines:
+            if len(text) == len(line) and ("://" in text or "www." in text or "@" in text
+                                           or ".io" in text or ".com" in text
+                                           or ".org" in text or ".net" in text):
+                # in prose, "facelessuser.github.io" names no GitHub (a reference
+                # definition's destination, read alone, may name the page it points at)
+                text = _without_addresses(text)
             found = [hit for hit in _named(self._scan(text), skip_keys) if hit[0] not in out]
             if found and len(text) == len(line) and ("[" in text or text != line):
                 # a name inside a link to a note is the link's: its fact says so already,
@@ -215,6 +221,20 @@ def _named(hits: list[tuple[tuple[str, ...], dict[str, list[Any]], int]],
             key = spaced if spaced in keys else min(keys)
             out.append((key, keys[key][0], index))
     return out
+
+
+# A web or mail address, or a host name ("facelessuser.github.io"): what is in it names a
+# host or a path, not a note.
+_ADDRESS = re.compile(
+    r"(?:[A-Za-z][A-Za-z0-9+.\-]*://|www\.)[^\s<>()\[\]\x00]+"
+    r"|[\w.+\-]+@[\w\-]+(?:\.[\w\-]+)+"
+    r"|\b[\w\-]+(?:\.[\w\-]+)*\.(?:com|org|net|io)\b(?:/[^\s<>()\[\]\x00]*)?")
+
+
+def _without_addresses(text: str) -> str:
+    """``text`` with each address made a run of "_" (a word no name holds), character for
+    character, so the words on its two sides stay apart."""
+    return _ADDRESS.sub(lambda m: "_" * (m.end() - m.start()), text)
 
 
 def _unjoined(text: str, line: str) -> str:

@@ -23,7 +23,6 @@ from __future__ import annotations
 import json
 import logging
 import sys
-import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Annotated, Any, Literal, NotRequired
@@ -47,6 +46,7 @@ from ..errors import (
     StoreError,
 )
 from ..types import SyncReport
+from .shape import fit, md_entity, md_history, md_search, md_stats
 
 log = logging.getLogger("knotwork.mcp")
 
@@ -135,8 +135,10 @@ def _tool_errors() -> Iterator[None]:
 
 
 def _result(data: dict[str, Any], text: str | None = None) -> CallToolResult:
-    """Structured content plus the same data as JSON text, for clients that read only text."""
-    body = text if text is not None else json.dumps(data, ensure_ascii=False, indent=2)
+    """Structured content, and as text the prompt-ready Markdown (``shape``) or, for the
+    write tools' short receipts, the same data as compact JSON."""
+    body = text if text is not None else json.dumps(data, ensure_ascii=False,
+                                                    separators=(",", ":"))
     return CallToolResult(content=[TextContent(type="text", text=body)], structured_content=data)
 
 
@@ -148,11 +150,32 @@ def write_tools(app: MCPServer[Any]) -> list[str]:
             if t.annotations is None or t.annotations.read_only_hint is not True]
 
 
+def _budget_field(default: int) -> Any:
+    return Field(ge=100, le=32_000, description=(
+        f"Token budget of the answer's text (default {default}): lists are cut from the end"
+        " to fit, and `cut` says so."))
+
+
+Budget4000 = Annotated[int, _budget_field(4000)]
+Budget2000 = Annotated[int, _budget_field(2000)]
+
+
+def _version() -> str:
+    """The installed knotwork's version, for ``serverInfo`` (as REST's OpenAPI says it)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("knotwork")
+    except PackageNotFoundError:
+        return "unknown"
+
+
 def build_server(kw: Knotwork, *, scopes: Sequence[str] | None = None,
                  read_only: bool = False) -> MCPServer[Any]:
     """An MCP server whose tools read and write ``kw``; ``scopes`` limits what reads see,
     and ``read_only`` leaves out the tools that write (``write_tools``)."""
-    app: MCPServer[Any] = MCPServer("knotwork", instructions=INSTRUCTIONS, log_level="WARNING")
+    app: MCPServer[Any] = MCPServer("knotwork", instructions=INSTRUCTIONS, log_level="WARNING",
+                                    version=_version())
     read_scopes = list(scopes) if scopes else None
 
     @app.tool(title="Context for a question", annotations=READ)
@@ -166,10 +189,14 @@ def build_server(kw: Knotwork, *, scopes: Sequence[str] | None = None,
         link_depth: Annotated[int, Field(ge=0, le=3, description=(
             "How many hops of links to follow from the direct hits."))] = 1,
         max_tokens: Annotated[int, Field(ge=100, le=32_000, description=(
-            "Token budget of the answer; lower-ranked entities and evidence are cut "
-            "to fit (summary.truncated says so)."))] = 4000,
+            "Token budget of the answer (default 4000), counted in the format sent; "
+            "lower-ranked entities, facts and evidence are cut to fit (summary.truncated "
+            "says so)."))] = 4000,
+        format: Annotated[Literal["markdown", "json"], Field(description=(
+            "The text sent: markdown (prompt-ready, default) or json; the structured "
+            "content is the same either way."))] = "markdown",
         as_of: Annotated[str | None, Field(description=(
-            "Answer as the store stood at this ISO time (what it believed then)."))] = None,
+            "Answer as the store stood at this ISO time ('2026-03-01T12:00:00Z')."))] = None,
         valid_at: Annotated[str | None, Field(description=(
             "Only facts that held in the world at this ISO date; a fact without valid "
             "time holds at every date."))] = None,
@@ -177,16 +204,20 @@ def build_server(kw: Knotwork, *, scopes: Sequence[str] | None = None,
                                        "approved", "rejected"]] | None, Field(description=(
             "Only facts of these trust states, e.g. ['stated', 'approved']; rejected "
             "facts appear only when named."))] = None,
+        min_confidence: Annotated[float, Field(ge=0.0, le=1.0, description=(
+            "Leave out facts below this confidence."))] = 0.0,
     ) -> Annotated[CallToolResult, ContextOut]:
         """Ranked, cited context for a question: the entities that match, their facts (each
         with its source file and lines), linked entities and supporting passages.
 
         The first tool to call. The answer never exceeds max_tokens."""
         with _tool_errors():
+            _first_catch_up(kw)
             ctx = kw.context(query, max_entities=max_entities, expand_links=expand_links,
                              link_depth=link_depth, max_tokens=max_tokens, scopes=read_scopes,
-                             as_of=as_of, valid_at=valid_at, trusts=trusts, fmt="json")
-            return _result(ctx.as_dict(), kw.render(ctx, "json"))
+                             as_of=as_of, valid_at=valid_at, trusts=trusts,
+                             min_confidence=min_confidence, fmt=format)
+            return _result(ctx.as_dict(), kw.render(ctx, format))
 
     @app.tool(title="Search passages", annotations=READ)
     def search(
@@ -195,24 +226,32 @@ def build_server(kw: Knotwork, *, scopes: Sequence[str] | None = None,
         mode: Annotated[Literal["bm25", "vector", "hybrid"], Field(description=(
             "bm25: the words as written; vector: by meaning (needs embeddings); hybrid: "
             "both, fused."))] = "bm25",
+        per_note: Annotated[int | None, Field(ge=1, le=50, description=(
+            "At most this many passages of one note (default: no limit)."))] = None,
+        max_tokens: Budget4000 = 4000,
     ) -> Json:
         """Search the notes' passages: each hit has its path, heading, line range and text.
         Use it to quote exact wording; use `context` for facts."""
         with _tool_errors():
-            hits = kw.search(query, k=k, scopes=read_scopes, mode=mode)
-            return _result({"query": query, "hits": [h.as_dict() for h in hits]})
+            _first_catch_up(kw)
+            hits = kw.search(query, k=k, scopes=read_scopes, mode=mode, per_note=per_note)
+            return _result(*fit(_fresh(kw, {"query": query, "hits": [h.as_dict() for h in hits]}),
+                                ("hits",), md_search, kw.count_tokens, max_tokens))
 
     @app.tool(title="Get one entity", annotations=READ)
     def get_entity(
         ref: Ref,
         max_facts: Annotated[int, Field(ge=1, le=500, description=(
             "List at most this many facts (and as many incoming links)."))] = 100,
+        max_tokens: Budget4000 = 4000,
     ) -> Json:
         """One entity in full: its names, types, live facts with sources, and the facts of
         other entities that point at it. Fails with 'not found' for an unknown name."""
         with _tool_errors():
+            _first_catch_up(kw)
             data = kw.entity(ref, scopes=read_scopes).as_dict()
-        return _result(_capped(data, ("facts", "incoming"), max_facts))
+        return _result(*fit(_fresh(kw, _capped(data, ("facts", "incoming"), max_facts)),
+                            ("facts", "incoming"), md_entity, kw.count_tokens, max_tokens))
 
     @app.tool(title="Ingest a document", annotations=REPLACE)
     def ingest_document(
@@ -286,22 +325,34 @@ def build_server(kw: Knotwork, *, scopes: Sequence[str] | None = None,
         ref: Ref,
         offset: Annotated[int, Field(ge=0, description="Skip this many facts.")] = 0,
         limit: Annotated[int, Field(ge=1, le=200, description="Facts per page.")] = 50,
+        max_tokens: Budget4000 = 4000,
     ) -> Json:
         """Every fact ever recorded about an entity, retracted ones included, with the events
         (who, when, why) that touched them. Paged: follow next_offset until it is null."""
         with _tool_errors():
-            return _result(kw.history(ref, offset=offset, limit=limit,
-                                      scopes=read_scopes).as_dict())
+            _first_catch_up(kw)
+            page = _fresh(kw, kw.history(ref, offset=offset, limit=limit,
+                                              scopes=read_scopes).as_dict())
+            data, text = fit(page, ("facts",), md_history, kw.count_tokens,
+                             max_tokens)
+            if data["cut"] and data["facts"]:  # the next page starts after what was shown
+                data["next_offset"] = offset + len(data["facts"])
+            return _result(data, text)
 
     @app.tool(title="Knowledge base statistics", annotations=READ)
-    def stats() -> Json:
+    def stats(max_tokens: Budget2000 = 2000) -> Json:
         """Size of the knowledge base: documents, chunks, entities, live and retracted facts,
         events, and names that more than one note claims."""
         with _tool_errors():
             if read_scopes:  # its counts span every scope
                 raise Forbidden("stats count every scope: not for a server limited to"
                                 f" {', '.join(read_scopes)}")
-            return _result(kw.stats().as_dict())
+            return _result(*fit(_fresh(kw, kw.stats().as_dict()), ("ambiguous_names", "warnings"),
+                                md_stats, kw.count_tokens, max_tokens))
+
+    from . import notes
+
+    notes.register(app, kw, read_scopes)
 
     from . import wiki
 
@@ -349,11 +400,19 @@ def _capped(data: dict[str, Any], keys: Sequence[str], limit: int) -> dict[str, 
     return data
 
 
-def _catch_up(kw: Knotwork) -> None:
-    try:
-        _log_report(kw.ingest())
-    except Exception as exc:  # noqa: BLE001 - the server goes on; the watcher still applies edits
-        log.warning("catch-up failed: %s", exc)
+def _first_catch_up(kw: Knotwork) -> None:
+    """A read during the first catch-up waits for it, bounded (``FIRST_CATCH_UP_WAIT``);
+    past that it answers from the store as it stands, saying what is pending."""
+    if kw.freshness is not None:
+        kw.freshness.wait()
+
+
+def _fresh(kw: Knotwork, data: dict[str, Any]) -> dict[str, Any]:
+    """``data`` with ``index_fresh`` and ``pending_changes`` (when a catch-up is known)."""
+    if kw.freshness is not None:
+        fresh, pending = kw.freshness()
+        data["index_fresh"], data["pending_changes"] = fresh, pending
+    return data
 
 
 def _log_report(report: SyncReport) -> None:
@@ -379,8 +438,8 @@ def serve_stdio(kw: Knotwork, *, scopes: Sequence[str] | None = None) -> None:
     if kw.vault is not None:
         watcher = kw.watcher(on_report=_log_report,
                              on_error=lambda exc: log.warning("watch: %s", exc)).start()
-        threading.Thread(target=_catch_up, args=(kw,), name="knotwork-catch-up",
-                         daemon=True).start()
+        kw.catch_up_in_background(
+            on_report=_log_report, on_error=lambda exc: log.warning("catch-up failed: %s", exc))
     try:
         server.run("stdio")
     finally:

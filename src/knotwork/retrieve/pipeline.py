@@ -35,6 +35,7 @@ from ..types import (
 )
 from . import fulltext, rank
 from .budget import Loader, Measure, pack
+from .factrank import POOL, fact_terms, rank_facts
 from .query import (
     acronym,
     fold,
@@ -88,8 +89,13 @@ class ContextOptions:
 
 def build_context(reader: StoreReader, query: str, opts: ContextOptions, *, measure: Measure,
                   semantic: SemanticSearch | None = None, embedding_status: str = "none",
-                  notes: tuple[str, ...] = ()) -> KnowledgeContext:
-    """Answer ``query`` with ranked, cited entities (see the module docstring)."""
+                  notes: tuple[str, ...] = (), fresh: tuple[bool, int] | None = None
+                  ) -> KnowledgeContext:
+    """Answer ``query`` with ranked, cited entities (see the module docstring).
+
+    ``fresh``: whether the store has caught up with its vault and how many changed files
+    it has not applied yet (a server's catch-up), said in the summary and, when not
+    fresh, in a note."""
     freqs = fulltext.frequencies(reader, query_terms(query), table="chunk")
     cands, known, text_hits = _direct(reader, query, opts, freqs)
     if semantic is None:
@@ -111,12 +117,18 @@ def build_context(reader: StoreReader, query: str, opts: ContextOptions, *, meas
     if top > 1.0:  # keep the best answer at 1.0, the rest in proportion
         for _, c in ranked:
             c.score /= top
-    load = _Loader(reader, ranked, rows, opts)
+    load = _Loader(reader, ranked, rows, opts, query_terms(query))
     ranked = [(e, c) for e, c in ranked if e in load.rows]
+    if fresh is not None and not fresh[0]:
+        pending = f"{fresh[1]} changed files not applied yet" if fresh[1] else "changes"
+        notes = (*notes, f"the vault is still being indexed ({pending}): what is not indexed"
+                         " yet is missing from this answer; ask again shortly")
     header = KnowledgeContext(
         query=query, entities=(), evidence=(), explain=opts.explain, notes=notes,
         summary=ContextSummary(0, 0, 0, 0, 0, tokens=0, truncated=False,
-                               embedding_status=embedding_status))
+                               embedding_status=embedding_status,
+                               index_fresh=None if fresh is None else fresh[0],
+                               pending_changes=None if fresh is None else fresh[1]))
     return pack(header, entities=[(c.score, load.one(eid)) for eid, c in ranked],
                 evidence=_evidence(reader, ranked, opts), max_tokens=opts.max_tokens,
                 measure=measure, finish=lambda ctx: _finish(ctx, ranked))
@@ -277,16 +289,21 @@ def _fused(reader: StoreReader, text: list[tuple[int, float]],
     """
     if not vector:
         return _scaled(text, "text")
+    in_text = {cid for cid, _ in text}
+    # a chunk only vectors found counts when it is similar enough to show; it still takes
+    # part in the fusion (a run's missing items get its lowest z-score)
+    shown = {cid for cid, s in vector if cid in in_text
+             or rank.vector_worth_showing(s, moments)}
     # (without the corpus's moments, a run's own items give them: ``rank.zscore_sum``)
     fused = rank.zscore_sum(
         [text, vector], weights=rank.CONTEXT_WEIGHTS,
         stats=[rank.bm25_moments([s for _, s in text], reader.live_chunk_count()), moments])
     best = max(fused.values())
-    in_text, in_vector = {cid for cid, _ in text}, {cid for cid, _ in vector}
+    in_vector = {cid for cid, _ in vector}
     return [(cid, rank.chunk_hit_score(max(s, 0.0), best),
              "text and vector" if cid in in_text and cid in in_vector
              else "text" if cid in in_text else "vector")
-            for cid, s in fused.items()]
+            for cid, s in fused.items() if cid in in_text or cid in shown]
 
 
 def _add_chunk_hits(reader: StoreReader, cands: dict[int, _Cand], hits: list[_Hit]) -> None:
@@ -342,6 +359,8 @@ def _expand(reader: StoreReader, cands: dict[int, _Cand], opts: ContextOptions) 
         keep = max(3 * opts.max_entities, 30)
         reached = dict(sorted(reached.items(), key=lambda kv: -kv[1][0])[:keep])
         degrees = reader.degrees(reached)
+        # what vectors alone found is no anchor: a fact from it relabels nothing
+        anchored = {e for e in frontier if cands[e].relevance != "Semantic"}
         nxt: dict[int, float] = {}
         for child, (_, parent, pred, direction, conf) in reached.items():
             score = rank.linked_score(frontier[parent], conf, degrees.get(child, 0))
@@ -350,6 +369,16 @@ def _expand(reader: StoreReader, cands: dict[int, _Cand], opts: ContextOptions) 
                 c = cands[child] = _Cand(relevance="Linked", via=(parent, pred, direction))
                 c.why.append(f"hop {hop}: {direction} {pred} from #{parent} (conf {conf:.2f},"
                              f" degree {degrees.get(child, 0)})")
+            elif c.relevance == "Semantic" and parent in anchored:
+                # found by vectors and reached through a fact from a hit of the question's
+                # words or names: the fact is what ties it to the question (Kestrel Queue
+                # "runs_on node-altair"), and it adds to the score
+                c.relevance, c.via = "Linked", (parent, pred, direction)
+                c.why.append(f"hop {hop}: {direction} {pred} from #{parent} (conf {conf:.2f},"
+                             f" degree {degrees.get(child, 0)}), also a vector match")
+                c.score = rank.combine_signals([c.score, score])
+                nxt[child] = c.score
+                continue
             elif c.relevance != "Linked":
                 continue  # a hit keeps its own score; its links count in the ordering
             elif score <= c.score:
@@ -428,8 +457,9 @@ class _Loader:
     """
 
     def __init__(self, reader: StoreReader, ranked: list[tuple[int, _Cand]],
-                 rows: dict[int, EntityRow], opts: ContextOptions) -> None:
-        self.reader, self.opts = reader, opts
+                 rows: dict[int, EntityRow], opts: ContextOptions,
+                 terms: Sequence[str] = ()) -> None:
+        self.reader, self.opts, self.terms = reader, opts, terms
         self.cands = dict(ranked)
         self.rows = rows
         self.order = [e for e, _ in ranked]
@@ -455,11 +485,11 @@ class _Loader:
         return self.types.get(eid, [])
 
     def _first(self, eid: int, facts: list[FactRow]) -> tuple[FactRow, ...]:
-        """The note's own statements first, then what other documents say about it; a
-        status another document's ``superseded`` outranks left out (``live_status``)."""
-        doc = self.rows[eid].document_id
-        return tuple(sorted(live_status(facts), key=lambda f: (
-            f.source is None or f.source.document_id != doc, f.id)))
+        """The facts best first for the question (``factrank``); a status another
+        document's ``superseded`` outranks left out (``live_status``)."""
+        row = self.rows[eid]
+        return rank_facts(live_status(facts), fact_terms(self.terms, row.label),
+                          own_document=row.document_id)
 
     def _read(self, eid: int, *, out_limit: int, in_limit: int
               ) -> tuple[list[FactRow], list[FactRow]]:
@@ -473,15 +503,14 @@ class _Loader:
              ) -> ContextEntity:
         o = self.opts
         own = self.own.get(eid)
-        if own is None and facts is not None and facts < o.max_facts:
-            # the packer's first look (its smallest form): the first ``facts`` only, not
-            # kept, since the whole read follows if that form fits
-            first = self._read(eid, out_limit=facts, in_limit=0)[0] if facts else []
-            return self._entity(eid, self._first(eid, first), [])
+        if own is None and facts == 0:
+            return self._entity(eid, (), [])  # the packer's first look at the best-ranked
         in_limit = max(1, o.max_facts // 2) if incoming and facts is None else 0
         if own is None:
-            out, inc = self._read(eid, out_limit=o.max_facts, in_limit=in_limit)
-            own = self.own[eid] = self._first(eid, out)
+            # a pool of its facts, so the best ``max_facts`` for the question are chosen
+            # among them, not the oldest (an edited fact is the newest)
+            out, inc = self._read(eid, out_limit=max(o.max_facts, POOL), in_limit=in_limit)
+            own = self.own[eid] = self._first(eid, out)[:o.max_facts]
         else:
             inc = self._read(eid, out_limit=0, in_limit=in_limit)[1] if in_limit else []
         return self._entity(eid, own if facts is None else own[:facts], inc)

@@ -239,6 +239,25 @@ HYBRID_WEIGHTS = (0.14, 0.86)
 # passage at R@2.
 CONTEXT_WEIGHTS = (0.3, 0.7)
 
+# How far above the corpus's mean similarity to the question (in its standard deviations)
+# a chunk only vectors found must be to count: every chunk is some vector's nearest
+# neighbour, and on a 17-note vault "node-altair" returned all 17 notes, 14 of them
+# unrelated people. Measured on bench/guard.py --full (bench/README.md).
+VECTOR_FLOOR_Z = 1.5
+
+
+def vector_worth_showing(similarity: float, moments: tuple[float, float] | None) -> bool:
+    """Whether a chunk only vectors found is similar enough to the question to show:
+    ``VECTOR_FLOOR_Z`` deviations above the corpus mean (``moments``: mean, sd). Without
+    the corpus's moments there is nothing to measure against, and every hit counts.
+
+    >>> vector_worth_showing(0.5, (0.1, 0.1)), vector_worth_showing(0.2, (0.1, 0.1))
+    (True, False)
+    """
+    if moments is None or moments[1] <= 0:
+        return True
+    return (similarity - moments[0]) / moments[1] >= VECTOR_FLOOR_Z
+
 
 def bm25_moments(top: Sequence[float], n: int) -> tuple[float, float] | None:
     """BM25's (mean, sd) over ``n`` chunks, from the top scores (the rest score ~0).

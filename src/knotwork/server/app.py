@@ -359,7 +359,9 @@ async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
     if app.state.sync_vault and kw.vault is not None:
         app.state.watcher = kw.watcher(
             on_report=_log_report, on_error=lambda exc: log.warning("watch: %s", exc)).start()
-        _log_report(await anyio.to_thread.run_sync(kw.ingest))
+        # text, facts and links before serving; their vectors after, beside the requests
+        _log_report(await anyio.to_thread.run_sync(lambda: kw.ingest(embed=False)))
+        kw.embed_in_background(lambda exc: log.warning("embedding: %s", exc))
     try:
         async with anyio.create_task_group() as tasks:  # MCP over HTTP's session managers
             app.state.mcp.tasks = tasks

@@ -35,6 +35,8 @@ from typing import Any
 from .. import ingest
 from ..domain.ids import root_key
 from ..errors import Conflict, KnotworkError
+from ..ingest.dialects import AUTO, reading
+from ..ingest.dialects import resolve as resolve_dialect
 from ..ingest.mentions import ChunkText, MentionFinder
 from ..ingest.sources import (
     DEFAULT_PATTERNS,
@@ -70,20 +72,23 @@ class _Plan:
     reread: set[str] = field(default_factory=set)
 
 
-# path, absolute path, content (None: read it here), mtime_ns, max_bytes, chunk_tokens
-_Job = tuple[str, str, bytes | None, int, int, int]
+# path, absolute path, content (None: read it here), mtime_ns, max_bytes, chunk_tokens,
+# the vault's dialect (``knotwork.ingest.dialects``)
+_Job = tuple[str, str, bytes | None, int, int, int, str]
 
 
 def _parse_job(job: _Job) -> ParsedDocument | Issue:
     from ..ingest.parsers import parse
 
-    path, abspath, data, mtime_ns, max_bytes, chunk_tokens = job
+    path, abspath, data, mtime_ns, max_bytes, chunk_tokens, dialect = job
     try:
         if data is None:
             with open(abspath, "rb") as f:
                 data = f.read()
-        # the registry picks the parser by the file's name and first bytes
-        out = parse(path, data, max_bytes=max_bytes, chunk_tokens=chunk_tokens)
+        # the registry picks the parser by the file's name and first bytes; a worker
+        # process reads in the dialect the job names, not its own default
+        with reading(dialect):
+            out = parse(path, data, max_bytes=max_bytes, chunk_tokens=chunk_tokens)
     except OSError as exc:
         return unreadable(path, exc)
     except KnotworkError as exc:
@@ -322,8 +327,12 @@ def sync(store: Store, root: str | os.PathLike[str], *, scope: str, actor: str,
          dry_run: bool = False, max_bytes: int = 5_000_000, chunk_tokens: int = 220,
          workers: int = 0, batch_size: int = 500, progress: Progress | None = None,
          only: Iterable[str] | None = None, replace: bool = False,
-         mention_progress: Progress | None = None) -> SyncReport:
+         mention_progress: Progress | None = None, dialect: str = AUTO) -> SyncReport:
     """Apply every change in ``root`` (or in the paths ``only``) since the last sync.
+
+    ``dialect``: how the vault's notes spell links and names (``knotwork.ingest.dialects``;
+    "auto" finds it by the files at the vault's root). A vault read before in another
+    dialect is read again, as after an upgrade.
 
     A scope holds one vault: a full sync of another folder that would delete notes while
     the scope's vault still exists raises ``Conflict`` before writing, unless ``replace``.
@@ -333,6 +342,21 @@ def sync(store: Store, root: str | os.PathLike[str], *, scope: str, actor: str,
     base = Path(root).expanduser().resolve()
     if not base.is_dir():
         raise KnotworkError(f"not a folder: {root}")
+    chosen = resolve_dialect(dialect, base)
+    with reading(chosen):
+        return _sync(store, base, scope=scope, actor=actor, finder=finder,
+                     patterns=patterns, force=force, dry_run=dry_run, max_bytes=max_bytes,
+                     chunk_tokens=chunk_tokens, workers=workers, batch_size=batch_size,
+                     progress=progress, only=only, replace=replace,
+                     mention_progress=mention_progress, dialect=chosen)
+
+
+def _sync(store: Store, base: Path, *, scope: str, actor: str, finder: MentionFinder | None,
+          patterns: tuple[str, ...], force: bool, dry_run: bool, max_bytes: int,
+          chunk_tokens: int, workers: int, batch_size: int, progress: Progress | None,
+          only: Iterable[str] | None, replace: bool, mention_progress: Progress | None,
+          dialect: str) -> SyncReport:
+    """``sync`` of the folder ``base`` in its ``dialect``, which is in force here."""
     folder = _Folder(base, time.time_ns())
     p = plan(store, base, scope=scope, patterns=patterns, force=force, max_bytes=max_bytes,
              only=only, extraction=ingest.extraction_key(chunk_tokens))
@@ -355,7 +379,7 @@ def sync(store: Store, root: str | os.PathLike[str], *, scope: str, actor: str,
         # mentions found by other rules than this code's: all are found again below
         with store.write(actor=actor) as w:
             w.requeue_mentions(str(ingest.MENTION_RULES))
-    jobs = [(f.path, f.abspath, data, f.mtime_ns, max_bytes, chunk_tokens)
+    jobs = [(f.path, f.abspath, data, f.mtime_ns, max_bytes, chunk_tokens, dialect)
             for f, data in p.changed]
     acc = _Tally(unchanged=p.unchanged, errors=list(p.issues))
     if jobs:
