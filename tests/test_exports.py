@@ -9,7 +9,8 @@ def test_all_is_sorted_and_complete() -> None:
     assert knotwork.__all__ == sorted(knotwork.__all__)
     public = {n for n in dir(knotwork) if not n.startswith("_")} - {
         "config", "core", "errors", "types", "ingest", "store", "retrieve", "render", "sync",
-        "embed", "agent", "watch", "cli", "server", "mcp", "web", "domain", "checks", "results"}
+        "embed", "agent", "watch", "cli", "server", "mcp", "web", "domain", "checks", "results",
+        "limits"}
     assert public == set(knotwork.__all__) - {"__version__"}
 
 

@@ -20,7 +20,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, TypeVar
 
-from . import checks
+from . import checks, limits
 from .config import Settings
 from .embed import Embedder, open_embedder
 from .errors import ConfigError, InvalidQuery, NotFound
@@ -251,6 +251,7 @@ class Knotwork:
         from .sync import writes as _writes
         from .sync.agent import build_agent_document
 
+        checks.agent_document(doc_id, title, source, raw_content, entities, relations)
         s = self.settings
         reader = self.store.reader
         doc, dropped = build_agent_document(
@@ -283,6 +284,7 @@ class Knotwork:
                     valid_from: str | None = None, valid_to: str | None = None,
                     scope: str | None = None, reason: str | None = None) -> FactRow:
         """Record one fact an agent or a person asserts (trust ``asserted``)."""
+        checks.fact_text(subject, predicate, value, supporting_text, reason)
         checks.assertion(subject, predicate, value, value_type=value_type, confidence=confidence)
         from .sync import writes as _writes
 
@@ -301,7 +303,9 @@ class Knotwork:
         """Retract one fact (never deleted: ``as_of`` still sees it)."""
         from .sync import writes as _writes
 
-        return _writes.retract_fact(self.store, fact_id, reason=reason, actor=self.actor)
+        checks.text("reason", reason, limits.REASON_CHARS, required=True)
+        return _writes.retract_fact(self.store, checks.fact_id(fact_id), reason=reason,
+                                    actor=self.actor)
 
     def watcher(self, *, on_report: Callable[[SyncReport], None] | None = None,
                 on_error: Callable[[BaseException], None] | None = None,
@@ -343,8 +347,7 @@ class Knotwork:
         ``max_tokens`` (default ``Settings.context_max_tokens``; 0 = no limit) counts the
         tokens of the answer as rendered in ``fmt`` — what the agent actually receives.
         """
-        if not query or not query.strip():
-            raise InvalidQuery("query is empty")
+        checks.text("query", query, limits.QUERY_CHARS, required=True)
         s = self.settings
         opts = ContextOptions(
             max_entities=checks.positive(
@@ -376,6 +379,7 @@ class Knotwork:
         (``retrieve.search``); hybrid fuses with ``fusion``, default ``Settings.fusion``."""
         from .retrieve import search as _search  # loaded by the first search, not by context
 
+        checks.text("query", query, limits.QUERY_CHARS)
         k = checks.positive("k", k)
         vectors = None
         if mode in ("vector", "hybrid") and self.embedding_status() != "none":
@@ -385,6 +389,7 @@ class Knotwork:
 
     def resolve(self, ref: str) -> int:
         """The entity id for an iri, name, alias or label; ``NotFound`` otherwise."""
+        checks.text("ref", ref, limits.REF_CHARS)
         eid = self.store.reader.find_entity(ref.strip(), name_key(ref))
         if eid is None:
             raise NotFound("entity", ref)

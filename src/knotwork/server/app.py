@@ -35,11 +35,13 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.routing import APIRoute
 from starlette.datastructures import Headers
 
+from .. import limits as L
 from ..core import Knotwork
 from ..errors import ConfigError
 from ..types import SyncReport
-from . import errors
+from . import errors, guard
 from .schemas import (
+    ISO_TIME,
     ContextOut,
     ContextRequest,
     DocumentRequest,
@@ -84,8 +86,31 @@ def is_loopback(host: str) -> bool:
         return False
 
 
+def check_token(token: str | None) -> None:
+    """Refuse a token anyone could guess or no client could send.
+
+    Why: ``KNOTWORK_TOKEN='  '`` passed as "a token" and let a server bind 0.0.0.0 behind
+    a secret of two blanks, and ``--token a`` was one guess away. A token must be at least
+    ``limits.TOKEN_MIN_CHARS`` characters with no blank at either end (a header's value
+    is sent trimmed, so such a token could never match).
+    """
+    if token is None:
+        return
+    if not token.strip():
+        raise ConfigError("the token is blank: give a secret of at least "
+                          f"{L.TOKEN_MIN_CHARS} characters", key="token")
+    if token != token.strip():
+        raise ConfigError("the token starts or ends with a blank, which no client can send"
+                          " in a header: remove it", key="token")
+    if len(token) < L.TOKEN_MIN_CHARS:
+        raise ConfigError(f"the token is {len(token)} characters long; use at least "
+                          f"{L.TOKEN_MIN_CHARS} (e.g. python -c 'import secrets; "
+                          "print(secrets.token_urlsafe(24))')", key="token")
+
+
 def check_bind(host: str, token: str | None) -> None:
-    """Refuse to expose the store beyond this machine without a token."""
+    """Refuse to expose the store beyond this machine without a token, or with a weak one."""
+    check_token(token)
     if not is_loopback(host) and not token:
         raise ConfigError(
             f"refusing to bind {host} without a token: anyone who can reach it could read "
@@ -218,8 +243,10 @@ def _scopes(request: Request, asked: Sequence[str] | None) -> list[str] | None:
 
 
 KW = Annotated[Knotwork, Depends(_kw)]
-Ref = Annotated[str, Path(description="The entity's iri, label, alias or file path "
-                                       "(URL-encoded; slashes allowed).")]
+Ref = Annotated[str, Path(max_length=L.REF_CHARS, description=(
+    "The entity's iri, label, alias or file path (URL-encoded; slashes allowed)."))]
+AsOf = Annotated[str | None, Query(max_length=L.DATE_CHARS, pattern=ISO_TIME,
+                                   description="ISO 8601 time.")]
 
 
 @router.post("/context", response_model=ContextOut, tags=["read"],
@@ -240,9 +267,11 @@ def context(body: ContextRequest, request: Request, kw: KW) -> Response:
 
 @router.get("/search", response_model=SearchOut, tags=["read"])
 def search(request: Request, kw: KW,
-           q: Annotated[str, Query(min_length=1, max_length=2000, description="Words.")],
+           q: Annotated[str, Query(min_length=1, max_length=L.QUERY_CHARS,
+                                   description="Words.")],
            k: Annotated[int, Query(ge=1, le=50, description="Number of chunks.")] = 10,
-           scope: Annotated[list[str] | None, Query(description="Limit to scopes.")] = None,
+           scope: Annotated[list[str] | None, Query(max_length=L.SCOPES_MAX,
+                                                    description="Limit to scopes.")] = None,
            mode: Annotated[Literal["bm25", "vector", "hybrid"], Query(description=(
                "Full text, vectors, or both fused."))] = "bm25"
            ) -> dict[str, Any]:
@@ -255,11 +284,11 @@ def search(request: Request, kw: KW,
 # Declared before /entities/{ref} because ``:path`` refs may contain slashes.
 @router.get("/entities", response_model=EntityOut, response_model_exclude_unset=True,
             tags=["read"])
-def entity_by_query(kw: KW, ref: Annotated[str, Query(min_length=1, description=(
+def entity_by_query(kw: KW, ref: Annotated[str, Query(min_length=1, max_length=L.REF_CHARS,
+                                                      description=(
                         "The entity's iri, label, alias or file path: any text, one that "
                         "ends in /facts included."))],
-                    as_of: Annotated[str | None, Query(description="ISO time.")] = None
-                    ) -> dict[str, object]:
+                    as_of: AsOf = None) -> dict[str, object]:
     """One entity, named in the query string: ``/entities/reports/facts`` is the facts of
     ``reports``, so a note at ``reports/facts.md`` is reached as ``?ref=reports/facts``."""
     return kw.entity(ref, as_of=as_of).as_dict()
@@ -269,8 +298,7 @@ def entity_by_query(kw: KW, ref: Annotated[str, Query(min_length=1, description=
             response_model_exclude_unset=True, tags=["read"])
 def entity_facts(ref: Ref, kw: KW,
                  history: Annotated[bool, Query(description="Include retracted facts.")] = False,
-                 as_of: Annotated[str | None, Query(description="ISO time.")] = None
-                 ) -> list[dict[str, object]]:
+                 as_of: AsOf = None) -> list[dict[str, object]]:
     """Facts whose subject is the entity, with provenance; ``history`` adds retracted ones."""
     return [f.as_dict() for f in kw.facts(ref, history=history, as_of=as_of)]
 
@@ -278,15 +306,15 @@ def entity_facts(ref: Ref, kw: KW,
 @router.get("/entities/{ref:path}", response_model=EntityOut,
             response_model_exclude_unset=True, tags=["read"])
 def entity(ref: Ref, kw: KW,
-           as_of: Annotated[str | None, Query(description="ISO time.")] = None
-           ) -> dict[str, object]:
+           as_of: AsOf = None) -> dict[str, object]:
     """One entity: names, types, its facts and the facts that point at it."""
     return kw.entity(ref, as_of=as_of).as_dict()
 
 
 @router.get("/history", response_model=HistoryOut, response_model_exclude_unset=True,
             tags=["read"])
-def history(kw: KW, entity: Annotated[str, Query(min_length=1, description="The entity.")],
+def history(kw: KW, entity: Annotated[str, Query(min_length=1, max_length=L.REF_CHARS,
+                                                 description="The entity.")],
             offset: Annotated[int, Query(ge=0)] = 0,
             limit: Annotated[int, Query(ge=1, le=1000)] = 100) -> dict[str, Any]:
     """Every fact ever recorded about an entity and the events that touched them, paged."""
@@ -320,10 +348,14 @@ def assert_fact(body: FactRequest, kw: KW) -> dict[str, object]:
 @router.delete("/facts/{fact_id}", response_model=FactOut, response_model_exclude_unset=True,
                tags=["write"])
 def retract_fact(fact_id: int, kw: KW,
-                 reason: Annotated[str | None, Query(description="Why (or in the body).")]
-                 = None,
-                 body: Annotated[RetractRequest | None, Body()] = None) -> dict[str, object]:
-    """Retract a fact (never deleted); the reason comes as ``?reason=`` or ``{"reason"}``."""
+                 reason: Annotated[str | None, Query(
+                     min_length=1, max_length=L.REASON_CHARS, description=(
+                         "Why: required, here or as the body's reason (a retraction with "
+                         "neither is refused with 400)."))] = None,
+                 body: Annotated[RetractRequest | None, Body(description=(
+                     "The reason, when not given as ?reason="))] = None) -> dict[str, object]:
+    """Retract a fact (never deleted). A reason is required: ``?reason=`` or
+    ``{"reason"}``; without one the answer is 400."""
     why = reason or (body.reason if body else "")
     return kw.retract_fact(fact_id, reason=why).as_dict()
 
@@ -381,6 +413,7 @@ async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
 def create_app(kw: Knotwork, *, token: str | None = None, max_body: int = MAX_BODY,
                scopes: Sequence[str] | None = None, sync_vault: bool = True) -> FastAPI:
     """The REST app over ``kw``; with ``token``, every request must present it."""
+    check_token(token)
     app = FastAPI(title="knotwork", version=_version(), lifespan=_lifespan,
                   description="A local-first context graph for AI agents: Markdown in, "
                               "cited and current context out.")
@@ -390,9 +423,11 @@ def create_app(kw: Knotwork, *, token: str | None = None, max_body: int = MAX_BO
     app.state.watcher = None
     app.include_router(router)
     errors.install(app)
+    app.add_middleware(guard.JsonDepth)  # inside the body limit: it reads a bounded body
     app.add_middleware(BodyLimit, limit=max_body)
     if token:
-        app.add_middleware(BearerAuth, token=token)  # outermost: refuse before reading bodies
+        app.add_middleware(BearerAuth, token=token)  # refuse before reading bodies
+    app.add_middleware(guard.SafeHeaders)  # outermost: every answer, a 401 too
     return app
 
 
