@@ -45,6 +45,7 @@ if TYPE_CHECKING:  # imported where used: a process that only queries never load
     from .results import Compacted, DocumentIngested, Embedded, History, Stats
     from .retrieve.embedding import FloatArray
     from .retrieve.vectors import VectorIndex
+    from .sync import check as _check
     from .sync import files as _sync
     from .sync.watch import VaultWatcher
 
@@ -198,6 +199,18 @@ class Knotwork:
         with self.store.write(actor=self.actor) as w:
             w.clear_vectors()
         return self.embed(progress=progress)
+
+    def check(self, *, repair: bool = False, sample: int = 200, vectors: int = 32
+              ) -> _check.CheckReport:
+        """Verify every invariant of the store (``sync.check``); ``repair`` rebuilds the
+        derived indexes from the source of truth first and reports what is left."""
+        from .sync import check as _check
+
+        emb = None if self._embedding_off() else self.embedder()
+        return _check.run(self.store, embed=emb.embed if emb else None, actor=self.actor,
+                          finder=self._mentions, repair_it=repair,
+                          embed_pending=self.embed if emb else None, sample=sample,
+                          vectors=vectors)
 
     def compact(self, *, vacuum: bool = False) -> Compacted:
         """Give back the room that history takes: drop the chunks of past versions that

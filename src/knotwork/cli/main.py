@@ -147,6 +147,10 @@ def ingest(path: Annotated[str, typer.Argument(
     """Ingest a folder of Markdown, or one note of it, then embed the new chunks.
 
     Only what changed since the last ingest is applied."""
+    import signal
+
+    # stop on SIGTERM as on Ctrl-C: the worker pool is shut down, nothing half written
+    signal.signal(signal.SIGTERM, signal.default_int_handler)
     show = not (quiet or as_json)
     with _kw(patterns=pattern) as kw, _bars(enabled=show) as bar:
         report = kw.ingest(path, force=force, dry_run=dry_run, embed=not no_embed,
@@ -488,5 +492,11 @@ def _nothing() -> Iterator[None]:
     yield
 
 
+from . import check  # noqa: E402,F401
+
 if __name__ == "__main__":
-    main()
+    # Run as a script (python -m knotwork.cli.main), this file is ``__main__``, and the
+    # commands other modules register went to the imported module's app: run that one.
+    from knotwork.cli.main import main as _run
+
+    _run()

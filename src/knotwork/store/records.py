@@ -148,3 +148,18 @@ class PendingChunk(NamedTuple):
 
     text_hash: str  # what ``put_vectors`` stores the vector under
     text: str  # what to embed: the chunk's context, a newline, then its text
+
+
+@dataclass(frozen=True, slots=True)
+class Problem:
+    """One broken invariant ``Store.check_integrity`` found: which check, and where."""
+
+    check: str  # citations, text_index, vector_index, ownership, mentions, database
+    detail: str
+
+
+class VectorSample(NamedTuple):
+    """A stored vector and the text it was made from (``Store.vector_sample``)."""
+
+    text: str  # as ``PendingChunk.text``: context, a newline, then the chunk's text
+    vector: bytes  # float32, as ``VectorWriter.put_vectors`` stored it

@@ -46,6 +46,7 @@ from ..ingest.sources import (
 )
 from ..store import FileCheck, Prepared, Store, StoreReader, StoreWriter
 from ..types import Applied, FactDraft, FileState, Issue, ParsedDocument, SyncReport, Unchanged
+from . import pool as _pools
 
 Progress = Callable[[int, int], None]
 _PARALLEL_MIN = 200  # below this, starting worker processes costs more than it saves
@@ -676,7 +677,8 @@ def _worker_opener(store: Store, items: int, workers: int) -> Callable[[], Store
 _worker: dict[str, Any] = {}
 
 
-def _worker_init(opener: Callable[[], Store], lock: Any) -> None:
+def _worker_init(opener: Callable[[], Store], lock: Any, parent: int) -> None:
+    _pools.guard_worker(parent)  # dies with the sync that started it (``sync.pool``)
     _worker["store"], _worker["lock"] = opener(), lock
 
 
@@ -688,6 +690,7 @@ def _worker_batch(jobs: list[_Job], folder: _Folder, scope: str, actor: str, for
     # Why our own lock before SQLite's: a writer waiting on SQLite's busy handler sleeps in
     # steps of up to 100 ms; one waiting on this lock wakes the moment it is free.
     with _worker["lock"]:
+        _pools.orphaned()  # never commit for a sync that is gone
         return _write_batch(_worker["store"], parsed, folder=folder, scope=scope, actor=actor,
                             force=force, renames=renames)
 
@@ -724,6 +727,7 @@ def _worker_mentions(doc_ids: list[int], actor: str) -> tuple[int, int]:
     drafts = _mention_drafts(reader, finder, doc_ids)
     added = retracted = 0
     with _worker["lock"], store.write(actor=actor) as w:
+        _pools.orphaned()
         current = _worker_finder(reader)  # a new table when names changed meanwhile
         stale_names, finder = current is not finder, current
         now = reader.document_versions(doc_ids)
@@ -740,7 +744,7 @@ def _mentions_in_workers(opener: Callable[[], Store], ids: list[int], *, actor: 
                          workers: int, batch_size: int = 100,
                          progress: Progress | None = None) -> tuple[int, int]:
     added = retracted = done = 0
-    with _pool(opener, workers) as pool:
+    with _pools.running(lambda: _pool(opener, workers)) as pool:
         parts = [ids[i:i + batch_size] for i in range(0, len(ids), batch_size)]
         futures = {pool.submit(_worker_mentions, part, actor): len(part) for part in parts}
         for fut in as_completed(futures):
@@ -754,7 +758,8 @@ def _mentions_in_workers(opener: Callable[[], Store], ids: list[int], *, actor: 
 def _pool(opener: Callable[[], Store], workers: int = 0) -> ProcessPoolExecutor:
     ctx = multiprocessing.get_context("fork")
     return ProcessPoolExecutor(max_workers=workers or os.cpu_count() or 1, mp_context=ctx,
-                               initializer=_worker_init, initargs=(opener, ctx.Lock()))
+                               initializer=_worker_init,
+                               initargs=(opener, ctx.Lock(), os.getpid()))
 
 
 def _write_in_workers(opener: Callable[[], Store], jobs: list[_Job], acc: _Tally, *,
@@ -766,7 +771,7 @@ def _write_in_workers(opener: Callable[[], Store], jobs: list[_Job], acc: _Tally
     The main process only hands out batches: parsing runs on every core, and writing a
     batch (its diffs and its SQL, one transaction) takes turns under the lock.
     """
-    with _pool(opener, workers) as pool:
+    with _pools.running(lambda: _pool(opener, workers)) as pool:
         futures = []
         for i in range(0, len(jobs), batch_size):
             part = jobs[i:i + batch_size]
