@@ -54,6 +54,9 @@ _PARALLEL_MIN = 200  # below this, starting worker processes costs more than it 
 # full-text pages it touched, so fewer, larger commits write less (10k-note cold ingest,
 # 3 alternating runs: 4-7% less time); the pipeline still starts after one batch's parse.
 _WORKER_BATCH = 250
+# The reason of a file gone between the scan and its read: no error, a delete (the write
+# lock looks at the folder again before deleting, as for every delete).
+_VANISHED = "vanished while being read"
 
 
 @dataclass(slots=True)
@@ -69,6 +72,7 @@ class _Plan:
     refresh: list[FileCheck] = field(default_factory=list)
     # files whose text the store holds, to be read again: extracted under other rules
     reread: set[str] = field(default_factory=set)
+    vanished: set[str] = field(default_factory=set)  # listed by the scan, gone at the read
 
 
 # path, absolute path, content (None: read it here), mtime_ns, max_bytes, chunk_tokens
@@ -85,6 +89,8 @@ def _parse_job(job: _Job) -> ParsedDocument | Issue:
                 data = f.read()
         # the registry picks the parser by the file's name and first bytes
         out = parse(path, data, max_bytes=max_bytes, chunk_tokens=chunk_tokens)
+    except FileNotFoundError:
+        return Issue(path, _VANISHED)
     except OSError as exc:
         return unreadable(path, exc)
     except KnotworkError as exc:
@@ -155,6 +161,8 @@ def plan(store: Store, root: Path, *, scope: str, patterns: tuple[str, ...],
         checked = time.time_ns()
         data = _read(f, p)
         if data is None:
+            if f.path in p.vanished:
+                on_disk.discard(f.path)  # deleted since the scan: deleted by this sync
             continue
         if known.content_hash == content_hash(data):
             if not (force or stale):
@@ -270,6 +278,9 @@ def _refused(p: _Plan, max_bytes: int) -> set[str]:
 def _read(f: SourceFile, p: _Plan) -> bytes | None:
     try:
         return Path(f.abspath).read_bytes()
+    except FileNotFoundError:
+        p.vanished.add(f.path)
+        return None
     except OSError as exc:
         p.issues.append(unreadable(f.path, exc))
         return None
@@ -383,6 +394,10 @@ def sync(store: Store, root: str | os.PathLike[str], *, scope: str, actor: str,
             if progress:
                 progress(acc.done, total)
     counts = acc.counts
+    # a file gone between the scan and its read (or its write) is deleted now, as a
+    # file gone before the scan is, not left live until the next sync
+    p.deleted.extend(sorted(set(acc.vanished) - set(p.deleted)))
+    total += len(acc.vanished)
     if p.deleted:
         with store.write(actor=actor) as w:
             rules = VaultRules(base, patterns=patterns)
@@ -553,6 +568,7 @@ class _Tally:
     removed: list[tuple[str, str]] = field(default_factory=list)
     changes: int = 0  # documents whose names changed: each bumped the names generation once
     done: int = 0
+    vanished: list[str] = field(default_factory=list)  # gone between the scan and the write
 
     def __post_init__(self) -> None:
         self.counts = {"added": 0, "updated": 0, "deleted": 0, "renamed": 0, "reread": 0,
@@ -567,6 +583,7 @@ class _Tally:
         self.removed.extend(other.removed)
         self.changes += other.changes
         self.done += other.done
+        self.vanished.extend(other.vanished)
 
 
 class _Refused(Exception):
@@ -633,11 +650,17 @@ def _apply_batch(w: StoreWriter, batch: Sequence[Prepared | Issue], acc: _Tally,
     for item in batch:
         acc.done += 1
         if isinstance(item, Issue):
-            acc.errors.append(item)
+            if item.reason == _VANISHED:
+                acc.vanished.append(item.path)
+            else:
+                acc.errors.append(item)
             continue
         path = item.doc.path
         if not folder.holds(item.doc):
-            continue  # written again since it was read: the sync that sees that applies it
+            if not os.path.lexists(os.path.join(folder.root, path)):
+                acc.vanished.append(path)  # deleted since it was read: deleted below
+            # else written again since it was read: the sync that sees that applies it
+            continue
         acc.errors.extend(item.doc.issues)
         try:
             with w.savepoint() if isolate else nullcontext():
