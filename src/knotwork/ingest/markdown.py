@@ -535,17 +535,47 @@ def split_lines(text: str) -> list[str]:
 
 
 def decode(path: str, data: bytes, max_bytes: int) -> str | Issue:
-    """Return the text without a BOM, or the fatal issue that keeps the file out."""
+    """Return the text without a BOM, or the fatal issue that keeps the file out.
+
+    UTF-8 (with or without a BOM) and UTF-16 or UTF-32 with a BOM are read (Windows
+    editors save "Unicode" as UTF-16 LE with a BOM; it was refused as binary). One NUL rule
+    for the whole file: text has no NUL, so a NUL anywhere (after decoding) keeps the file
+    out, with its line. Before, one in the first 8 KB refused the file and one after it
+    was stored silently.
+    """
     if len(data) > max_bytes:
         return Issue(path, f"file too large: {len(data)} bytes > limit {max_bytes}")
-    if b"\x00" in data[:_BINARY_SNIFF]:
-        return Issue(path, "binary file")
+    for bom, codec in _BOMS:
+        if data.startswith(bom):
+            try:
+                text = data[len(bom):].decode(codec)
+            except UnicodeDecodeError as exc:
+                return Issue(path, f"invalid {codec.upper()} at byte {exc.start + len(bom)}")
+            return _no_nul(path, text)
+    at = data.find(b"\x00")
+    if at >= 0:
+        if at < _BINARY_SNIFF:
+            return Issue(path, "binary file")
+        return Issue(path, f"binary file: a NUL byte at byte {at}", data.count(b"\n", 0, at) + 1)
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         line = data.count(b"\n", 0, exc.start) + 1
         return Issue(path, f"invalid UTF-8 at byte {exc.start}", line)
     return text[1:] if text.startswith("\ufeff") else text
+
+
+# Byte-order marks, the longer first (UTF-32 LE's starts with UTF-16 LE's).
+_BOMS = ((b"\xff\xfe\x00\x00", "utf-32-le"), (b"\x00\x00\xfe\xff", "utf-32-be"),
+         (b"\xff\xfe", "utf-16-le"), (b"\xfe\xff", "utf-16-be"))
+
+
+def _no_nul(path: str, text: str) -> str | Issue:
+    at = text.find("\x00")
+    if at < 0:
+        return text
+    return Issue(path, f"binary file: a NUL character at character {at}",
+                 text.count("\n", 0, at) + 1)
 
 
 def leading_h1(scanned: Sequence[ScannedLine], hidden: frozenset[int] = frozenset(),
