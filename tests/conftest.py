@@ -22,7 +22,7 @@ SLOW_MODULES = frozenset({
     "sync/test_no_stale.py", "sync/test_parallel.py", "ingest/test_properties.py",
     "embed/test_minilm.py", "retrieve/test_semantic_minilm.py",
     "frontends/test_mcp_doors.py", "frontends/test_rest_doors.py",
-    "reliability/test_crash.py",
+    "reliability/test_crash.py", "reliability/test_hostile_files.py",
 })
 
 

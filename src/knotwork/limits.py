@@ -30,6 +30,9 @@ RELATIONS_MAX = 2_000  # relations in one agent document
 SCOPE_CHARS = 200  # a scope name
 SCOPES_MAX = 50  # scopes named in one read
 TOKEN_MIN_CHARS = 16  # a bearer token: at least this long, not blank
+# Facts one note may state: a note of 100,000 links took 9-17 s to sync; past this, the
+# first ones are kept and the note carries a warning (20,000 links: about 2 s).
+FACTS_PER_NOTE = 20_000
 
 #: name -> (limit, what it bounds), for the README table and the tests that walk it
 ALL: dict[str, tuple[int, str]] = {
@@ -52,4 +55,5 @@ ALL: dict[str, tuple[int, str]] = {
     "SCOPE_CHARS": (SCOPE_CHARS, "scope name"),
     "SCOPES_MAX": (SCOPES_MAX, "scopes per read"),
     "TOKEN_MIN_CHARS": (TOKEN_MIN_CHARS, "bearer token, at least"),
+    "FACTS_PER_NOTE": (FACTS_PER_NOTE, "facts kept from one note file"),
 }

@@ -22,6 +22,7 @@ from functools import lru_cache
 from itertools import accumulate
 from types import MappingProxyType
 
+from .. import limits
 from ..types import ChunkDraft, Issue, NameDecl, NameKind, ParsedDocument, Span, name_key
 from . import extraction_key
 from .extract import Block, extract_facts, opening_identifier
@@ -679,6 +680,11 @@ def parse_markdown(
     chunks = build_chunks(lines, front.body_start, scanned, chunk_tokens, hidden)
     blocks = blocks_of(lines, front.body_start, scanned)
     facts, issues = extract_facts(path, front.entries, blocks, references)
+    if len(facts) > limits.FACTS_PER_NOTE:
+        issues = (*issues, Issue(path, f"the note states {len(facts):,} facts; the first"
+                                 f" {limits.FACTS_PER_NOTE:,} are kept (the limit that keeps"
+                                 " one file's work bounded)", fatal=False))
+        facts = facts[:limits.FACTS_PER_NOTE]
     title, doc_type, names = _names(path, front.entries,
                                     leading_h1(scanned, hidden, front.body_start))
     return ParsedDocument(

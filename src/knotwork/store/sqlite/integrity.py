@@ -28,6 +28,15 @@ def _text(row: tuple[object, object]) -> str:
     return zlib.decompress(packed).decode() if isinstance(packed, bytes) else str(text)
 
 
+def _lines(text: str) -> list[str]:
+    """A version's lines as the parser numbers them: split on "\n" only (a lone "\r" ends
+    no line; a CRLF's "\r" is dropped)."""
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    return [line.removesuffix("\r") for line in lines]
+
+
 def _squash(text: str) -> str:
     return " ".join(text.split())
 
@@ -90,7 +99,7 @@ def _citations(con: sqlite3.Connection) -> Iterator[str]:
         if vid != current:
             got = con.execute("SELECT text, text_z FROM versions WHERE id = ?",
                               (vid,)).fetchone()
-            lines, current = _text(got).splitlines(), vid
+            lines, current = _lines(_text(got)), vid
         if start is None:
             continue
         if not (1 <= start <= (end or start) <= max(len(lines), 1)):
