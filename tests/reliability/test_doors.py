@@ -104,3 +104,9 @@ def test_json_depth_scan_skips_strings_and_escapes() -> None:
     assert too_deep(b"[" * 64 + b"]" * 64) is None
     assert too_deep(b'{"a": "[[[[[[[[\\"[[[["}', limit=2) is None
     assert too_deep(b'[[["\\\\"]]]', limit=2) == 2
+
+
+def test_the_parser_keeps_the_facts_limit_the_table_states() -> None:
+    from knotwork.ingest import markdown
+
+    assert markdown.FACTS_PER_NOTE == limits.FACTS_PER_NOTE

@@ -22,7 +22,6 @@ from functools import lru_cache
 from itertools import accumulate
 from types import MappingProxyType
 
-from .. import limits
 from ..types import ChunkDraft, Issue, NameDecl, NameKind, ParsedDocument, Span, name_key
 from . import extraction_key
 from .extract import Block, extract_facts, opening_identifier
@@ -33,6 +32,9 @@ from .sources import content_hash
 
 BLANK, TEXT, HEADING, CODE, RULE = range(5)
 _BINARY_SNIFF = 8192
+# Facts one note may state (``knotwork.limits.FACTS_PER_NOTE`` says the same number; the
+# parser imports nothing but types and errors): past it the first ones are kept.
+FACTS_PER_NOTE = 20_000
 
 # ATX heading "## Title ##": 1-6 "#" then a blank or the line end ("#tag" is no heading).
 _ATX = re.compile(r" {0,3}(#{1,6})(?=[ \t]|$)[ \t]*")
@@ -680,11 +682,11 @@ def parse_markdown(
     chunks = build_chunks(lines, front.body_start, scanned, chunk_tokens, hidden)
     blocks = blocks_of(lines, front.body_start, scanned)
     facts, issues = extract_facts(path, front.entries, blocks, references)
-    if len(facts) > limits.FACTS_PER_NOTE:
+    if len(facts) > FACTS_PER_NOTE:
         issues = (*issues, Issue(path, f"the note states {len(facts):,} facts; the first"
-                                 f" {limits.FACTS_PER_NOTE:,} are kept (the limit that keeps"
+                                 f" {FACTS_PER_NOTE:,} are kept (the limit that keeps"
                                  " one file's work bounded)", fatal=False))
-        facts = facts[:limits.FACTS_PER_NOTE]
+        facts = facts[:FACTS_PER_NOTE]
     title, doc_type, names = _names(path, front.entries,
                                     leading_h1(scanned, hidden, front.body_start))
     return ParsedDocument(
