@@ -23,7 +23,7 @@ SLOW_MODULES = frozenset({
     "embed/test_minilm.py", "retrieve/test_semantic_minilm.py",
     "frontends/test_mcp_doors.py", "frontends/test_rest_doors.py",
     "reliability/test_crash.py", "reliability/test_hostile_files.py",
-    "reliability/test_concurrency.py",
+    "reliability/test_concurrency.py", "frontends/test_rest_fuzz.py",
 })
 
 

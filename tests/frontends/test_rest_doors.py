@@ -89,7 +89,8 @@ def test_the_openapi_spec_declares_what_the_routes_check(api: Api) -> None:
     rules = {r["if"]["properties"]["datatype"]["const"] for r in schemas["FactRequest"]["allOf"]}
     assert rules == {"integer", "number", "boolean", "date", "datetime"}
     delete = spec["paths"]["/facts/{fact_id}"]["delete"]
-    assert "required" in delete["description"].lower()
+    reason = next(p for p in delete["parameters"] if p["name"] == "reason")
+    assert reason["required"] is True
     assert schemas["FactRequest"]["properties"]["subject"]["maxLength"] == limits.SUBJECT_CHARS
 
 

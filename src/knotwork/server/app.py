@@ -29,7 +29,7 @@ from typing import Annotated, Any, Literal
 
 import anyio.to_thread
 import uvicorn
-from fastapi import APIRouter, Body, Depends, FastAPI, Path, Query, Request, Response
+from fastapi import APIRouter, Depends, FastAPI, Path, Query, Request, Response
 from fastapi.dependencies.models import Dependant
 from fastapi.exceptions import RequestValidationError
 from fastapi.routing import APIRoute
@@ -52,7 +52,6 @@ from .schemas import (
     HealthOut,
     HistoryOut,
     IngestOut,
-    RetractRequest,
     SearchOut,
     StatsOut,
 )
@@ -347,17 +346,16 @@ def assert_fact(body: FactRequest, kw: KW) -> dict[str, object]:
 
 @router.delete("/facts/{fact_id}", response_model=FactOut, response_model_exclude_unset=True,
                tags=["write"])
-def retract_fact(fact_id: int, kw: KW,
-                 reason: Annotated[str | None, Query(
-                     min_length=1, max_length=L.REASON_CHARS, description=(
-                         "Why: required, here or as the body's reason (a retraction with "
-                         "neither is refused with 400)."))] = None,
-                 body: Annotated[RetractRequest | None, Body(description=(
-                     "The reason, when not given as ?reason="))] = None) -> dict[str, object]:
-    """Retract a fact (never deleted). A reason is required: ``?reason=`` or
-    ``{"reason"}``; without one the answer is 400."""
-    why = reason or (body.reason if body else "")
-    return kw.retract_fact(fact_id, reason=why).as_dict()
+def retract_fact(fact_id: Annotated[int, Path(ge=1, description="The fact's id.")], kw: KW,
+                 reason: Annotated[str, Query(
+                     min_length=1, max_length=L.REASON_CHARS, pattern=r"\S",
+                     description="Why the fact is wrong or stale (required).")]
+                 ) -> dict[str, object]:
+    """Retract a fact (never deleted); ``?reason=`` says why and is required.
+
+    Why no body: a DELETE's body is ignored by many clients and proxies, and a reason
+    that could come in either place could be declared required in neither."""
+    return kw.retract_fact(fact_id, reason=reason).as_dict()
 
 
 @router.get("/health", response_model=HealthOut, tags=["meta"])

@@ -22,7 +22,11 @@ from .. import limits as L
 
 Confidence = Annotated[float, Field(ge=0.0, le=1.0)]
 # What ``checks.instant`` parses: a date, or a date and time with an optional offset.
-_DATE = r"[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])"
+_YEAR = r"(000[1-9]|00[1-9][0-9]|0[1-9][0-9]{2}|[1-9][0-9]{3})"  # 0001-9999
+_LEAP = r"([0-9]{2}(0[48]|[2468][048]|[13579][26])|(0[48]|[2468][048]|[13579][26])00)"
+# A calendar date: each month's days, and February 29 of leap years only.
+_DATE = (rf"({_YEAR}-((0[13578]|1[02])-(0[1-9]|[12][0-9]|3[01])|(0[469]|11)-(0[1-9]|[12][0-9]"
+         rf"|30)|02-(0[1-9]|1[0-9]|2[0-8]))|{_LEAP}-02-29)")
 ISO_TIME = (rf"^\s*{_DATE}([T ]([01][0-9]|2[0-3]):[0-5][0-9](:[0-5][0-9](\.[0-9]{{1,6}})?)?"
             r"(Z|[+-](0[0-9]|1[0-4]):[0-5][0-9])?)?\s*$")
 # What ``sync.agent`` takes for a doc_id: letters, digits, . - _ / and spaces, no ".." part.
@@ -55,8 +59,11 @@ class ContextRequest(_Request):
                                      description="At most this many entities (default 20).")
     expand_links: bool = Field(True, description="Follow links from the direct hits.")
     link_depth: int | None = Field(None, ge=0, le=3, description="Link hops (default 1).")
-    max_tokens: int | None = Field(None, ge=0, le=200_000, description=(
-        "Cut the rendered answer to this many tokens: 0 for no limit, else at least 50."))
+    # (not Literal[0]: a Literal takes false and 0.0 for 0)
+    max_tokens: Annotated[int, Field(ge=0, le=0)] | Annotated[int, Field(ge=50, le=200_000)] \
+        | None = Field(
+        None, description="Cut the rendered answer to this many tokens: 0 for no limit,"
+                          " else at least 50.")
     scopes: list[Annotated[str, Field(max_length=L.SCOPE_CHARS)]] | None = Field(
         None, max_length=L.SCOPES_MAX, description="Read only these scopes.")
     as_of: str | None = _time("Answer as the store stood at this ISO 8601 time.")
@@ -95,7 +102,9 @@ class DocumentRequest(_Request):
         "Letters, digits, '.', '-', '_', '/' and spaces; no '..' part."))
     title: str = Field("", max_length=L.TITLE_CHARS)
     source: str = Field("", max_length=L.SOURCE_CHARS)
-    raw_content: str = Field(min_length=1, max_length=L.RAW_CONTENT_CHARS, pattern=r"\S")
+    raw_content: str = Field(min_length=1, max_length=L.RAW_CONTENT_CHARS,
+                             pattern=r"^(?=[^\x00]*\S)[^\x00]*$",
+                             description="The text: not blank, no NUL character.")
     entities: list[AgentEntityIn] = Field(default_factory=list, max_length=L.ENTITIES_MAX)
     relations: list[AgentRelationIn] = Field(default_factory=list, max_length=L.RELATIONS_MAX)
     min_confidence: Confidence | None = None
