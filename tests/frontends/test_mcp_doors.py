@@ -6,6 +6,7 @@ fix, ``retract_fact {"fact_id": true}`` retracted fact 1 and ``"7"`` fact 7.
 
 from __future__ import annotations
 
+import random
 from pathlib import Path
 from typing import Any
 
@@ -73,3 +74,37 @@ def test_wrong_types_and_sizes_are_refused_and_nothing_is_written(tmp_path: Path
                                                   "expand_links": False})).is_error
 
     run(vault, tmp_path, body)
+
+
+def _value(rnd: random.Random) -> Any:
+    return rnd.choice([
+        True, False, None, 0, 1, -1, 7, 2**63, 0.5, -0.0, float("1e308"), "", " ", "7",
+        "true", "0.5", "Traefik", "x" * rnd.choice([10, 3000, 20_000]), "\x00", "[[kota]]",
+        [], ["a"], [{"name": "kota"}], {}, {"name": 5}, "kw:note/services/Traefik"])
+
+
+def test_random_arguments_to_every_tool_never_break_the_server(tmp_path: Path) -> None:
+    """About 300 calls with arguments of any JSON type and size, the tools' own keys and
+    others: each is an answer or a tool error, and the server answers after them all."""
+    vault = write_vault(tmp_path / "vault")
+    rnd = random.Random(30)
+
+    async def body(s: ClientSession) -> None:
+        tools = (await s.list_tools()).tools
+        calls = errors = 0
+        for tool in tools:
+            keys = list((tool.input_schema or {}).get("properties", {}))
+            for _ in range(36):
+                args = {k: _value(rnd) for k in keys if rnd.random() < 0.7}
+                if rnd.random() < 0.1:
+                    args["unknown_key"] = 1
+                result = await s.call_tool(tool.name, args)
+                calls += 1
+                errors += bool(result.is_error)
+                if not result.is_error and tool.name != "stats":
+                    assert result.structured_content is not None, (tool.name, args)
+        assert calls >= 280 and errors > calls // 2
+        assert data(await s.call_tool("stats", {}))["documents"] >= 4
+
+    run(vault, tmp_path, body)
+    assert "Traceback" not in (tmp_path / "mcp.log").read_text(encoding="utf-8")

@@ -110,3 +110,11 @@ def test_the_parser_keeps_the_facts_limit_the_table_states() -> None:
     from knotwork.ingest import markdown
 
     assert markdown.FACTS_PER_NOTE == limits.FACTS_PER_NOTE
+
+
+def test_the_readme_states_every_limit() -> None:
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    table = readme[readme.index("| what | at most |"):]
+    table = table[:table.index("\n\n")]
+    for name, (value, _) in limits.ALL.items():
+        assert f"{value:,}" in table, name
