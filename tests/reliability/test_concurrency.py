@@ -102,6 +102,7 @@ def test_ingests_watcher_and_server_on_one_store_end_equal_to_a_fresh_ingest(
                 proc.send_signal(2)
                 proc.wait(timeout=20)
     assert not errors, errors[:5]
+    print(f"{asked[0]} context answers")  # (shown with pytest -s)
     assert asked[0] > 20
     for log in logs:
         text = log.read_text(encoding="utf-8")
