@@ -6,14 +6,17 @@ patterns; the messages name the argument and the accepted values.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import date, datetime
+from typing import Any
 
+from . import limits
 from .errors import ConfigError, InvalidQuery
 from .store import record_time
 
-__all__ = ["assertion", "bounded", "budget", "check_datatype", "checked_date", "globs",
-           "instant", "positive", "unit", "validity"]
+__all__ = ["agent_document", "assertion", "bounded", "budget", "check_datatype",
+           "checked_date", "fact_id", "fact_text", "globs", "instant", "positive", "sized",
+           "text", "unit", "validity"]
 
 
 def globs(raw: Sequence[str]) -> tuple[str, ...]:
@@ -37,14 +40,15 @@ def globs(raw: Sequence[str]) -> tuple[str, ...]:
 
 
 def positive(name: str, value: int) -> int:
-    if not isinstance(value, int) or value < 1:
+    # a bool is an int to Python, never a count to a caller: ``True`` meant 1
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
         raise InvalidQuery(f"{name} must be a positive integer, got {value!r}")
     return value
 
 
 def budget(value: int) -> int | None:
     """A token budget: 0 means none; a negative or absurdly small one is refused."""
-    if not isinstance(value, int) or value < 0 or 0 < value < 50:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0 or 0 < value < 50:
         raise InvalidQuery(f"max_tokens must be 0 (no limit) or at least 50, got {value!r}")
     return value or None
 
@@ -59,7 +63,7 @@ def _parsed(name: str, value: object) -> datetime | None:
     """``value``, an ISO 8601 date or time as text, parsed; None for none (None or blank)."""
     if value is None or (isinstance(value, str) and not value.strip()):
         return None
-    if isinstance(value, str):
+    if isinstance(value, str) and len(value) <= limits.DATE_CHARS:
         try:
             return datetime.fromisoformat(value.strip())
         except ValueError:
@@ -109,7 +113,7 @@ def check_datatype(value: str, datatype: str) -> None:
 
 
 def bounded(name: str, value: int, lo: int, hi: int) -> int:
-    if not isinstance(value, int) or not lo <= value <= hi:
+    if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
         raise InvalidQuery(f"{name} must be an integer from {lo} to {hi}, got {value!r}")
     return value
 
@@ -148,3 +152,60 @@ def trusts(values: Sequence[str] | None) -> list[str] | None:
     if bad:
         raise InvalidQuery(f"unknown trust state {bad[0]!r}: use {', '.join(TRUST_STATES)}")
     return out or None
+
+
+def text(name: str, value: object, limit: int, *, required: bool = False) -> str:
+    """A string argument no longer than ``limit`` characters (``knotwork.limits``)."""
+    if not isinstance(value, str):
+        raise InvalidQuery(f"{name} must be text, got {type(value).__name__}")
+    if len(value) > limit:
+        raise InvalidQuery(f"{name} is {len(value):,} characters long; the limit is"
+                           f" {limit:,}")
+    if required and not value.strip():
+        raise InvalidQuery(f"{name} is empty")
+    return value
+
+
+def sized(name: str, items: Sequence[object], limit: int) -> None:
+    """A list argument of at most ``limit`` items."""
+    if len(items) > limit:
+        raise InvalidQuery(f"{name} has {len(items):,} items; the limit is {limit:,}")
+
+
+def fact_id(value: object) -> int:
+    """A fact's id: a positive integer, never a bool or a numeral in text."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise InvalidQuery(f"fact_id must be a positive integer, got {value!r}")
+    return value
+
+
+def fact_text(subject: str, predicate: str, value: str, supporting_text: str,
+              reason: str | None) -> None:
+    """The text of an asserted fact, each part within its limit."""
+    text("subject", subject, limits.SUBJECT_CHARS)
+    text("predicate", predicate, limits.PREDICATE_CHARS)
+    text("value", value, limits.VALUE_CHARS)
+    text("supporting_text", supporting_text, limits.SUPPORTING_TEXT_CHARS)
+    if reason is not None:
+        text("reason", reason, limits.REASON_CHARS)
+
+
+def agent_document(doc_id: str, title: str, source: str, raw_content: str,
+                   entities: Sequence[Mapping[str, Any]],
+                   relations: Sequence[Mapping[str, Any]]) -> None:
+    """An agent document within the limits: its text, its lists and every item's fields."""
+    text("doc_id", doc_id, limits.DOC_ID_CHARS, required=True)
+    text("title", title, limits.TITLE_CHARS)
+    text("source", source, limits.SOURCE_CHARS)
+    text("raw_content", raw_content, limits.RAW_CONTENT_CHARS, required=True)
+    sized("entities", entities, limits.ENTITIES_MAX)
+    sized("relations", relations, limits.RELATIONS_MAX)
+    fields = {"name": limits.NAME_CHARS, "source": limits.NAME_CHARS,
+              "target": limits.NAME_CHARS, "type": limits.TYPE_CHARS,
+              "supporting_text": limits.SUPPORTING_TEXT_CHARS}
+    for kind, items in (("entities", entities), ("relations", relations)):
+        for i, item in enumerate(items):
+            for key, limit in fields.items():
+                got = item.get(key)
+                if isinstance(got, str) and len(got) > limit:
+                    text(f"{kind}[{i}].{key}", got, limit)

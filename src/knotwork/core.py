@@ -20,7 +20,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, TypeVar
 
-from . import checks
+from . import checks, limits
 from .config import Settings
 from .embed import Embedder, open_embedder
 from .errors import ConfigError, InvalidQuery, NotFound
@@ -61,6 +61,7 @@ if TYPE_CHECKING:  # imported where used: a process that only queries never load
     from .retrieve.notes import NoteItem, NoteText
     from .retrieve.vectors import VectorIndex
     from .store import ReviewFilter
+    from .sync import check as _check
     from .sync import files as _sync
     from .sync.context import ContextReport
     from .sync.freshness import EmbedLoop, Freshness
@@ -250,6 +251,18 @@ class Knotwork:
             w.clear_vectors()
         return self.embed(progress=progress)
 
+    def check(self, *, repair: bool = False, sample: int = 200, vectors: int = 32
+              ) -> _check.CheckReport:
+        """Verify every invariant of the store (``sync.check``); ``repair`` rebuilds the
+        derived indexes from the source of truth first and reports what is left."""
+        from .sync import check as _check
+
+        emb = None if self._embedding_off() else self.embedder()
+        return _check.run(self.store, embed=emb.embed if emb else None, actor=self.actor,
+                          finder=self._mentions, repair_it=repair,
+                          embed_pending=self.embed if emb else None, sample=sample,
+                          vectors=vectors)
+
     def compact(self, *, vacuum: bool = False) -> Compacted:
         """Give back the room that history takes: drop the chunks of past versions that
         no fact cites, and store past versions' text compressed. Facts, versions, live
@@ -302,6 +315,7 @@ class Knotwork:
         from .sync import writes as _writes
         from .sync.agent import build_agent_document
 
+        checks.agent_document(doc_id, title, source, raw_content, entities, relations)
         s = self.settings
         reader = self.store.reader
         doc, dropped = build_agent_document(
@@ -334,6 +348,7 @@ class Knotwork:
                     valid_from: str | None = None, valid_to: str | None = None,
                     scope: str | None = None, reason: str | None = None) -> FactRow:
         """Record one fact an agent or a person asserts (trust ``asserted``)."""
+        checks.fact_text(subject, predicate, value, supporting_text, reason)
         checks.assertion(subject, predicate, value, value_type=value_type, confidence=confidence)
         from .sync import writes as _writes
 
@@ -354,10 +369,11 @@ class Knotwork:
         ``scopes`` is as unknown as one that does not exist."""
         from .sync import writes as _writes
 
-        if scopes and 1 <= fact_id < 2**63 and not any(f.scope in scopes
+        checks.text("reason", reason, limits.REASON_CHARS, required=True)
+        fact_id = checks.fact_id(fact_id)
+        if scopes and not any(f.scope in scopes
                               for f in self.store.reader.facts_by_id([fact_id])):
             raise NotFound("fact", str(fact_id))
-
         return _writes.retract_fact(self.store, fact_id, reason=reason, actor=self.actor)
 
     def catch_up_in_background(self, *, on_report: Callable[[SyncReport], None],
@@ -494,8 +510,7 @@ class Knotwork:
         ``max_tokens`` (default ``Settings.context_max_tokens``; 0 = no limit) counts the
         tokens of the answer as rendered in ``fmt`` — what the agent actually receives.
         """
-        if not query or not query.strip():
-            raise InvalidQuery("query is empty")
+        checks.text("query", query, limits.QUERY_CHARS, required=True)
         s = self.settings
         opts = ContextOptions(
             max_entities=checks.positive(
@@ -567,6 +582,7 @@ class Knotwork:
         ``per_note``: at most that many hits of one note."""
         from .retrieve import search as _search  # loaded by the first search, not by context
 
+        checks.text("query", query, limits.QUERY_CHARS)
         k = checks.positive("k", k)
         vectors = None
         if mode in ("vector", "hybrid") and self.embedding_status() != "none":
@@ -578,6 +594,7 @@ class Knotwork:
 
     def resolve(self, ref: str) -> int:
         """The entity id for an iri, name, alias or label; ``NotFound`` otherwise."""
+        checks.text("ref", ref, limits.REF_CHARS)
         eid = self.store.reader.find_entity(ref.strip(), name_key(ref))
         if eid is None:
             raise NotFound("entity", ref)

@@ -184,34 +184,40 @@ def test_an_edit_to_a_symlinked_notes_target_resyncs_the_link(vault: Path,
     policy.write_text("# Policy\n\nPatch on Fridays.\n", encoding="utf-8")
     (vault / "notes").mkdir()
     os.symlink("../shared/policy.txt", vault / "notes" / "policy.md")
-    os.symlink("kota.md", vault / "hosts" / "kota-link.md")
+    box = vault / "shared" / "box.txt"  # (a link to a note would be that note, not another)
+    box.write_text("---\ntype: host\n---\n# box\n", encoding="utf-8")
+    os.symlink("../shared/box.txt", vault / "hosts" / "kota-link.md")
     os.symlink("../hosts/kota-link.md", vault / "notes" / "again.md")  # a link to a link
+    os.symlink("kota.md", vault / "hosts" / "alias.md")  # the note kota.md itself
     db, out = tmp_path / "s.db", tmp_path / "watch.jsonl"
     cmd = knotwork_cmd("--db", str(db), "watch", "--vault", str(vault), "--json")
     with open(out, "w", encoding="utf-8") as stdout, \
             running(cmd, tmp_path / "watch.log", stdout=stdout) as proc:
         wait_for(lambda: any(e["event"] == "watching" for e in _events(out)), timeout=20)
-        assert _events(out)[0]["added"] == 7  # the four notes and the three links
+        assert _events(out)[0]["added"] == 7  # the four notes and three links (not alias.md)
         links = ("hosts/kota-link.md", "notes/again.md")
 
-        (vault / "hosts" / "kota.md").write_text("---\nos: alpine\n---\n# kota\n",
-                                                 encoding="utf-8")
+        box.write_text("---\nos: alpine\n---\n# box\n", encoding="utf-8")
         wait_for(lambda: all("alpine" in _live(db, p) for p in links))
         policy.write_text("# Policy\n\nPatch on Fridays, see [[Alice]].\n", encoding="utf-8")
         wait_for(lambda: "Alice" in _live(db, "notes/policy.md"))
-        (vault / "hosts" / "kota.md").unlink()  # the links break: gone, as a full sync has it
-        wait_for(lambda: not any(_live(db, p) for p in ("hosts/kota.md", *links)))
+        box.unlink()  # the links break: gone, as a full sync has it
+        wait_for(lambda: not any(_live(db, p) for p in links))
         proc.send_signal(2)
         assert proc.wait(timeout=10) == 0
     events = [e for e in _events(out)[2:] if e["event"] == "applied"]
-    assert sum(e["updated"] for e in events) >= 4  # kota.md and its two links, policy.md
+    assert sum(e["updated"] for e in events) >= 3  # the two links to box.txt, policy.md
     reasons = {(i["path"], i["reason"]) for e in events for i in e["errors"]}
     assert reasons == {(p, "cannot read: broken symlink") for p in links}
     assert "Traceback" not in (tmp_path / "watch.log").read_text(encoding="utf-8")
 
 
 def test_a_link_to_a_retargeted_link_is_resynced_with_it(vault: Path, tmp_path: Path) -> None:
-    os.symlink("kota.md", vault / "hosts" / "kota-link.md")
+    (vault / "shared").mkdir()  # targets no glob covers: each link is a note of its own
+    (vault / "shared" / "host.txt").write_text("---\ntype: host\n---\n# h\n", encoding="utf-8")
+    (vault / "shared" / "svc.txt").write_text("---\ntype: service\nruns_on: \"[[kota]]\"\n"
+                                             "---\n# s\n", encoding="utf-8")
+    os.symlink("../shared/host.txt", vault / "hosts" / "kota-link.md")
     os.symlink("hosts/kota-link.md", vault / "again.md")
     db, out = tmp_path / "s.db", tmp_path / "watch.jsonl"
     cmd = knotwork_cmd("--db", str(db), "watch", "--vault", str(vault), "--json")
@@ -221,7 +227,7 @@ def test_a_link_to_a_retargeted_link_is_resynced_with_it(vault: Path, tmp_path: 
         assert "host" in _live(db, "again.md")
         # no event names again.md: it changes because the link it passes through did
         (vault / "hosts" / "kota-link.md").unlink()
-        os.symlink("../services/Grafana.md", vault / "hosts" / "kota-link.md")
+        os.symlink("../shared/svc.txt", vault / "hosts" / "kota-link.md")
         wait_for(lambda: _live(db, "again.md") >= {"service", "kota"}
                  and "host" not in _live(db, "again.md"))
         proc.send_signal(2)

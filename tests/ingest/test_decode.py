@@ -19,9 +19,25 @@ def test_binary_file_is_fatal() -> None:
     assert issue == Issue("img.md", "binary file", None, fatal=True)
 
 
-def test_nul_after_the_first_8_kb_is_not_binary() -> None:
-    data = b"a" * 9000 + b"\x00"
-    assert isinstance(parse_markdown("a.md", data), ParsedDocument)
+def test_a_nul_anywhere_keeps_the_file_out_with_its_line() -> None:
+    # one rule for the whole file: a NUL after the first 8 KB was stored silently
+    data = b"a\n" * 4500 + b"b\x00"
+    issue = parse_markdown("a.md", data)
+    assert isinstance(issue, Issue) and issue.fatal
+    assert issue.reason == "binary file: a NUL byte at byte 9001" and issue.line == 4501
+
+
+def test_utf16_and_utf32_with_a_bom_are_read() -> None:
+    text = "---\nowner: \"[[Zoë]]\"\n---\n# Café\n\nRuns on [[kota]].\r\n"
+    for codec, bom in (("utf-16-le", b"\xff\xfe"), ("utf-16-be", b"\xfe\xff"),
+                       ("utf-32-le", b"\xff\xfe\x00\x00")):
+        doc = parse(bom + text.encode(codec), "Café.md")
+        assert doc.title == "Café", codec
+        assert {f.predicate for f in doc.facts} >= {"owner", "runs_on"}, codec
+    broken = parse_markdown("x.md", b"\xff\xfe" + "ab".encode("utf-16-le") + b"\x00")
+    assert isinstance(broken, Issue) and "invalid UTF-16-LE" in broken.reason
+    nul = parse_markdown("x.md", b"\xff\xfe" + "a\nb\x00".encode("utf-16-le"))
+    assert isinstance(nul, Issue) and nul.line == 2 and "NUL" in nul.reason
 
 
 def test_file_over_the_limit_is_fatal() -> None:

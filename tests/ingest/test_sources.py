@@ -20,7 +20,8 @@ def _vault(tmp_path: Path) -> Path:
                                            encoding="utf-8")
     (tmp_path / "outside.md").write_text("# outside\n", encoding="utf-8")
     os.symlink(tmp_path / "outside.md", vault / "leak.md")
-    os.symlink(vault / "a.md", vault / "alias.md")  # inside the vault: followed
+    os.symlink(vault / "a.md", vault / "alias.md")  # a note of the vault: that note
+    os.symlink(vault / "notes.txt", vault / "text.md")  # a file no glob covers: followed
     os.symlink(vault / "deep", vault / "linked")  # a folder link: the walk does not follow
     os.symlink(vault / "gone.md", vault / "broken.md")
     os.mkfifo(vault / "pipe.md")
@@ -32,12 +33,12 @@ def test_one_path_is_judged_as_the_scan_judges_it(tmp_path: Path) -> None:
     files, issues = scan(vault)
     listed = {f.path: f for f in files}
     refused = {i.path: i.reason for i in issues}
-    assert sorted(listed) == ["a.md", "alias.md", "deep/b.md", "folder.md/f.md", "keep/e.md"]
+    assert sorted(listed) == ["a.md", "deep/b.md", "folder.md/f.md", "keep/e.md", "text.md"]
     assert sorted(refused) == ["broken.md", "leak.md", "pipe.md"]
     assert "escapes the vault" in refused["leak.md"]
     assert refused["pipe.md"] == "not a regular file"
     candidates = [*listed, *refused, "notes.txt", ".obsidian/c.md", "drafts/d.md",
-                  "keep/scratch.md", "folder.md", "linked/b.md", "missing.md", "deep"]
+                  "keep/scratch.md", "folder.md", "linked/b.md", "missing.md", "deep", "alias.md"]
     for rel in candidates:
         got = source_file(vault, rel)
         if rel in listed:
@@ -69,3 +70,18 @@ def test_a_note_newly_ignored_leaves_the_store(tmp_path: Path) -> None:
         assert kw.ingest().deleted == 1
         assert kw.stats()["documents"] == 4
         assert isinstance(source_file(vault, "a.md"), SourceFile)
+
+
+def test_a_link_to_a_note_is_that_note_not_a_second_one(tmp_path: Path) -> None:
+    vault = tmp_path / "v"
+    (vault / "services").mkdir(parents=True)
+    (vault / "services" / "Traefik.md").write_text("# Traefik\n\nThe proxy.\n",
+                                                   encoding="utf-8")
+    (vault / "a.md").write_text("# A\n\nuses [[Traefik]]\n", encoding="utf-8")
+    os.symlink("services/Traefik.md", vault / "Traefik.md")  # the shorter path
+    with Knotwork.open(vault, db=str(tmp_path / "s.db")) as kw:
+        report = kw.ingest()
+        assert (report.added, report.errors) == (2, ())
+        uses = [f for f in kw.facts("A") if f.predicate == "uses"]
+        assert [f.value for f in uses] == ["kw:note/services/Traefik"]
+        assert not kw.stats()["ambiguous_names"]

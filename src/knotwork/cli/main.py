@@ -199,6 +199,10 @@ def ingest(path: Annotated[str, typer.Argument(
     """Ingest a folder of Markdown, or one note of it, then embed the new chunks.
 
     Only what changed since the last ingest is applied."""
+    import signal
+
+    # stop on SIGTERM as on Ctrl-C: the worker pool is shut down, nothing half written
+    signal.signal(signal.SIGTERM, signal.default_int_handler)
     show = not (quiet or as_json)
     with _kw(patterns=pattern, ingest=path) as kw, _bars(enabled=show) as bar:
         report = kw.ingest(path, force=force, dry_run=dry_run, embed=not no_embed,
@@ -573,7 +577,7 @@ def _nothing() -> Iterator[None]:
     yield
 
 
-from . import add_context, assemble, llm, trust_commands, wiki  # noqa: E402,F401
+from . import add_context, assemble, check, llm, trust_commands, wiki  # noqa: E402,F401
 
 if __name__ == "__main__":
     # the module's own app: commands of other modules register on it, not on this copy

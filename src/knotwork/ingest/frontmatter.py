@@ -68,6 +68,9 @@ def read_frontmatter(path: str, lines: Sequence[str]) -> Frontmatter:
         entries = _entries(path, lines, close)
     except yaml.YAMLError as exc:
         return Frontmatter(close + 1, (), (_yaml_issue(path, exc),))
+    except RecursionError:  # 10,000 nested "[": the body is still read
+        return Frontmatter(close + 1, (), (Issue(
+            path, "malformed YAML frontmatter: nested too deeply", 2, fatal=False),))
     return Frontmatter(close + 1, entries[0], entries[1])
 
 
@@ -110,6 +113,10 @@ def _entries(
             last = _trim_end(lines, first, starts[bisect.bisect_right(starts, first)] - 1)
             try:
                 key, value = _construct(loader, knode, {}), _construct(loader, vnode, {})
+            except RecursionError:
+                issues.append(Issue(path, "malformed YAML frontmatter value: nested too"
+                                    " deeply", first, fatal=False))
+                continue
             except (yaml.YAMLError, ValueError, TypeError) as exc:
                 reason = f"malformed YAML frontmatter value: {exc}".splitlines()[0]
                 issues.append(Issue(path, reason, first, fatal=False))

@@ -35,6 +35,9 @@ from .validity import apply_validity
 
 BLANK, TEXT, HEADING, CODE, RULE = range(5)
 _BINARY_SNIFF = 8192
+# Facts one note may state (``knotwork.limits.FACTS_PER_NOTE`` says the same number; the
+# parser imports nothing but types and errors): past it the first ones are kept.
+FACTS_PER_NOTE = 20_000
 
 # ATX heading "## Title ##": 1-6 "#" then a blank or the line end ("#tag" is no heading).
 _ATX = re.compile(r" {0,3}(#{1,6})(?=[ \t]|$)[ \t]*")
@@ -538,17 +541,47 @@ def split_lines(text: str) -> list[str]:
 
 
 def decode(path: str, data: bytes, max_bytes: int) -> str | Issue:
-    """Return the text without a BOM, or the fatal issue that keeps the file out."""
+    """Return the text without a BOM, or the fatal issue that keeps the file out.
+
+    UTF-8 (with or without a BOM) and UTF-16 or UTF-32 with a BOM are read (Windows
+    editors save "Unicode" as UTF-16 LE with a BOM; it was refused as binary). One NUL rule
+    for the whole file: text has no NUL, so a NUL anywhere (after decoding) keeps the file
+    out, with its line. Before, one in the first 8 KB refused the file and one after it
+    was stored silently.
+    """
     if len(data) > max_bytes:
         return Issue(path, f"file too large: {len(data)} bytes > limit {max_bytes}")
-    if b"\x00" in data[:_BINARY_SNIFF]:
-        return Issue(path, "binary file")
+    for bom, codec in _BOMS:
+        if data.startswith(bom):
+            try:
+                text = data[len(bom):].decode(codec)
+            except UnicodeDecodeError as exc:
+                return Issue(path, f"invalid {codec.upper()} at byte {exc.start + len(bom)}")
+            return _no_nul(path, text)
+    at = data.find(b"\x00")
+    if at >= 0:
+        if at < _BINARY_SNIFF:
+            return Issue(path, "binary file")
+        return Issue(path, f"binary file: a NUL byte at byte {at}", data.count(b"\n", 0, at) + 1)
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         line = data.count(b"\n", 0, exc.start) + 1
         return Issue(path, f"invalid UTF-8 at byte {exc.start}", line)
     return text[1:] if text.startswith("\ufeff") else text
+
+
+# Byte-order marks, the longer first (UTF-32 LE's starts with UTF-16 LE's).
+_BOMS = ((b"\xff\xfe\x00\x00", "utf-32-le"), (b"\x00\x00\xfe\xff", "utf-32-be"),
+         (b"\xff\xfe", "utf-16-le"), (b"\xfe\xff", "utf-16-be"))
+
+
+def _no_nul(path: str, text: str) -> str | Issue:
+    at = text.find("\x00")
+    if at < 0:
+        return text
+    return Issue(path, f"binary file: a NUL character at character {at}",
+                 text.count("\n", 0, at) + 1)
 
 
 def leading_h1(scanned: Sequence[ScannedLine], hidden: frozenset[int] = frozenset(),
@@ -652,6 +685,11 @@ def parse_markdown(
     chunks = build_chunks(lines, front.body_start, scanned, chunk_tokens, hidden)
     blocks = blocks_of(lines, front.body_start, scanned)
     facts, issues = extract_facts(path, front.entries, blocks, references)
+    if len(facts) > FACTS_PER_NOTE:
+        issues = (*issues, Issue(path, f"the note states {len(facts):,} facts; the first"
+                                 f" {FACTS_PER_NOTE:,} are kept (the limit that keeps"
+                                 " one file's work bounded)", fatal=False))
+        facts = facts[:FACTS_PER_NOTE]
     facts, dated = apply_validity(path, facts)
     issues = issues + dated
     title, doc_type, names = _names(path, front.entries,

@@ -1,7 +1,8 @@
 """Find the source files of a vault: recursive, glob patterns, ignore rules, no escapes.
 
 A file is named by its vault-relative POSIX path. Symlinks are followed only when they
-stay inside the vault; one that points outside is reported, never read.
+stay inside the vault; one that points outside is reported, never read, and one that
+points to a file the vault already lists as a note is that note (left out, not read twice).
 """
 
 from __future__ import annotations
@@ -242,6 +243,7 @@ def _admit(base: Path, rel: str, full: Path, patterns: tuple[str, ...],
             rel, patterns, lambda note: base.joinpath(*note.split("/")).is_file())) or (
             extra and matches(rel, extra)):
         return None
+    to_note = False
     try:
         if full.is_symlink():
             target = full.resolve()
@@ -251,6 +253,9 @@ def _admit(base: Path, rel: str, full: Path, patterns: tuple[str, ...],
             if _under_ignored(inside.split("/"), ignore, extra) or (
                     extra and matches(inside, extra)):
                 return Issue(rel, f"symlink to an ignored path: {inside}")
+            # a link to a note of the vault is that note, not a second one with its
+            # title (which won links by title, being the shorter path)
+            to_note = matches(inside, patterns)
         st = full.stat()
     except RuntimeError:  # Path.resolve on a loop (Python 3.11)
         return Issue(rel, "cannot read: symlink loop")
@@ -264,4 +269,6 @@ def _admit(base: Path, rel: str, full: Path, patterns: tuple[str, ...],
         return None
     if not stat.S_ISREG(st.st_mode):
         return Issue(rel, "not a regular file")  # a FIFO or device would block the read
+    if to_note:
+        return None
     return SourceFile(rel, str(full), st.st_size, st.st_mtime_ns)

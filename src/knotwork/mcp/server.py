@@ -33,6 +33,7 @@ from mcp_types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import Field
 from typing_extensions import TypedDict  # pydantic needs it below Python 3.12
 
+from .. import limits as L
 from ..core import Knotwork
 from ..errors import (
     ConfigError,
@@ -101,25 +102,33 @@ class ContextOut(TypedDict):
 class AgentEntity(TypedDict):
     """An entity the agent found in ``raw_content``."""
 
-    name: Annotated[str, Field(description="As written in the text, e.g. 'Postgres'.")]
-    type: NotRequired[Annotated[str, Field(description="e.g. service, person, host.")]]
-    supporting_text: NotRequired[Annotated[str, Field(description=(
-        "Words of raw_content that mention it (default: the name itself)."))]]
+    name: Annotated[str, Field(max_length=L.NAME_CHARS, description=(
+        "As written in the text, e.g. 'Postgres'."))]
+    type: NotRequired[Annotated[str, Field(max_length=L.TYPE_CHARS, description=(
+        "e.g. service, person, host."))]]
+    supporting_text: NotRequired[Annotated[str, Field(
+        max_length=L.SUPPORTING_TEXT_CHARS, description=(
+            "Words of raw_content that mention it (default: the name itself)."))]]
 
 
 class AgentRelation(TypedDict):
     """A relation between two entities, with the exact text that states it."""
 
-    source: Annotated[str, Field(description="Name of the subject entity.")]
-    target: Annotated[str, Field(description="Name of the object entity.")]
-    type: Annotated[str, Field(description="The relation, e.g. 'runs_on', 'depends_on'.")]
-    supporting_text: NotRequired[Annotated[str, Field(description=(
-        "The words of raw_content that state it; without them the relation is dropped."))]]
+    source: Annotated[str, Field(max_length=L.NAME_CHARS, description=(
+        "Name of the subject entity."))]
+    target: Annotated[str, Field(max_length=L.NAME_CHARS, description=(
+        "Name of the object entity."))]
+    type: Annotated[str, Field(max_length=L.TYPE_CHARS, description=(
+        "The relation, e.g. 'runs_on', 'depends_on'."))]
+    supporting_text: NotRequired[Annotated[str, Field(
+        max_length=L.SUPPORTING_TEXT_CHARS, description=(
+            "The words of raw_content that state it; without them the relation is "
+            "dropped."))]]
     confidence: NotRequired[Annotated[float, Field(ge=0.0, le=1.0)]]
 
 
 Json = Annotated[CallToolResult, dict[str, Any]]
-Ref = Annotated[str, Field(min_length=1, description=(
+Ref = Annotated[str, Field(min_length=1, max_length=L.REF_CHARS, description=(
     "The entity: its label ('Traefik'), an alias, its file path ('services/Traefik.md') "
     "or its IRI ('kw:note/services/Traefik')."))]
 
@@ -180,7 +189,7 @@ def build_server(kw: Knotwork, *, scopes: Sequence[str] | None = None,
 
     @app.tool(title="Context for a question", annotations=READ)
     def context(
-        query: Annotated[str, Field(min_length=1, max_length=2000, description=(
+        query: Annotated[str, Field(min_length=1, max_length=L.QUERY_CHARS, description=(
             "What you need to know about, in words: 'traefik', 'what runs on kota'."))],
         max_entities: Annotated[int, Field(ge=1, le=50, description=(
             "At most this many entities in the answer."))] = 10,
@@ -221,7 +230,8 @@ def build_server(kw: Knotwork, *, scopes: Sequence[str] | None = None,
 
     @app.tool(title="Search passages", annotations=READ)
     def search(
-        query: Annotated[str, Field(min_length=1, description="Words to find (full text).")],
+        query: Annotated[str, Field(min_length=1, max_length=L.QUERY_CHARS, description=(
+            "Words to find (full text)."))],
         k: Annotated[int, Field(ge=1, le=50, description="Number of passages.")] = 10,
         mode: Annotated[Literal["bm25", "vector", "hybrid"], Field(description=(
             "bm25: the words as written; vector: by meaning (needs embeddings); hybrid: "
@@ -255,16 +265,20 @@ def build_server(kw: Knotwork, *, scopes: Sequence[str] | None = None,
 
     @app.tool(title="Ingest a document", annotations=REPLACE)
     def ingest_document(
-        doc_id: Annotated[str, Field(min_length=1, max_length=200, description=(
+        doc_id: Annotated[str, Field(min_length=1, max_length=L.DOC_ID_CHARS, description=(
             "Stable id of the document, e.g. 'chat/2024-06-01-deploy'. Re-sending an id "
             "replaces that document: facts it no longer states are retracted."))],
-        title: Annotated[str, Field(description="Title of the document.")],
-        raw_content: Annotated[str, Field(min_length=1, max_length=2_000_000, description=(
+        title: Annotated[str, Field(max_length=L.TITLE_CHARS, description=(
+            "Title of the document."))],
+        raw_content: Annotated[str, Field(min_length=1, max_length=L.RAW_CONTENT_CHARS,
+                                          description=(
             "The full text (Markdown welcome); every supporting_text must occur in it."))],
-        source: Annotated[str, Field(description="Where the text came from (URL, chat).")] = "",
-        entities: Annotated[list[AgentEntity] | None, Field(max_length=1000, description=(
-            "Entities the text names."))] = None,
-        relations: Annotated[list[AgentRelation] | None, Field(max_length=2000, description=(
+        source: Annotated[str, Field(max_length=L.SOURCE_CHARS, description=(
+            "Where the text came from (URL, chat)."))] = "",
+        entities: Annotated[list[AgentEntity] | None, Field(
+            max_length=L.ENTITIES_MAX, description="Entities the text names.")] = None,
+        relations: Annotated[list[AgentRelation] | None, Field(
+            max_length=L.RELATIONS_MAX, description=(
             "Relations the text states between entities (given here or already known)."))]
         = None,
         min_confidence: Annotated[float | None, Field(ge=0.0, le=1.0, description=(
@@ -282,11 +296,12 @@ def build_server(kw: Knotwork, *, scopes: Sequence[str] | None = None,
 
     @app.tool(title="Assert a fact", annotations=ADD)
     def assert_fact(
-        subject: Annotated[str, Field(min_length=1, description=(
+        subject: Annotated[str, Field(min_length=1, max_length=L.SUBJECT_CHARS, description=(
             "The entity the fact is about (label, alias, path or IRI; a new name is fine)."))],
-        predicate: Annotated[str, Field(min_length=1, description=(
+        predicate: Annotated[str, Field(min_length=1, max_length=L.PREDICATE_CHARS,
+                                        description=(
             "The property or relation, e.g. 'runs_on', 'owner', 'port'."))],
-        value: Annotated[str, Field(min_length=1, description=(
+        value: Annotated[str, Field(min_length=1, max_length=L.VALUE_CHARS, description=(
             "The value: a literal, or the name of another entity (see value_type)."))],
         value_type: Annotated[Literal["Literal", "Entity"], Field(description=(
             "'Entity' links to the entity named by value; 'Literal' stores text/number."))]
@@ -294,10 +309,14 @@ def build_server(kw: Knotwork, *, scopes: Sequence[str] | None = None,
         datatype: Literal["string", "integer", "number", "boolean", "date", "datetime"]
         = "string",
         confidence: Annotated[float, Field(ge=0.0, le=1.0)] = 1.0,
-        supporting_text: Annotated[str, Field(description="Why you believe it.")] = "",
-        valid_from: Annotated[str | None, Field(description="ISO date it holds from.")] = None,
-        valid_to: Annotated[str | None, Field(description="ISO date it holds until.")] = None,
-        reason: Annotated[str | None, Field(description="Recorded in the audit log.")] = None,
+        supporting_text: Annotated[str, Field(max_length=L.SUPPORTING_TEXT_CHARS,
+                                              description="Why you believe it.")] = "",
+        valid_from: Annotated[str | None, Field(max_length=L.DATE_CHARS, description=(
+            "ISO date it holds from."))] = None,
+        valid_to: Annotated[str | None, Field(max_length=L.DATE_CHARS, description=(
+            "ISO date it holds until."))] = None,
+        reason: Annotated[str | None, Field(max_length=L.REASON_CHARS, description=(
+            "Recorded in the audit log."))] = None,
     ) -> Json:
         """Record one fact you know (trust 'asserted', kept apart from what the notes say).
         Returns the stored fact with its id, which `retract_fact` takes."""
@@ -311,7 +330,8 @@ def build_server(kw: Knotwork, *, scopes: Sequence[str] | None = None,
     @app.tool(title="Retract a fact", annotations=RETRACT)
     def retract_fact(
         fact_id: Annotated[int, Field(ge=1, description="The fact's id (from any answer).")],
-        reason: Annotated[str, Field(min_length=1, description="Why it is wrong or stale.")],
+        reason: Annotated[str, Field(min_length=1, max_length=L.REASON_CHARS, description=(
+            "Why it is wrong or stale."))],
     ) -> Json:
         """Retract a fact that is wrong or no longer true. It is never deleted: `history`
         still shows it, with your reason. Fails if the id is unknown or already retracted.
@@ -369,25 +389,35 @@ def build_server(kw: Knotwork, *, scopes: Sequence[str] | None = None,
     if read_only:
         for name in write_tools(app):
             app.remove_tool(name)
-    _refuse_unknown_arguments(app)
+    _strict_arguments(app)
     return app
 
 
-def _refuse_unknown_arguments(app: MCPServer[Any]) -> None:
-    """Make every tool refuse an argument it does not take, and say so in its schema.
+def _as_sent(data: dict[str, Any]) -> dict[str, Any]:
+    return data
 
-    Why: the SDK's argument models ignore unknown keys, so ``max_token: 500`` (a typo) was
-    silently dropped and the answer came back at the default budget. Now the call fails
-    with pydantic's "Extra inputs are not permitted" naming the key. The SDK offers no
-    option for it; its tool list and argument models are reached as it builds them (a test
-    checks the refusal, so an SDK that changes this shape is noticed, not silently lax).
+
+def _strict_arguments(app: MCPServer[Any]) -> None:
+    """Make every tool refuse an argument it does not take, or of another JSON type, and
+    say so in its schema.
+
+    Why unknown keys: the SDK's argument models ignore them, so ``max_token: 500`` (a
+    typo) was silently dropped and the answer came back at the default budget. Why strict
+    types: pydantic's lax mode took ``true`` for an integer, so ``retract_fact {"fact_id":
+    true}`` retracted fact 1, ``"7"`` retracted fact 7, ``"yes"`` was a bool and ``"0.5"``
+    a confidence. The SDK also decodes a string argument as JSON before validating
+    (``"true"`` became a bool); arguments are validated as sent instead. The SDK offers no
+    option for either; its tool list and argument models are reached as it builds them (a
+    test checks both refusals, so an SDK that changes this shape is noticed, not lax).
     """
     manager = getattr(app, "_tool_manager", None)
     for tool in manager.list_tools() if manager is not None else []:
         model = tool.fn_metadata.arg_model
         config = model.model_config.copy()
         config["extra"] = "forbid"
+        config["strict"] = True
         tool.fn_metadata.arg_model = type(model.__name__, (model,), {"model_config": config})
+        object.__setattr__(tool.fn_metadata, "pre_parse_json", _as_sent)
         tool.parameters = {**tool.parameters, "additionalProperties": False}
 
 

@@ -29,20 +29,22 @@ from typing import Annotated, Any, Literal
 
 import anyio.to_thread
 import uvicorn
-from fastapi import APIRouter, Body, Depends, FastAPI, Path, Query, Request, Response
+from fastapi import APIRouter, Depends, FastAPI, Path, Query, Request, Response
 from fastapi.dependencies.models import Dependant
 from fastapi.exceptions import RequestValidationError
 from fastapi.routing import APIRoute
 from starlette.datastructures import Headers
 
+from .. import limits as L
 from ..core import Knotwork
 from ..errors import ConfigError
 from ..types import SyncReport
-from . import auth, errors
+from . import auth, errors, guard
 from .auth import TokenAuth
 from .mcp_http import McpOverHttp
 from .review import router as review_router
 from .schemas import (
+    ISO_TIME,
     ContextOut,
     ContextRequest,
     DocumentRequest,
@@ -53,7 +55,6 @@ from .schemas import (
     HealthOut,
     HistoryOut,
     IngestOut,
-    RetractRequest,
     SearchOut,
     StatsOut,
 )
@@ -88,8 +89,31 @@ def is_loopback(host: str) -> bool:
         return False
 
 
+def check_token(token: str | None) -> None:
+    """Refuse a token anyone could guess or no client could send.
+
+    Why: ``KNOTWORK_TOKEN='  '`` passed as "a token" and let a server bind 0.0.0.0 behind
+    a secret of two blanks, and ``--token a`` was one guess away. A token must be at least
+    ``limits.TOKEN_MIN_CHARS`` characters with no blank at either end (a header's value
+    is sent trimmed, so such a token could never match).
+    """
+    if token is None:
+        return
+    if not token.strip():
+        raise ConfigError("the token is blank: give a secret of at least "
+                          f"{L.TOKEN_MIN_CHARS} characters", key="token")
+    if token != token.strip():
+        raise ConfigError("the token starts or ends with a blank, which no client can send"
+                          " in a header: remove it", key="token")
+    if len(token) < L.TOKEN_MIN_CHARS:
+        raise ConfigError(f"the token is {len(token)} characters long; use at least "
+                          f"{L.TOKEN_MIN_CHARS} (e.g. python -c 'import secrets; "
+                          "print(secrets.token_urlsafe(24))')", key="token")
+
+
 def check_bind(host: str, token: str | None) -> None:
-    """Refuse to expose the store beyond this machine without a token."""
+    """Refuse to expose the store beyond this machine without a token, or with a weak one."""
+    check_token(token)
     if not is_loopback(host) and not token:
         raise ConfigError(
             f"refusing to bind {host} without a token: anyone who can reach it could read "
@@ -199,8 +223,10 @@ def _scopes(request: Request, asked: Sequence[str] | None) -> list[str] | None:
 
 
 KW = Annotated[Knotwork, Depends(_kw)]
-Ref = Annotated[str, Path(description="The entity's iri, label, alias or file path "
-                                       "(URL-encoded; slashes allowed).")]
+Ref = Annotated[str, Path(max_length=L.REF_CHARS, description=(
+    "The entity's iri, label, alias or file path (URL-encoded; slashes allowed)."))]
+AsOf = Annotated[str | None, Query(max_length=L.DATE_CHARS, pattern=ISO_TIME,
+                                   description="ISO 8601 time.")]
 
 
 @router.post("/context", response_model=ContextOut, tags=["read"],
@@ -222,9 +248,11 @@ def context(body: ContextRequest, request: Request, kw: KW) -> Response:
 
 @router.get("/search", response_model=SearchOut, tags=["read"])
 def search(request: Request, kw: KW,
-           q: Annotated[str, Query(min_length=1, max_length=2000, description="Words.")],
+           q: Annotated[str, Query(min_length=1, max_length=L.QUERY_CHARS,
+                                   description="Words.")],
            k: Annotated[int, Query(ge=1, le=50, description="Number of chunks.")] = 10,
-           scope: Annotated[list[str] | None, Query(description="Limit to scopes.")] = None,
+           scope: Annotated[list[str] | None, Query(max_length=L.SCOPES_MAX,
+                                                    description="Limit to scopes.")] = None,
            mode: Annotated[Literal["bm25", "vector", "hybrid"], Query(description=(
                "Full text, vectors, or both fused."))] = "bm25"
            ) -> dict[str, Any]:
@@ -238,11 +266,11 @@ def search(request: Request, kw: KW,
 @router.get("/entities", response_model=EntityOut, response_model_exclude_unset=True,
             tags=["read"])
 def entity_by_query(request: Request, kw: KW,
-                    ref: Annotated[str, Query(min_length=1, description=(
+                    ref: Annotated[str, Query(min_length=1, max_length=L.REF_CHARS,
+                                              description=(
                         "The entity's iri, label, alias or file path: any text, one that "
                         "ends in /facts included."))],
-                    as_of: Annotated[str | None, Query(description="ISO time.")] = None
-                    ) -> dict[str, object]:
+                    as_of: AsOf = None) -> dict[str, object]:
     """One entity, named in the query string: ``/entities/reports/facts`` is the facts of
     ``reports``, so a note at ``reports/facts.md`` is reached as ``?ref=reports/facts``."""
     return kw.entity(ref, as_of=as_of, scopes=_scopes(request, None)).as_dict()
@@ -252,8 +280,7 @@ def entity_by_query(request: Request, kw: KW,
             response_model_exclude_unset=True, tags=["read"])
 def entity_facts(ref: Ref, request: Request, kw: KW,
                  history: Annotated[bool, Query(description="Include retracted facts.")] = False,
-                 as_of: Annotated[str | None, Query(description="ISO time.")] = None
-                 ) -> list[dict[str, object]]:
+                 as_of: AsOf = None) -> list[dict[str, object]]:
     """Facts whose subject is the entity, with provenance; ``history`` adds retracted ones."""
     return [f.as_dict() for f in kw.facts(ref, history=history, as_of=as_of,
                                           scopes=_scopes(request, None))]
@@ -262,8 +289,7 @@ def entity_facts(ref: Ref, request: Request, kw: KW,
 @router.get("/entities/{ref:path}", response_model=EntityOut,
             response_model_exclude_unset=True, tags=["read"])
 def entity(ref: Ref, request: Request, kw: KW,
-           as_of: Annotated[str | None, Query(description="ISO time.")] = None
-           ) -> dict[str, object]:
+           as_of: AsOf = None) -> dict[str, object]:
     """One entity: names, types, its facts and the facts that point at it."""
     return kw.entity(ref, as_of=as_of, scopes=_scopes(request, None)).as_dict()
 
@@ -271,7 +297,8 @@ def entity(ref: Ref, request: Request, kw: KW,
 @router.get("/history", response_model=HistoryOut, response_model_exclude_unset=True,
             tags=["read"])
 def history(request: Request, kw: KW,
-            entity: Annotated[str, Query(min_length=1, description="The entity.")],
+            entity: Annotated[str, Query(min_length=1, max_length=L.REF_CHARS,
+                                         description="The entity.")],
             offset: Annotated[int, Query(ge=0)] = 0,
             limit: Annotated[int, Query(ge=1, le=1000)] = 100) -> dict[str, Any]:
     """Every fact ever recorded about an entity and the events that touched them, paged."""
@@ -307,13 +334,17 @@ def assert_fact(body: FactRequest, request: Request, kw: KW) -> dict[str, object
 
 @router.delete("/facts/{fact_id}", response_model=FactOut, response_model_exclude_unset=True,
                tags=["write"])
-def retract_fact(fact_id: int, request: Request, kw: KW,
-                 reason: Annotated[str | None, Query(description="Why (or in the body).")]
-                 = None,
-                 body: Annotated[RetractRequest | None, Body()] = None) -> dict[str, object]:
-    """Retract a fact (never deleted); the reason comes as ``?reason=`` or ``{"reason"}``."""
-    why = reason or (body.reason if body else "")
-    return kw.retract_fact(fact_id, reason=why, scopes=_scopes(request, None)).as_dict()
+def retract_fact(fact_id: Annotated[int, Path(ge=1, description="The fact's id.")],
+                 request: Request, kw: KW,
+                 reason: Annotated[str, Query(
+                     min_length=1, max_length=L.REASON_CHARS, pattern=r"\S",
+                     description="Why the fact is wrong or stale (required).")]
+                 ) -> dict[str, object]:
+    """Retract a fact (never deleted); ``?reason=`` says why and is required.
+
+    Why no body: a DELETE's body is ignored by many clients and proxies, and a reason
+    that could come in either place could be declared required in neither."""
+    return kw.retract_fact(fact_id, reason=reason, scopes=_scopes(request, None)).as_dict()
 
 
 @router.get("/health", response_model=HealthOut, tags=["meta"])
@@ -378,6 +409,7 @@ async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
 def create_app(kw: Knotwork, *, token: str | None = None, max_body: int = MAX_BODY,
                scopes: Sequence[str] | None = None, sync_vault: bool = True) -> FastAPI:
     """The REST app over ``kw``; with ``token``, every request must present it."""
+    check_token(token)
     app = FastAPI(title="knotwork", version=_version(), lifespan=_lifespan,
                   description="A local-first context graph for AI agents: Markdown in, "
                               "cited and current context out.")
@@ -404,9 +436,11 @@ def create_app(kw: Knotwork, *, token: str | None = None, max_body: int = MAX_BO
     app.state.mcp = McpOverHttp(kw, app.state.scopes)
     app.mount("/mcp", app.state.mcp)
     errors.install(app)
+    app.add_middleware(guard.JsonDepth)  # inside the body limit: it reads a bounded body
     app.add_middleware(BodyLimit, limit=max_body)
     # outermost: refuse before reading bodies
     app.add_middleware(TokenAuth, kw=kw, token=token)
+    app.add_middleware(guard.SafeHeaders)  # outermost: every answer, a 401 too
     return app
 
 

@@ -44,9 +44,11 @@ from .records import (
     NameChange,
     NoteLinks,
     PendingChunk,
+    Problem,
     ReviewFilter,
     TextQuery,
     TokenRecord,
+    VectorSample,
     WarningRecord,
     Warnings,
 )
@@ -55,9 +57,10 @@ __all__ = [
     "AuditReader", "Claim", "DocumentReader", "DocumentRecord", "DocumentWriter", "Edge",
     "EntityName", "EntityReader", "EventRecord", "FactReader", "FactWriter", "FileCheck",
     "ImportWriter", "LinkRow", "MentionInputs", "MentionReader", "MentionWork", "MentionWriter",
-    "NameChange", "NoteLinks", "PendingChunk", "Prepared", "ReviewFilter", "Store",
+    "NameChange", "NoteLinks", "PendingChunk", "Prepared", "Problem", "ReviewFilter", "Store",
     "StoreReader", "StoreWriter", "TextIndex", "TextQuery", "TokenReader", "TokenRecord",
-    "TokenWriter", "VectorReader", "VectorWriter", "WarningRecord", "Warnings", "WikiReader",
+    "TokenWriter", "VectorReader", "VectorSample", "VectorWriter", "WarningRecord", "Warnings",
+    "WikiReader",
     "open_store", "record_time",
 ]
 
@@ -400,6 +403,29 @@ class Store(Protocol):
         store's files (writers wait meanwhile). Returns ``chunks_removed``,
         ``versions_packed``, ``bytes_freed`` (room the store can use again) and
         ``store_bytes`` (its files' size after)."""
+        ...
+
+    def check_integrity(self, *, sample: int = 200) -> list[Problem]:
+        """Every invariant the store keeps between its source of truth (documents,
+        versions, chunks, facts) and what is derived from it, checked: each live fact's
+        citation resolves to its version's text; the text index holds every live chunk
+        once and nothing else (and finds a ``sample`` of them by their words); every
+        stored vector belongs to a live chunk and every chunk marked embedded has one; no
+        live fact or chunk belongs to a deleted document; no mention work is left queued;
+        the database's own structure is sound. Empty when all hold."""
+        ...
+
+    def vector_sample(self, n: int) -> list[VectorSample]:
+        """Up to ``n`` live chunks' stored vectors with their text, at random (to embed
+        again and compare)."""
+        ...
+
+    def rebuild_indexes(self, *, actor: str) -> dict[str, int]:
+        """Rebuild what is derived from the source of truth: the chunk and entity text
+        indexes from the live rows, and the vector bookkeeping (vectors no live chunk
+        uses are dropped; chunks whose vector is missing are embedded again by the next
+        ``embed``). Returns counts: ``chunks_indexed``, ``entities_indexed``,
+        ``vectors_dropped``, ``chunks_to_embed``."""
         ...
 
     def close(self) -> None: ...

@@ -206,3 +206,18 @@ class ReviewFilter:
     subject_ids: tuple[int, ...] = ()
     fact_ids: tuple[int, ...] = ()
     scopes: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Problem:
+    """One broken invariant ``Store.check_integrity`` found: which check, and where."""
+
+    check: str  # citations, text_index, vector_index, ownership, mentions, database
+    detail: str
+
+
+class VectorSample(NamedTuple):
+    """A stored vector and the text it was made from (``Store.vector_sample``)."""
+
+    text: str  # as ``PendingChunk.text``: context, a newline, then the chunk's text
+    vector: bytes  # float32, as ``VectorWriter.put_vectors`` stored it

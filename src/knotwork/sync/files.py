@@ -48,6 +48,7 @@ from ..ingest.sources import (
 )
 from ..store import FileCheck, Prepared, Store, StoreReader, StoreWriter
 from ..types import Applied, FactDraft, FileState, Issue, ParsedDocument, SyncReport, Unchanged
+from . import pool as _pools
 
 Progress = Callable[[int, int], None]
 _PARALLEL_MIN = 200  # below this, starting worker processes costs more than it saves
@@ -55,6 +56,9 @@ _PARALLEL_MIN = 200  # below this, starting worker processes costs more than it 
 # full-text pages it touched, so fewer, larger commits write less (10k-note cold ingest,
 # 3 alternating runs: 4-7% less time); the pipeline still starts after one batch's parse.
 _WORKER_BATCH = 250
+# The reason of a file gone between the scan and its read: no error, a delete (the write
+# lock looks at the folder again before deleting, as for every delete).
+_VANISHED = "vanished while being read"
 
 
 @dataclass(slots=True)
@@ -70,6 +74,7 @@ class _Plan:
     refresh: list[FileCheck] = field(default_factory=list)
     # files whose text the store holds, to be read again: extracted under other rules
     reread: set[str] = field(default_factory=set)
+    vanished: set[str] = field(default_factory=set)  # listed by the scan, gone at the read
 
 
 # path, absolute path, content (None: read it here), mtime_ns, max_bytes, chunk_tokens,
@@ -89,6 +94,8 @@ def _parse_job(job: _Job) -> ParsedDocument | Issue:
         # process reads in the dialect the job names, not its own default
         with reading(dialect):
             out = parse(path, data, max_bytes=max_bytes, chunk_tokens=chunk_tokens)
+    except FileNotFoundError:
+        return Issue(path, _VANISHED)
     except OSError as exc:
         return unreadable(path, exc)
     except KnotworkError as exc:
@@ -159,6 +166,8 @@ def plan(store: Store, root: Path, *, scope: str, patterns: tuple[str, ...],
         checked = time.time_ns()
         data = _read(f, p)
         if data is None:
+            if f.path in p.vanished:
+                on_disk.discard(f.path)  # deleted since the scan: deleted by this sync
             continue
         if known.content_hash == content_hash(data):
             if not (force or stale):
@@ -274,6 +283,9 @@ def _refused(p: _Plan, max_bytes: int) -> set[str]:
 def _read(f: SourceFile, p: _Plan) -> bytes | None:
     try:
         return Path(f.abspath).read_bytes()
+    except FileNotFoundError:
+        p.vanished.add(f.path)
+        return None
     except OSError as exc:
         p.issues.append(unreadable(f.path, exc))
         return None
@@ -406,6 +418,10 @@ def _sync(store: Store, base: Path, *, scope: str, actor: str, finder: MentionFi
             if progress:
                 progress(acc.done, total)
     counts = acc.counts
+    # a file gone between the scan and its read (or its write) is deleted now, as a
+    # file gone before the scan is, not left live until the next sync
+    p.deleted.extend(sorted(set(acc.vanished) - set(p.deleted)))
+    total += len(acc.vanished)
     if p.deleted:
         with store.write(actor=actor) as w:
             rules = VaultRules(base, patterns=patterns)
@@ -576,6 +592,7 @@ class _Tally:
     removed: list[tuple[str, str]] = field(default_factory=list)
     changes: int = 0  # documents whose names changed: each bumped the names generation once
     done: int = 0
+    vanished: list[str] = field(default_factory=list)  # gone between the scan and the write
 
     def __post_init__(self) -> None:
         self.counts = {"added": 0, "updated": 0, "deleted": 0, "renamed": 0, "reread": 0,
@@ -590,6 +607,7 @@ class _Tally:
         self.removed.extend(other.removed)
         self.changes += other.changes
         self.done += other.done
+        self.vanished.extend(other.vanished)
 
 
 class _Refused(Exception):
@@ -656,11 +674,17 @@ def _apply_batch(w: StoreWriter, batch: Sequence[Prepared | Issue], acc: _Tally,
     for item in batch:
         acc.done += 1
         if isinstance(item, Issue):
-            acc.errors.append(item)
+            if item.reason == _VANISHED:
+                acc.vanished.append(item.path)
+            else:
+                acc.errors.append(item)
             continue
         path = item.doc.path
         if not folder.holds(item.doc):
-            continue  # written again since it was read: the sync that sees that applies it
+            if not os.path.lexists(os.path.join(folder.root, path)):
+                acc.vanished.append(path)  # deleted since it was read: deleted below
+            # else written again since it was read: the sync that sees that applies it
+            continue
         acc.errors.extend(item.doc.issues)
         try:
             with w.savepoint() if isolate else nullcontext():
@@ -700,7 +724,8 @@ def _worker_opener(store: Store, items: int, workers: int) -> Callable[[], Store
 _worker: dict[str, Any] = {}
 
 
-def _worker_init(opener: Callable[[], Store], lock: Any) -> None:
+def _worker_init(opener: Callable[[], Store], lock: Any, parent: int) -> None:
+    _pools.guard_worker(parent)  # dies with the sync that started it (``sync.pool``)
     _worker["store"], _worker["lock"] = opener(), lock
 
 
@@ -712,6 +737,7 @@ def _worker_batch(jobs: list[_Job], folder: _Folder, scope: str, actor: str, for
     # Why our own lock before SQLite's: a writer waiting on SQLite's busy handler sleeps in
     # steps of up to 100 ms; one waiting on this lock wakes the moment it is free.
     with _worker["lock"]:
+        _pools.orphaned()  # never commit for a sync that is gone
         return _write_batch(_worker["store"], parsed, folder=folder, scope=scope, actor=actor,
                             force=force, renames=renames)
 
@@ -748,6 +774,7 @@ def _worker_mentions(doc_ids: list[int], actor: str) -> tuple[int, int]:
     drafts = _mention_drafts(reader, finder, doc_ids)
     added = retracted = 0
     with _worker["lock"], store.write(actor=actor) as w:
+        _pools.orphaned()
         current = _worker_finder(reader)  # a new table when names changed meanwhile
         stale_names, finder = current is not finder, current
         now = reader.document_versions(doc_ids)
@@ -764,7 +791,7 @@ def _mentions_in_workers(opener: Callable[[], Store], ids: list[int], *, actor: 
                          workers: int, batch_size: int = 100,
                          progress: Progress | None = None) -> tuple[int, int]:
     added = retracted = done = 0
-    with _pool(opener, workers) as pool:
+    with _pools.running(lambda: _pool(opener, workers)) as pool:
         parts = [ids[i:i + batch_size] for i in range(0, len(ids), batch_size)]
         futures = {pool.submit(_worker_mentions, part, actor): len(part) for part in parts}
         for fut in as_completed(futures):
@@ -778,7 +805,8 @@ def _mentions_in_workers(opener: Callable[[], Store], ids: list[int], *, actor: 
 def _pool(opener: Callable[[], Store], workers: int = 0) -> ProcessPoolExecutor:
     ctx = multiprocessing.get_context("fork")
     return ProcessPoolExecutor(max_workers=workers or os.cpu_count() or 1, mp_context=ctx,
-                               initializer=_worker_init, initargs=(opener, ctx.Lock()))
+                               initializer=_worker_init,
+                               initargs=(opener, ctx.Lock(), os.getpid()))
 
 
 def _write_in_workers(opener: Callable[[], Store], jobs: list[_Job], acc: _Tally, *,
@@ -790,7 +818,7 @@ def _write_in_workers(opener: Callable[[], Store], jobs: list[_Job], acc: _Tally
     The main process only hands out batches: parsing runs on every core, and writing a
     batch (its diffs and its SQL, one transaction) takes turns under the lock.
     """
-    with _pool(opener, workers) as pool:
+    with _pools.running(lambda: _pool(opener, workers)) as pool:
         futures = []
         for i in range(0, len(jobs), batch_size):
             part = jobs[i:i + batch_size]

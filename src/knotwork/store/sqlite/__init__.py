@@ -10,6 +10,8 @@ from contextlib import contextmanager
 from functools import partial
 
 from ...types import ParsedDocument
+from ..records import Problem, VectorSample
+from . import integrity
 from .connection import Transaction, connect, map_driver_errors
 from .prepare import PreparedDocument, prepare
 from .reader import Reader
@@ -168,6 +170,16 @@ class SQLiteStore:
             return self._bytes_in_use()
         return sum(os.path.getsize(self.path + ext) for ext in ("", "-wal")
                    if os.path.exists(self.path + ext))
+
+    def check_integrity(self, *, sample: int = 200) -> list[Problem]:
+        return integrity.check(self._con(), sample=sample)
+
+    def vector_sample(self, n: int) -> list[VectorSample]:
+        return integrity.vector_sample(self._con(), n)
+
+    def rebuild_indexes(self, *, actor: str) -> dict[str, int]:
+        with self.write(actor=actor) as w:
+            return integrity.rebuild(w)
 
     def close(self) -> None:
         with self._lock:

@@ -1,0 +1,59 @@
+"""The size limits of every string and list an interface takes, declared once.
+
+The CLI, the Python facade (``knotwork.checks``), MCP and REST refuse the same inputs with
+the same numbers, so an agent that learns a limit from one door meets it at every other.
+Why limits at all: unbounded text made single calls take minutes (a 10 MB subject took
+51 s to assert, a 10 MB search query 19 s) and made every later answer about the entity
+as large as what was once asserted onto it.
+
+Lengths are in characters (Unicode code points) for strings and items for lists.
+"""
+
+from __future__ import annotations
+
+QUERY_CHARS = 2_000  # a context or search question
+REF_CHARS = 1_000  # an entity reference: label, alias, path or IRI
+SUBJECT_CHARS = 1_000  # an asserted fact's subject
+PREDICATE_CHARS = 200  # a property or relation name
+VALUE_CHARS = 10_000  # a literal value, or the name of the entity a fact points to
+SUPPORTING_TEXT_CHARS = 10_000  # the words that back a fact or a relation
+REASON_CHARS = 1_000  # why a fact was asserted or retracted
+DATE_CHARS = 64  # an ISO 8601 date or time
+DOC_ID_CHARS = 200  # an agent document's id
+TITLE_CHARS = 1_000  # an agent document's title
+SOURCE_CHARS = 2_000  # where an agent document came from (a URL, a chat)
+RAW_CONTENT_CHARS = 2_000_000  # an agent document's text
+NAME_CHARS = 1_000  # an agent entity's name, or a relation's endpoint
+TYPE_CHARS = 200  # an entity's type, a relation's type
+ENTITIES_MAX = 1_000  # entities in one agent document
+RELATIONS_MAX = 2_000  # relations in one agent document
+SCOPE_CHARS = 200  # a scope name
+SCOPES_MAX = 50  # scopes named in one read
+TOKEN_MIN_CHARS = 16  # a bearer token: at least this long, not blank
+# Facts one note may state: a note of 100,000 links took 9-17 s to sync; past this, the
+# first ones are kept and the note carries a warning (20,000 links: about 2 s).
+FACTS_PER_NOTE = 20_000
+
+#: name -> (limit, what it bounds), for the README table and the tests that walk it
+ALL: dict[str, tuple[int, str]] = {
+    "QUERY_CHARS": (QUERY_CHARS, "context / search query"),
+    "REF_CHARS": (REF_CHARS, "entity reference"),
+    "SUBJECT_CHARS": (SUBJECT_CHARS, "asserted fact's subject"),
+    "PREDICATE_CHARS": (PREDICATE_CHARS, "predicate"),
+    "VALUE_CHARS": (VALUE_CHARS, "fact value"),
+    "SUPPORTING_TEXT_CHARS": (SUPPORTING_TEXT_CHARS, "supporting text"),
+    "REASON_CHARS": (REASON_CHARS, "reason"),
+    "DATE_CHARS": (DATE_CHARS, "as_of / valid_at / valid_from / valid_to"),
+    "DOC_ID_CHARS": (DOC_ID_CHARS, "agent document id"),
+    "TITLE_CHARS": (TITLE_CHARS, "agent document title"),
+    "SOURCE_CHARS": (SOURCE_CHARS, "agent document source"),
+    "RAW_CONTENT_CHARS": (RAW_CONTENT_CHARS, "agent document text"),
+    "NAME_CHARS": (NAME_CHARS, "agent entity name, relation endpoint"),
+    "TYPE_CHARS": (TYPE_CHARS, "entity type, relation type"),
+    "ENTITIES_MAX": (ENTITIES_MAX, "entities per agent document"),
+    "RELATIONS_MAX": (RELATIONS_MAX, "relations per agent document"),
+    "SCOPE_CHARS": (SCOPE_CHARS, "scope name"),
+    "SCOPES_MAX": (SCOPES_MAX, "scopes per read"),
+    "TOKEN_MIN_CHARS": (TOKEN_MIN_CHARS, "bearer token, at least"),
+    "FACTS_PER_NOTE": (FACTS_PER_NOTE, "facts kept from one note file"),
+}

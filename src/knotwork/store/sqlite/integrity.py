@@ -1,0 +1,219 @@
+"""``knotwork check`` for SQLite: the store's invariants, checked and repaired.
+
+Why not FTS5's own ``integrity-check`` at rank 1: ``chunk_fts`` is an external-content
+index over ``chunks``, which also holds past versions' chunks (cited by history) that are
+deliberately not indexed, so that check calls a healthy store with history "malformed".
+Here the index is compared with the live chunks it must hold, the index's own structure
+is checked at rank 0, and a sample of live chunks must be found by their own words.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+import sqlite3
+import zlib
+from collections.abc import Iterator
+
+from ..records import Problem, VectorSample
+from .connection import map_driver_errors
+from .writer import Writer
+
+_WORD = re.compile(r"[^\W_]{3,}")
+_MAX_LISTED = 20  # problems of one kind listed one by one; the rest are counted
+
+
+def _text(row: tuple[object, object]) -> str:
+    text, packed = row
+    return zlib.decompress(packed).decode() if isinstance(packed, bytes) else str(text)
+
+
+def _lines(text: str) -> list[str]:
+    """A version's lines as the parser numbers them: split on "\n" only (a lone "\r" ends
+    no line; a CRLF's "\r" is dropped)."""
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    return [line.removesuffix("\r") for line in lines]
+
+
+def _squash(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _capped(check: str, details: Iterator[str]) -> list[Problem]:
+    out: list[Problem] = []
+    extra = 0
+    for d in details:
+        if len(out) < _MAX_LISTED:
+            out.append(Problem(check, d))
+        else:
+            extra += 1
+    if extra:
+        out.append(Problem(check, f"… and {extra} more"))
+    return out
+
+
+def check(con: sqlite3.Connection, *, sample: int = 200) -> list[Problem]:
+    """Every invariant, in one read transaction (one committed state of the store)."""
+    with map_driver_errors("cannot check the store"):
+        began = not con.in_transaction
+        if began:
+            con.execute("BEGIN")
+        try:
+            problems = _database(con)
+            problems += _capped("citations", _citations(con))
+            problems += _capped("text_index", _text_index(con, sample))
+            problems += _capped("vector_index", _vectors(con))
+            problems += _capped("ownership", _ownership(con))
+            problems += _mentions(con)
+        finally:
+            if began:
+                con.execute("COMMIT")
+        problems += _fts_structure(con)
+    return problems
+
+
+def _database(con: sqlite3.Connection) -> list[Problem]:
+    rows = [str(r[0]) for r in con.execute("PRAGMA quick_check")]
+    return [] if rows == ["ok"] else [Problem("database", r) for r in rows[:_MAX_LISTED]]
+
+
+def _citations(con: sqlite3.Connection) -> Iterator[str]:
+    """Each live fact read from a document cites lines of its version, holding its text."""
+    rows = con.execute(
+        "SELECT f.id, f.version_id, f.line_start, f.line_end, f.supporting_text,"
+        " f.document_id, v.document_id FROM facts f LEFT JOIN versions v ON v.id = f.version_id"
+        " WHERE f.retracted_at IS NULL AND f.document_id IS NOT NULL ORDER BY f.version_id")
+    current: int | None = None
+    lines: list[str] = []
+    for fid, vid, start, end, supporting, doc, vdoc in rows:
+        if vid is None:
+            continue  # a fact no version backs (an agent's assertion about a document)
+        if vdoc is None:
+            yield f"fact #{fid} cites version {vid}, which does not exist"
+            continue
+        if vdoc != doc:
+            yield f"fact #{fid} of document {doc} cites version {vid} of document {vdoc}"
+            continue
+        if vid != current:
+            got = con.execute("SELECT text, text_z FROM versions WHERE id = ?",
+                              (vid,)).fetchone()
+            lines, current = _lines(_text(got)), vid
+        if start is None:
+            continue
+        if not (1 <= start <= (end or start) <= max(len(lines), 1)):
+            yield (f"fact #{fid} cites lines {start}-{end} of version {vid}, which has"
+                   f" {len(lines)}")
+            continue
+        if supporting and not _holds(lines[start - 1:(end or start)], supporting):
+            yield f"fact #{fid}: its supporting text is not in lines {start}-{end}"
+
+
+def _holds(lines: list[str], supporting: str) -> bool:
+    """Whether the cited lines hold the supporting text, blanks aside (a sentence cited
+    across wrapped lines is one line of text; a long one is cut around '…')."""
+    cited = _squash(" ".join(lines))
+    return all(_squash(part) in cited for part in supporting.split("…") if part.strip())
+
+
+def _text_index(con: sqlite3.Connection, sample: int) -> Iterator[str]:
+    """The chunk index holds the live chunks, each once, and nothing else."""
+    live = {r[0] for r in con.execute("SELECT id FROM chunks WHERE live = 1")}
+    indexed = {r[0] for r in con.execute("SELECT id FROM chunk_fts_docsize")}
+    for cid in sorted(live - indexed):
+        yield f"live chunk {cid} is not in the text index"
+    for cid in sorted(indexed - live):
+        yield f"the text index holds chunk {cid}, which is not live"
+    ids = sorted(live & indexed)
+    for cid in random.sample(ids, min(sample, len(ids))):
+        row = con.execute("SELECT context, text FROM chunks WHERE id = ?", (cid,)).fetchone()
+        words = _WORD.findall(f"{row[0]} {row[1]}")
+        if not words:
+            continue
+        word = max(words, key=len).replace('"', "")
+        hit = con.execute("SELECT 1 FROM chunk_fts WHERE chunk_fts MATCH ? AND rowid = ?",
+                          (f'"{word}"', cid)).fetchone()
+        if hit is None:
+            yield f"live chunk {cid} is not found in the text index by its word {word!r}"
+    for (eid,) in con.execute("SELECT rowid FROM entity_fts WHERE rowid NOT IN"
+                              " (SELECT id FROM entities)"):
+        yield f"the entity index holds entity {eid}, which does not exist"
+
+
+def _fts_structure(con: sqlite3.Connection) -> list[Problem]:
+    """FTS5's own check of its index structure (rank 0: not against the content table)."""
+    out = []
+    for table in ("chunk_fts", "entity_fts"):
+        con.execute("SAVEPOINT knotwork_check")
+        try:
+            con.execute(f"INSERT INTO {table}({table}, rank) VALUES('integrity-check', 0)")
+        except sqlite3.DatabaseError as exc:
+            out.append(Problem("text_index", f"{table}: {exc}"))
+        finally:
+            con.execute("ROLLBACK TO knotwork_check")
+            con.execute("RELEASE knotwork_check")
+    return out
+
+
+def _vectors(con: sqlite3.Connection) -> Iterator[str]:
+    """Every stored vector is a live chunk's; every chunk marked embedded has its vector."""
+    for (h,) in con.execute("SELECT text_hash FROM embeddings e WHERE NOT EXISTS (SELECT 1"
+                            " FROM chunks c WHERE c.text_hash = e.text_hash AND c.live = 1)"):
+        yield f"a vector is stored for text {h[:12]}…, which no live chunk has"
+    for (cid,) in con.execute("SELECT id FROM chunks c WHERE live = 1 AND embedded = 1 AND"
+                              " NOT EXISTS (SELECT 1 FROM embeddings e"
+                              " WHERE e.text_hash = c.text_hash)"):
+        yield f"live chunk {cid} is marked embedded but has no vector"
+
+
+def _ownership(con: sqlite3.Connection) -> Iterator[str]:
+    """Nothing live belongs to a deleted document."""
+    for fid, path in con.execute(
+            "SELECT f.id, d.path FROM facts f JOIN documents d ON d.id = f.document_id"
+            " WHERE f.retracted_at IS NULL AND d.deleted_at IS NOT NULL"):
+        yield f"live fact #{fid} belongs to the deleted document {path}"
+    for cid, path in con.execute(
+            "SELECT c.id, d.path FROM chunks c JOIN documents d ON d.id = c.document_id"
+            " WHERE c.live = 1 AND d.deleted_at IS NOT NULL"):
+        yield f"live chunk {cid} belongs to the deleted document {path}"
+
+
+def _mentions(con: sqlite3.Connection) -> list[Problem]:
+    docs = con.execute("SELECT COUNT(*) FROM mention_queue").fetchone()[0]
+    names = con.execute("SELECT COUNT(*) FROM name_changes").fetchone()[0]
+    if docs or names:
+        return [Problem("mentions", f"mention work is queued: {docs} documents, {names} name"
+                        " changes (a sync, or check --repair, finds them)")]
+    return []
+
+
+def vector_sample(con: sqlite3.Connection, n: int) -> list[VectorSample]:
+    return [VectorSample(f"{r[0]}\n{r[1]}", bytes(r[2])) for r in con.execute(
+        "SELECT c.context, c.text, e.vector FROM chunks c JOIN embeddings e"
+        " ON e.text_hash = c.text_hash WHERE c.live = 1 ORDER BY random() LIMIT ?", (n,))]
+
+
+def rebuild(w: Writer) -> dict[str, int]:
+    """Rebuild the derived indexes inside ``w``'s transaction (``Store.rebuild_indexes``)."""
+    con = w.con
+    with map_driver_errors("cannot rebuild the indexes"):
+        con.execute("INSERT INTO chunk_fts(chunk_fts) VALUES('delete-all')")
+        chunks = con.execute("INSERT INTO chunk_fts(rowid, context, text)"
+                             " SELECT id, context, text FROM chunks WHERE live = 1").rowcount
+        con.execute("DELETE FROM entity_fts")
+        ids = [r[0] for r in con.execute("SELECT id FROM entities")]
+        w._refresh_entity_fts(ids)  # indexed again from the rows as they stand, in finish
+        dropped = con.execute(
+            "DELETE FROM embeddings WHERE NOT EXISTS (SELECT 1 FROM chunks c"
+            " WHERE c.text_hash = embeddings.text_hash AND c.live = 1)").rowcount
+        lost = [r[0] for r in con.execute(
+            "SELECT id FROM chunks c WHERE live = 1 AND embedded = 1 AND NOT EXISTS"
+            " (SELECT 1 FROM embeddings e WHERE e.text_hash = c.text_hash)")]
+        for cid in lost:  # to be embedded again; the change log tells every vector copy
+            con.execute("UPDATE chunks SET embedded = 0 WHERE id = ?", (cid,))
+            con.execute("INSERT INTO vector_log(chunk_id, added) VALUES(?, 0)", (cid,))
+        pending = con.execute("SELECT COUNT(*) FROM chunks WHERE live = 1 AND embedded = 0"
+                              ).fetchone()[0]
+    return {"chunks_indexed": chunks, "entities_indexed": len(ids),
+            "vectors_dropped": dropped, "chunks_to_embed": int(pending)}
