@@ -208,7 +208,14 @@ class Knotwork:
         if scopes:
             from .trust import tokens
 
-            tokens.within_scopes((sc for _, sc, _ in run(True).parsed.values()), scopes)
+            dry = run(True)
+            targets = {sc for _, sc, _ in dry.parsed.values()}
+            if dry.deleted:  # it may delete from any category of the namespace that has any
+                ns = (_context.namespace_name(namespace) if namespace else
+                      _context.default_namespace(Path(path).expanduser().resolve()))
+                targets |= {sc for c in _context.CATEGORIES
+                            if self.store.reader.document_index(sc := _context.scope_of(ns, c))}
+            tokens.within_scopes(targets, scopes)
         return run(dry_run)
 
     def patterns(self, given: Sequence[str] | None = None) -> tuple[str, ...]:
