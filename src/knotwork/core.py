@@ -198,19 +198,38 @@ class Knotwork:
     def add_context(self, path: str | os.PathLike[str], *, namespace: str | None = None,
                     type: str | None = None, force: bool = False, dry_run: bool = False,
                     patterns: Sequence[str] | None = None, vault_only: bool = False,
-                    progress: _sync.Progress | None = None) -> ContextReport:
+                    progress: _sync.Progress | None = None,
+                    scopes: Sequence[str] | None = None) -> ContextReport:
         """Read project documents (ADRs, specs, KEPs, RFCs, docs) into typed records in
         scopes ``{namespace}__{category}`` (``knotwork.sync.context``). ``vault_only``
-        (the server's and MCP's): ``path`` is taken in the vault and must stay inside it."""
+        (the server's and MCP's): ``path`` is taken in the vault and must stay inside it.
+        ``scopes`` (a scoped caller's): ``Forbidden``, writing nothing, when a record
+        would land in a scope outside them."""
         from .sync import context as _context
 
         if vault_only:
             path = _context.within(self.vault, path)
         s = self.settings
-        return _context.add_context(
-            self.store, path, namespace=namespace, actor=self.actor, type=type, force=force,
-            dry_run=dry_run, patterns=self.patterns(patterns), max_bytes=s.max_file_bytes,
-            chunk_tokens=s.chunk_tokens, finder=self._mentions, progress=progress)
+
+        def run(dry: bool) -> ContextReport:
+            return _context.add_context(
+                self.store, path, namespace=namespace, actor=self.actor, type=type,
+                force=force, dry_run=dry, patterns=self.patterns(patterns),
+                max_bytes=s.max_file_bytes, chunk_tokens=s.chunk_tokens,
+                finder=self._mentions, progress=progress)
+
+        if scopes:
+            from .trust import tokens
+
+            dry = run(True)
+            targets = {sc for _, sc, _ in dry.parsed.values()}
+            if dry.deleted:  # it may delete from any category of the namespace that has any
+                ns = (_context.namespace_name(namespace) if namespace else
+                      _context.default_namespace(Path(path).expanduser().resolve()))
+                targets |= {sc for c in _context.CATEGORIES
+                            if self.store.reader.document_index(sc := _context.scope_of(ns, c))}
+            tokens.within_scopes(targets, scopes)
+        return run(dry_run)
 
     def patterns(self, given: Sequence[str] | None = None) -> tuple[str, ...]:
         """The globs of the vault's notes: ``given``, else ``Settings.patterns``."""

@@ -29,8 +29,9 @@ def register(app: MCPServer[Any], kw: Knotwork, read_scopes: Sequence[str] | Non
     ) -> Json:
         """Read the vault's ADRs, feature specs, overviews, KEPs and RFCs into typed
         records (status, dates, deciders, supersession, tasks…), each fact citing its
-        lines. Returns counts, warnings and per-file errors."""
+        lines. Returns counts, warnings and per-file errors. On a server limited to
+        scopes, a run whose records would land outside them is refused whole."""
         with _tool_errors():
             report = kw.add_context(path, namespace=namespace, type=type, dry_run=dry_run,
-                                    vault_only=True)
+                                    vault_only=True, scopes=read_scopes)
             return _result(report.as_dict())

@@ -186,6 +186,9 @@ def build_server(kw: Knotwork, *, scopes: Sequence[str] | None = None,
     app: MCPServer[Any] = MCPServer("knotwork", instructions=INSTRUCTIONS, log_level="WARNING",
                                     version=_version())
     read_scopes = list(scopes) if scopes else None
+    # where its writes land: the store's scope, unless the server is limited to others
+    write_scope = (None if not read_scopes or kw.settings.scope in read_scopes
+                   else read_scopes[0])
 
     @app.tool(title="Context for a question", annotations=READ)
     def context(
@@ -291,7 +294,7 @@ def build_server(kw: Knotwork, *, scopes: Sequence[str] | None = None,
         with _tool_errors():
             return _result(kw.ingest_document(
                 doc_id, title, source, raw_content, entities=[dict(e) for e in entities or ()],
-                relations=[dict(r) for r in relations or ()],
+                relations=[dict(r) for r in relations or ()], scope=write_scope,
                 min_confidence=min_confidence).as_dict())
 
     @app.tool(title="Assert a fact", annotations=ADD)
@@ -324,7 +327,7 @@ def build_server(kw: Knotwork, *, scopes: Sequence[str] | None = None,
             row = kw.assert_fact(subject, predicate, value, value_type=value_type,
                                  datatype=datatype, confidence=confidence,
                                  supporting_text=supporting_text, valid_from=valid_from,
-                                 valid_to=valid_to, reason=reason)
+                                 valid_to=valid_to, scope=write_scope, reason=reason)
             return _result(row.as_dict())
 
     @app.tool(title="Retract a fact", annotations=RETRACT)
@@ -364,9 +367,7 @@ def build_server(kw: Knotwork, *, scopes: Sequence[str] | None = None,
         """Size of the knowledge base: documents, chunks, entities, live and retracted facts,
         events, and names that more than one note claims."""
         with _tool_errors():
-            if read_scopes:  # its counts span every scope
-                raise Forbidden("stats count every scope: not for a server limited to"
-                                f" {', '.join(read_scopes)}")
+            whole_store(read_scopes, "stats count every scope")
             return _result(*fit(_fresh(kw, kw.stats().as_dict()), ("ambiguous_names", "warnings"),
                                 md_stats, kw.count_tokens, max_tokens))
 
@@ -419,6 +420,20 @@ def _strict_arguments(app: MCPServer[Any]) -> None:
         tool.fn_metadata.arg_model = type(model.__name__, (model,), {"model_config": config})
         object.__setattr__(tool.fn_metadata, "pre_parse_json", _as_sent)
         tool.parameters = {**tool.parameters, "additionalProperties": False}
+
+
+def whole_store(read_scopes: Sequence[str] | None, what: str) -> None:
+    """``Forbidden`` on a server limited to scopes, for a tool whose answer spans them all."""
+    if read_scopes:
+        raise Forbidden(f"{what}: not for a server limited to {', '.join(read_scopes)}")
+
+
+def home_scope(kw: Knotwork, read_scopes: Sequence[str] | None) -> None:
+    """``Forbidden`` on a server limited to scopes that leave out the store's own (the
+    wiki's)."""
+    if read_scopes and kw.settings.scope not in read_scopes:
+        raise Forbidden(f"the wiki is scope {kw.settings.scope!r}'s: not one of"
+                        f" {', '.join(read_scopes)}", scope=kw.settings.scope)
 
 
 def _capped(data: dict[str, Any], keys: Sequence[str], limit: int) -> dict[str, Any]:

@@ -13,7 +13,7 @@ from mcp.server.mcpserver import MCPServer
 from pydantic import Field
 
 from ..core import Knotwork
-from .server import ADD, READ, Json, _capped, _result, _tool_errors
+from .server import ADD, READ, Json, _capped, _result, _tool_errors, home_scope, whole_store
 
 Category = Annotated[str, Field(min_length=1, max_length=40, description=(
     "The page's category: 'summary' (of one source), 'entity' (one thing), 'topic' (a"
@@ -26,7 +26,9 @@ Kind = Literal["broken_link", "missing_page", "orphan_page", "isolated_page",
 
 
 def register(app: MCPServer[Any], kw: Knotwork, read_scopes: Sequence[str] | None) -> None:
-    """Add the wiki tools to ``app`` (``read_scopes`` is unused: the wiki is one scope's)."""
+    """Add the wiki tools to ``app``. The wiki is the store's scope's: a server limited
+    to other scopes refuses its tools, and ``lint`` (whose checks span every scope) is
+    refused on any server limited to scopes."""
 
     @app.tool(title="Write a wiki page", annotations=ADD)
     def write_page(
@@ -41,6 +43,7 @@ def register(app: MCPServer[Any], kw: Knotwork, read_scopes: Sequence[str] | Non
         before this returns (searchable at once), listed in index.md and logged in log.md.
         Returns its path in the vault and what changed."""
         with _tool_errors():
+            home_scope(kw, read_scopes)
             return _result(kw.write_wiki_page(category, title, content,
                                               summary=summary).as_dict())
 
@@ -48,6 +51,7 @@ def register(app: MCPServer[Any], kw: Knotwork, read_scopes: Sequence[str] | Non
     def read_page(category: Category, title: Title) -> Json:
         """One wiki page with its text. Fails with 'not found' for an unknown title."""
         with _tool_errors():
+            home_scope(kw, read_scopes)
             return _result(kw.read_page(category, title).as_dict())
 
     @app.tool(title="List wiki pages", annotations=READ)
@@ -57,6 +61,7 @@ def register(app: MCPServer[Any], kw: Knotwork, read_scopes: Sequence[str] | Non
     ) -> Json:
         """The wiki's pages (path, category, title, summary), by category."""
         with _tool_errors():
+            home_scope(kw, read_scopes)
             pages = [p.as_dict() for p in kw.list_pages(category)]
             return _result(_capped({"pages": pages}, ("pages",), limit))
 
@@ -69,6 +74,7 @@ def register(app: MCPServer[Any], kw: Knotwork, read_scopes: Sequence[str] | Non
         """Search the wiki's pages first (the fast path): one hit per page, with its best
         passage and lines. Fall back to `context` when it finds nothing good."""
         with _tool_errors():
+            home_scope(kw, read_scopes)
             return _result({"query": query,
                             "hits": [h.as_dict() for h in kw.search_wiki(query, k=k)]})
 
@@ -78,6 +84,7 @@ def register(app: MCPServer[Any], kw: Knotwork, read_scopes: Sequence[str] | Non
     ) -> Json:
         """The last changes to the wiki (time, actor, action, page), oldest first."""
         with _tool_errors():
+            home_scope(kw, read_scopes)
             return _result({"entries": [e.as_dict() for e in kw.get_log(last_n)]})
 
     @app.tool(title="Lint the vault", annotations=READ)
@@ -89,5 +96,6 @@ def register(app: MCPServer[Any], kw: Knotwork, read_scopes: Sequence[str] | Non
         """What is broken, orphaned, contradictory or stale in the vault and its wiki, with
         no model: each finding has kind, severity, path, line, the fact ids and a fix."""
         with _tool_errors():
+            whole_store(read_scopes, "lint's findings span every scope")
             found = [f.as_dict() for f in kw.lint(kinds=kinds)]
             return _result(_capped({"findings": found}, ("findings",), max_findings))

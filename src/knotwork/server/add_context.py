@@ -8,6 +8,8 @@ from fastapi import APIRouter, Request
 from pydantic import BaseModel, ConfigDict, Field
 
 from ..core import Knotwork
+from ..errors import Forbidden
+from . import auth
 
 router = APIRouter()
 
@@ -40,9 +42,14 @@ class AddContextOut(BaseModel):
 @router.post("/add-context", response_model=AddContextOut, tags=["write"])
 def add_context(body: AddContextRequest, request: Request) -> dict[str, object]:
     """Read ADRs, feature specs, overviews, KEPs, RFCs and docs of the served vault into
-    typed records (a path outside the vault is refused)."""
+    typed records (a path outside the vault is refused, and so is a scoped token whose
+    records would land in a scope not its own)."""
     kw: Knotwork = request.app.state.kw
-    report = kw.add_context(body.path, namespace=body.namespace, type=body.type,
-                            force=body.force, dry_run=body.dry_run, patterns=body.pattern,
-                            vault_only=True)
+    try:
+        report = kw.add_context(body.path, namespace=body.namespace, type=body.type,
+                                force=body.force, dry_run=body.dry_run,
+                                patterns=body.pattern, vault_only=True,
+                                scopes=auth.principal(request).scopes or None)
+    except Forbidden as exc:  # a record would land outside the token's scopes
+        raise auth.denied(request, exc) from None
     return report.as_dict()

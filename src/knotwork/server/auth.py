@@ -34,8 +34,8 @@ log = logging.getLogger("knotwork.server")
 
 COOKIE = "knotwork_token"
 FULL = Principal(name="server", scopes=(), read_only=False)
-# requests a read-only token may make although their method writes: POST /context reads
-_READS = {("POST", "/context")}
+# requests a read-only token may make although their method writes: these POSTs read
+_READS = {("POST", "/context"), ("POST", "/assemble"), ("POST", "/ask")}
 _OPEN = ("/ui/login", "/ui/static/")  # the sign-in form and its stylesheet
 
 
@@ -160,11 +160,25 @@ def write_scope(request: Request, asked: str | None) -> str | None:
     return target
 
 
-def whole_store(request: Request) -> None:
-    """Refuse a scoped token what spans every scope (``/stats``)."""
+def whole_store(request: Request, what: str = "stats count every scope") -> None:
+    """Refuse a scoped token what spans every scope (``/stats``, ``/lint``)."""
     p = principal(request)
     if p.scopes:
-        deny(request.app.state.kw, p, request.method, request.url.path,
-             "counts span every scope")
-        raise Forbidden("stats count every scope: not for a token limited to"
-                        f" {', '.join(p.scopes)}")
+        deny(request.app.state.kw, p, request.method, request.url.path, what)
+        raise Forbidden(f"{what}: not for a token limited to {', '.join(p.scopes)}")
+
+
+def home_scope(request: Request) -> str:
+    """The store's own scope (``--scope``: the wiki's, and extraction's), which a scoped
+    token reaches only when it is one of the token's; else 403."""
+    kw: Knotwork = request.app.state.kw
+    home = kw.settings.scope
+    read_scopes(request, [home])
+    return home
+
+
+def denied(request: Request, exc: Forbidden) -> Forbidden:
+    """Log a ``Forbidden`` the facade raised for this request; the error to re-raise."""
+    deny(request.app.state.kw, principal(request), request.method, request.url.path,
+         str(exc), scope=exc.scope)
+    return exc

@@ -18,6 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ..core import Knotwork
 from ..errors import BackendUnavailable, Conflict, KnotworkError, NotFound
+from . import auth
 
 
 class AskRequest(BaseModel):
@@ -91,17 +92,21 @@ def _jobs(request: Request) -> Jobs:
 
 
 @router.post("/ask")
-def ask(body: AskRequest, kw: KW) -> dict[str, object]:
+def ask(body: AskRequest, request: Request, kw: KW) -> dict[str, object]:
     """An answer from the notes only, with [path:line] citations, each checked against the
-    notes (``flagged``), or the fixed refusal when the notes do not answer."""
-    return kw.ask(body.question, max_tokens=body.max_tokens, scopes=body.scopes).as_dict()
+    notes (``flagged``), or the fixed refusal when the notes do not answer. A token's
+    question reads its own scopes only."""
+    return kw.ask(body.question, max_tokens=body.max_tokens,
+                  scopes=auth.read_scopes(request, body.scopes)).as_dict()
 
 
 @router.post("/extract", status_code=202)
 def extract(body: ExtractRequest, request: Request, response: Response,
             kw: KW) -> dict[str, object]:
     """Start extracting facts with the model (cached per chunk, within ``budget``);
-    poll ``GET /extract/{job}``."""
+    poll ``GET /extract/{job}``. The facts land in the store's scope: a token whose
+    scopes lack it is refused."""
+    auth.write_scope(request, kw.settings.scope)
     job = _jobs(request).start(kw, body)
     response.headers["Location"] = f"/extract/{job['job']}"
     return job
@@ -111,7 +116,9 @@ def extract(body: ExtractRequest, request: Request, response: Response,
 def extract_job(request: Request, job: Annotated[str, Path(description="The job's id.")]
                 ) -> dict[str, object]:
     """An extraction job: ``status`` running | done | failed, chunks ``done`` of
-    ``total`` sent so far, and the ``report`` when done."""
+    ``total`` sent so far, and the ``report`` when done (for the store's scope: a token
+    whose scopes lack it is refused)."""
+    auth.home_scope(request)
     found = _jobs(request).jobs.get(job)
     if found is None:
         raise NotFound("extraction job", job)

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Depends, Path, Query
+from fastapi import APIRouter, Depends, Path, Query, Request
 from pydantic import BaseModel, ConfigDict, Field
 
+from . import auth
 from .app import ERRORS, KW, _known_params
 
 router = APIRouter(responses=ERRORS, dependencies=[Depends(_known_params)], tags=["wiki"])
@@ -32,48 +33,58 @@ class PageRequest(BaseModel):
 
 
 @router.post("/wiki/pages", status_code=201)
-def write_page(body: PageRequest, kw: KW) -> dict[str, object]:
+def write_page(body: PageRequest, request: Request, kw: KW) -> dict[str, object]:
     """Write (or rewrite) a wiki page: a Markdown file in the vault, ingested before this
-    answers, listed in index.md and logged in log.md."""
+    answers, listed in index.md and logged in log.md (a token whose scopes lack the
+    wiki's scope is refused)."""
+    auth.write_scope(request, kw.settings.scope)
     return kw.write_wiki_page(body.category, body.title, body.content,
                               summary=body.summary).as_dict()
 
 
 @router.get("/wiki/pages")
-def list_pages(kw: KW, category: Annotated[str | None, Query(
+def list_pages(request: Request, kw: KW, category: Annotated[str | None, Query(
                    description="Only this category.")] = None) -> dict[str, Any]:
     """The wiki's pages: path, category, title and summary."""
+    auth.home_scope(request)
     return {"pages": [p.as_dict() for p in kw.list_pages(category)]}
 
 
 @router.get("/wiki/pages/{category}/{title:path}")
-def read_page(kw: KW, category: Annotated[str, Path(description="The page's category.")],
+def read_page(request: Request, kw: KW,
+              category: Annotated[str, Path(description="The page's category.")],
               title: Annotated[str, Path(description="The page's title (URL-encoded;"
                                                      " slashes allowed).")]
               ) -> dict[str, object]:
     """One page with its text; 404 for an unknown title."""
+    auth.home_scope(request)
     return kw.read_page(category, title).as_dict()
 
 
 @router.get("/wiki/search")
-def search_wiki(kw: KW, q: Annotated[str, Query(min_length=1, max_length=2000)],
+def search_wiki(request: Request, kw: KW, q: Annotated[str, Query(min_length=1, max_length=2000)],
                 k: Annotated[int, Query(ge=1, le=50)] = 10) -> dict[str, Any]:
     """The pages best matching the words, one hit per page (the fast path)."""
+    auth.home_scope(request)
     return {"query": q, "hits": [h.as_dict() for h in kw.search_wiki(q, k=k)]}
 
 
 @router.get("/wiki/log")
-def get_log(kw: KW, last_n: Annotated[int, Query(ge=1, le=1000)] = 20) -> dict[str, Any]:
+def get_log(request: Request, kw: KW,
+            last_n: Annotated[int, Query(ge=1, le=1000)] = 20) -> dict[str, Any]:
     """The last changes to the wiki, oldest first."""
+    auth.home_scope(request)
     return {"entries": [e.as_dict() for e in kw.get_log(last_n)]}
 
 
 @router.get("/lint")
-def lint(kw: KW, kind: Annotated[list[LintKind] | None, Query(
+def lint(request: Request, kw: KW, kind: Annotated[list[LintKind] | None, Query(
              description="Only these kinds (repeatable).")] = None,
          min_confidence: Annotated[float | None, Query(ge=0.0, le=1.0)] = None
          ) -> dict[str, Any]:
     """What is broken, orphaned, contradictory or stale, with no model: each finding has
-    kind, severity, path, line, message, subject, fact ids and a fix."""
+    kind, severity, path, line, message, subject, fact ids and a fix. Not for a scoped
+    token: some checks (duplicate names) span every scope."""
+    auth.whole_store(request, "lint's findings span every scope")
     found = kw.lint(kinds=kind, min_confidence=min_confidence)
     return {"findings": [f.as_dict() for f in found]}

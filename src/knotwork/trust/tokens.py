@@ -11,14 +11,23 @@ from __future__ import annotations
 import hashlib
 import re
 import secrets
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
 
-from ..errors import InvalidQuery, NotFound
+from ..errors import Forbidden, InvalidQuery, NotFound
 from ..results import Principal, TokenInfo
 from ..store import Store, StoreReader, TokenRecord, record_time
 
 _SCOPE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.\-]*$")
+
+
+def within_scopes(targets: Iterable[str], scopes: Sequence[str]) -> None:
+    """``Forbidden`` naming the first of ``targets`` outside ``scopes``: a scoped caller's
+    write may land in its own scopes only."""
+    outside = sorted(set(targets) - set(scopes))
+    if outside:
+        raise Forbidden(f"this would write scope {outside[0]!r}, which is not one of"
+                        f" {', '.join(scopes)}", scope=outside[0])
 
 
 def secret_hash(secret: str) -> str:
