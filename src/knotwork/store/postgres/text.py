@@ -1,0 +1,115 @@
+"""BM25 over ``tsvector`` columns, computed as SQLite's FTS5 computes ``bm25()``.
+
+PostgreSQL's ``ts_rank`` is no BM25 (no IDF, no length normalisation of that form), so the
+score is computed from stored statistics: each row's token count (``dl``, a generated
+column), the live rows and their tokens (counts in ``meta``, kept by the writer), each
+term's document frequency (a count on the GIN index) and its weighted frequency in the
+row (``unnest(tsv)``: a column's weight is a lexeme weight, A for the first column).
+
+FTS5's formula, for each query phrase that a row holds::
+
+    idf = max(1e-6, ln((N - n + 0.5) / (n + 0.5)))
+    score += idf * tf * (k1 + 1) / (tf + k1 * (1 - b + b * dl / avgdl))
+
+with ``tf`` the weighted count over columns, k1 = 1.2, b = 0.75. A term is stemmed by the
+index's own configuration; a term of several tokens counts each of its lexemes.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+from ..records import TextQuery
+from .connection import Con
+
+K1 = 1.2
+B = 0.75
+WEIGHTS = {"chunk": {"A": 2.0, "B": 1.0}, "entity": {"A": 10.0, "B": 6.0, "C": 1.0}}
+TABLES = {"chunk": ("chunks", "live", "live_chunks", "live_chunk_tokens"),
+          "entity": ("entity_fts", "TRUE", "entity_rows", "entity_tokens")}
+
+_LEXEMES: dict[str, tuple[str, ...]] = {}
+_LEXEMES_MAX = 100_000
+
+
+def lexemes(con: Con, words: Sequence[str]) -> dict[str, tuple[str, ...]]:
+    """Each word's lexemes as the index stems them (remembered per process)."""
+    missing = [w for w in dict.fromkeys(words) if w not in _LEXEMES]
+    if missing:
+        if len(_LEXEMES) > _LEXEMES_MAX:
+            _LEXEMES.clear()
+        got = dict(con.execute(
+            "SELECT w, ARRAY(SELECT lexeme FROM unnest(to_tsvector('kw', w))"
+            " ORDER BY positions[1]) FROM unnest(?::text[]) AS w", (missing,)).rows)
+        for w in missing:
+            _LEXEMES[w] = tuple(got.get(w) or ())
+    return {w: _LEXEMES[w] for w in words}
+
+
+def tsquery_text(terms: Sequence[str], op: str, weight: str = "") -> str:
+    """A tsquery's text of exact lexemes (quoted: never query syntax)."""
+    def one(lex: str) -> str:
+        return "'" + lex.replace("\\", "\\\\").replace("'", "''") + "'" + (
+            f":{weight}" if weight else "")
+    return f" {op} ".join(one(t) for t in terms)
+
+
+def stats(con: Con, table: str) -> tuple[int, float]:
+    """(rows, average tokens a row) of the live rows of ``table`` (chunk | entity)."""
+    _, _, rows_key, tokens_key = TABLES[table]
+    got = dict(con.execute("SELECT key, value FROM meta WHERE key = ANY(?)",
+                           ([rows_key, tokens_key],)).rows)
+    n = int(got.get(rows_key, 0))
+    return n, (int(got.get(tokens_key, 0)) / n if n else 0.0)
+
+
+def frequencies(con: Con, table: str, lexes: Sequence[str], weight: str = "",
+                cap: int | None = None) -> dict[str, int]:
+    """How many live rows of ``table`` hold each lexeme (counted up to ``cap``)."""
+    name, live, _, _ = TABLES[table]
+    out: dict[str, int] = {}
+    limit = "" if cap is None else f" LIMIT {int(cap)}"
+    for lex in dict.fromkeys(lexes):
+        row = con.execute(f"SELECT COUNT(*) FROM (SELECT 1 FROM {name} WHERE {live}"
+                          f" AND tsv @@ ?::tsquery{limit}) x",
+                          (tsquery_text([lex], "|", weight),)).fetchone()
+        out[lex] = int(row[0]) if row else 0
+    return out
+
+
+def bm25(con: Con, table: str, query: TextQuery, *, limit: int, select: str, join: str = "",
+         where: str = "", args: Sequence[object] = ()) -> list[tuple[int, float]]:
+    """The rows of ``table`` matching ``query``, best first: (``select``'s id, score).
+
+    ``select``: the id column given back (``t`` is the table); ``join``/``where``/``args``
+    narrow the rows (a scope filter).
+    """
+    name, live, _, _ = TABLES[table]
+    words = lexemes(con, query.terms)
+    phrases = [lx for lx in (words[t] for t in query.terms) if lx]
+    if not phrases or (query.match == "all" and len(phrases) < len(query.terms)):
+        return []
+    weight = "A" if query.field == "label" else ""
+    flat = list(dict.fromkeys(lx for ph in phrases for lx in ph))
+    n, avgdl = stats(con, table)
+    df = frequencies(con, table, flat, weight)
+    idf = [max(1e-6, math.log((n - df[lx] + 0.5) / (df[lx] + 0.5))) for lx in flat]
+    weights = WEIGHTS[table] if not weight else {"A": WEIGHTS[table]["A"]}
+    case = " ".join(f"WHEN '{w}' THEN {v}" for w, v in weights.items())
+    if query.match == "all":
+        match = " & ".join(f"({tsquery_text(ph, '<->', weight)})" for ph in phrases)
+    else:
+        match = " | ".join(f"({tsquery_text(ph, '<->', weight)})" for ph in phrases)
+    sql = (
+        f"SELECT {select}, SUM(q.idf * s.tf * {K1 + 1} / (s.tf + {K1} * ({1 - B}"
+        f" + {B} * t.dl / GREATEST(?::float8, 1e-9)))) AS score"
+        f" FROM {name} t {join}"
+        " CROSS JOIN LATERAL (SELECT u.lexeme, (SELECT SUM(CASE w"
+        f" {case} ELSE 0 END) FROM unnest(u.weights) w) AS tf FROM unnest(t.tsv) u"
+        " WHERE u.lexeme = ANY(?::text[])) s"
+        " JOIN unnest(?::text[], ?::float8[]) AS q(lexeme, idf) ON q.lexeme = s.lexeme"
+        f" WHERE t.{live if live != 'TRUE' else 'tsv IS NOT NULL'} AND t.tsv @@ ?::tsquery"
+        f" {where} GROUP BY 1 ORDER BY score DESC, 1 LIMIT ?")
+    rows = con.execute(sql, (avgdl, flat, flat, idf, match, *args, limit)).rows
+    return [(int(r[0]), float(r[1] or 0.0)) for r in rows if r[1]]
