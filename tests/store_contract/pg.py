@@ -1,12 +1,15 @@
 """A PostgreSQL server for the tests: ``KNOTWORK_TEST_PG_URL`` (``.ci/postgres`` makes one).
 
-Each store gets a schema of its own in that database (its URL sets ``search_path``), dropped
-after the test. Without the variable the PostgreSQL tests are skipped, saying why; in CI
-(``CI`` set) they fail instead: a missing server there is a broken CI, not a pass.
+Each store gets a schema of its own in that database (its URL sets ``search_path``). A test's
+schema is emptied after it (``schema.emptying``) and handed to the next test, so the schema
+is migrated once per worker, not once per test; all are dropped when the tests end. Without
+the variable the PostgreSQL tests are skipped, saying why; in CI (``CI`` set) they fail
+instead: a missing server there is a broken CI, not a pass.
 """
 
 from __future__ import annotations
 
+import atexit
 import os
 import uuid
 from urllib.parse import quote
@@ -14,6 +17,8 @@ from urllib.parse import quote
 import pytest
 
 ENV = "KNOTWORK_TEST_PG_URL"
+_free: list[str] = []  # URLs of emptied schemas, ready for the next test
+_made: list[str] = []  # every schema made, dropped at exit
 
 
 def server_url() -> str:
@@ -28,21 +33,41 @@ def server_url() -> str:
 
 
 def fresh_url() -> str:
-    """The URL of a new, empty schema on the test server (``drop`` it after)."""
+    """The URL of an empty store's schema on the test server (give it back with ``drop``)."""
     import psycopg
 
     base = server_url()
+    if _free:
+        return _free.pop()
     schema = "kwt_" + uuid.uuid4().hex[:12]
     with psycopg.connect(base, autocommit=True) as con:
-        con.execute(f"CREATE SCHEMA {schema}")  # type: ignore[arg-type]
+        con.execute(f"CREATE SCHEMA {schema}".encode())
+    if not _made:
+        atexit.register(_drop_all, base)
+    _made.append(schema)
     sep = "&" if "?" in base else "?"
     return f"{base}{sep}options={quote(f'-csearch_path={schema},public')}"
 
 
 def drop(url: str) -> None:
-    """Drop the schema of a URL made by ``fresh_url``."""
+    """Empty the store at ``url`` (made by ``fresh_url``) for the next test."""
     import psycopg
 
-    schema = url.rsplit("search_path%3D", 1)[1].split("%2C", 1)[0]
-    with psycopg.connect(server_url(), autocommit=True) as con:
-        con.execute(f"DROP SCHEMA IF EXISTS {schema} CASCADE")  # type: ignore[arg-type]
+    from knotwork.store.postgres.schema import emptying
+
+    try:
+        with psycopg.connect(url, autocommit=True) as con:
+            if con.execute("SELECT to_regclass('meta') IS NOT NULL").fetchone() == (True,):
+                for sql in emptying():
+                    con.execute(sql.encode())
+    except psycopg.Error:
+        return  # left as it is (dropped at exit); the next test gets a new one
+    _free.append(url)
+
+
+def _drop_all(base: str) -> None:
+    import psycopg
+
+    with psycopg.connect(base, autocommit=True) as con:
+        for schema in _made:
+            con.execute(f"DROP SCHEMA IF EXISTS {schema} CASCADE".encode())

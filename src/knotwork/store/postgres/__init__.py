@@ -25,6 +25,7 @@ from ...types import ParsedDocument
 from ..sqlite.prepare import PreparedDocument, prepare
 from .connection import Con, Transaction, map_driver_errors, migrate
 from .reader import Reader
+from .schema import REFERENCE_TABLES, SCOPED_TABLES
 from .writer import Writer
 
 __all__ = ["PostgresStore"]
@@ -141,7 +142,11 @@ class PostgresStore:
                 "bytes_freed": max(0, before - self._bytes()), "store_bytes": self._bytes()}
 
     def _bytes(self) -> int:
-        row = self._con.execute("SELECT pg_database_size(current_database())").fetchone()
+        """The store's tables with their indexes and TOAST (not the whole database: it
+        may hold other stores, each in a schema of its own)."""
+        row = self._con.execute(
+            "SELECT COALESCE(SUM(pg_total_relation_size(to_regclass(t))), 0)"
+            " FROM unnest(?::text[]) AS t", ([*SCOPED_TABLES, *REFERENCE_TABLES],)).fetchone()
         return int(row[0]) if row else 0
 
     def close(self) -> None:

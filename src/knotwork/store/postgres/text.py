@@ -93,6 +93,9 @@ def bm25(con: Con, table: str, query: TextQuery, *, limit: int, select: str, joi
     weight = "A" if query.field == "label" else ""
     flat = list(dict.fromkeys(lx for ph in phrases for lx in ph))
     n, avgdl = stats(con, table)
+    if table == "chunk" and all(len(ph) == 1 for ph in phrases):
+        return _from_postings(con, flat, query.match == "all", n, avgdl, limit=limit,
+                              where=where, args=args)
     df = frequencies(con, table, flat, weight)
     idf = [max(1e-6, math.log((n - df[lx] + 0.5) / (df[lx] + 0.5))) for lx in flat]
     weights = WEIGHTS[table] if not weight else {"A": WEIGHTS[table]["A"]}
@@ -112,4 +115,23 @@ def bm25(con: Con, table: str, query: TextQuery, *, limit: int, select: str, joi
         f" WHERE t.{live if live != 'TRUE' else 'tsv IS NOT NULL'} AND t.tsv @@ ?::tsquery"
         f" {where} GROUP BY 1 ORDER BY score DESC, 1 LIMIT ?")
     rows = con.execute(sql, (avgdl, flat, flat, idf, match, *args, limit)).rows
+    return [(int(r[0]), float(r[1] or 0.0)) for r in rows if r[1]]
+
+
+def _from_postings(con: Con, lexes: list[str], every: bool, n: int, avgdl: float, *,
+                   limit: int, where: str, args: Sequence[object]) -> list[tuple[int, float]]:
+    """BM25 of the chunks holding any (``every``: all) of ``lexes``, from the postings
+    index alone: a term's rows, never a chunk's whole vector. ``where`` names the posting
+    ``t`` (its ``scope``)."""
+    df = dict(con.execute("SELECT q, (SELECT COUNT(*) FROM chunk_postings p WHERE p.lexeme = q)"
+                          " FROM unnest(?::text[]) AS q", (lexes,)).rows)
+    idf = [max(1e-6, math.log((n - df[lx] + 0.5) / (df[lx] + 0.5))) for lx in lexes]
+    having = f" HAVING COUNT(*) = {len(lexes)}" if every else ""
+    rows = con.execute(
+        f"SELECT t.chunk_id, SUM(q.idf * t.tf * {K1 + 1} / (t.tf + {K1} * ({1 - B}"
+        f" + {B} * t.dl / GREATEST(?::float8, 1e-9)))) AS score"
+        " FROM unnest(?::text[], ?::float8[]) AS q(lexeme, idf)"
+        f" JOIN chunk_postings t ON t.lexeme = q.lexeme {where.replace('AND', 'WHERE', 1)}"
+        f" GROUP BY 1{having} ORDER BY score DESC, 1 LIMIT ?",
+        (avgdl, lexes, idf, *args, limit)).rows
     return [(int(r[0]), float(r[1] or 0.0)) for r in rows if r[1]]

@@ -56,6 +56,14 @@ NAME_WINNER = ("(SELECT n.entity_id FROM names n WHERE n.key = entities.name_key
 _FACT_INSERT = f"INSERT INTO facts({FACT_COLUMNS}) VALUES({','.join('?' * 24)})"
 _ADD_INITIALS = ("INSERT INTO entity_initials(initials, entity_id, scope) VALUES(?, ?, ?)"
                  " ON CONFLICT DO NOTHING")
+# a chunk's postings (``schema.py``): its lexemes, each counted with its column's weight
+POSTINGS_INSERT = (
+    "INSERT INTO chunk_postings(lexeme, chunk_id, scope, tf, dl) SELECT u.lexeme, c.id,"
+    " c.scope, (SELECT SUM(CASE w WHEN 'A' THEN 2.0 ELSE 1.0 END) FROM unnest(u.weights) w),"
+    " c.dl FROM chunks c CROSS JOIN LATERAL unnest(c.tsv) u WHERE c.id = ANY(?)")
+POSTINGS_DELETE = (
+    "DELETE FROM chunk_postings WHERE (lexeme, chunk_id) IN (SELECT u.lexeme, c.id"
+    " FROM chunks c CROSS JOIN LATERAL unnest(c.tsv) u WHERE c.id = ANY(?))")
 _KIND_NAMES = {"file": "a vault file", "api": "an agent's document"}
 PACK_MIN = 256
 COMPACT_MIN = 10_000
@@ -347,6 +355,7 @@ class Writer:
             " line_start, line_end, text_hash) VALUES(?,?,?,?,?,?,?,?,?,?,?)", rows)
         if rows:
             new_ids = [r[0] for r in rows]
+            self.con.execute(POSTINGS_INSERT, (new_ids,))
             got = self.con.execute("SELECT COALESCE(SUM(dl), 0) FROM chunks WHERE id = ANY(?)",
                                    (new_ids,)).fetchone()
             self._tokens_delta += int(got[0]) if got else 0
@@ -374,6 +383,7 @@ class Writer:
         if not old:
             return []
         ids = [r[0] for r in old]
+        self.con.execute(POSTINGS_DELETE, (ids,))
         got = self.con.execute("WITH r AS (UPDATE chunks SET live = FALSE WHERE id = ANY(?)"
                                " RETURNING dl) SELECT COALESCE(SUM(dl), 0) FROM r",
                                (ids,)).fetchone()
