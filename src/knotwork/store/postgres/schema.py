@@ -10,7 +10,7 @@ The same tables as the SQLite store's, by the same names, with three differences
 - Full text is a ``tsvector`` generated from each row's text (``kw`` configuration: the
   Snowball English stemmer behind ``unaccent``, no stop words, hyphenated words split, as
   SQLite's ``porter unicode61 remove_diacritics 2`` tokenizes), with a GIN index on the
-  live rows and each row's token count (``dl``) beside it, so BM25 is computed from
+  live rows and each row's token count (``dl``, with its postings), so BM25 is computed from
   stored statistics as FTS5 computes it (``text.py``).
 - Vectors are ``pgvector`` values; an HNSW index (cosine) is made per dimension when the
   first vector of that dimension arrives (``Writer.put_vectors``).
@@ -87,9 +87,7 @@ MIGRATIONS: list[list[str]] = [[
         line_start INTEGER NOT NULL, line_end INTEGER NOT NULL, text_hash TEXT NOT NULL,
         live BOOLEAN NOT NULL DEFAULT TRUE, embedded BOOLEAN NOT NULL DEFAULT FALSE,
         tsv tsvector GENERATED ALWAYS AS (setweight(to_tsvector('kw', context), 'A')
-            || setweight(to_tsvector('kw', text), 'B')) STORED,
-        dl INTEGER GENERATED ALWAYS AS (kw_doclen(setweight(to_tsvector('kw', context), 'A')
-            || setweight(to_tsvector('kw', text), 'B'))) STORED)""",
+            || setweight(to_tsvector('kw', text), 'B')) STORED)""",
     """CREATE INDEX chunks_version ON chunks(version_id)""",
     """CREATE INDEX chunks_document_live ON chunks(document_id) WHERE live""",
     """CREATE INDEX chunks_tsv ON chunks USING gin(tsv) WHERE live""",

@@ -1,8 +1,8 @@
 """BM25 over ``tsvector`` columns, computed as SQLite's FTS5 computes ``bm25()``.
 
 PostgreSQL's ``ts_rank`` is no BM25 (no IDF, no length normalisation of that form), so the
-score is computed from stored statistics: each row's token count (``dl``, a generated
-column), the live rows and their tokens (counts in ``meta``, kept by the writer), each
+score is computed from stored statistics: each row's token count (``dl``: kept
+with the postings), the live rows and their tokens (counts in ``meta``, kept by the writer), each
 term's document frequency (a count on the GIN index) and its weighted frequency in the
 row (``unnest(tsv)``: a column's weight is a lexeme weight, A for the first column).
 
@@ -106,7 +106,8 @@ def bm25(con: Con, table: str, query: TextQuery, *, limit: int, select: str, joi
         match = " | ".join(f"({tsquery_text(ph, '<->', weight)})" for ph in phrases)
     sql = (
         f"SELECT {select}, SUM(q.idf * s.tf * {K1 + 1} / (s.tf + {K1} * ({1 - B}"
-        f" + {B} * t.dl / GREATEST(?::float8, 1e-9)))) AS score"
+        f" + {B} * {'kw_doclen(t.tsv)' if table == 'chunk' else 't.dl'}"
+        " / GREATEST(?::float8, 1e-9)))) AS score"
         f" FROM {name} t {join}"
         " CROSS JOIN LATERAL (SELECT u.lexeme, (SELECT SUM(CASE w"
         f" {case} ELSE 0 END) FROM unnest(u.weights) w) AS tf FROM unnest(t.tsv) u"

@@ -57,10 +57,12 @@ _FACT_INSERT = f"INSERT INTO facts({FACT_COLUMNS}) VALUES({','.join('?' * 24)})"
 _ADD_INITIALS = ("INSERT INTO entity_initials(initials, entity_id, scope) VALUES(?, ?, ?)"
                  " ON CONFLICT DO NOTHING")
 # a chunk's postings (``schema.py``): its lexemes, each counted with its column's weight
+# (and the tokens they hold, for the count BM25's average length is read from)
 POSTINGS_INSERT = (
-    "INSERT INTO chunk_postings(lexeme, chunk_id, scope, tf, dl) SELECT u.lexeme, c.id,"
+    "WITH c AS (SELECT id, scope, tsv, kw_doclen(tsv) AS dl FROM chunks WHERE id = ANY(?)),"
+    " p AS (INSERT INTO chunk_postings(lexeme, chunk_id, scope, tf, dl) SELECT u.lexeme, c.id,"
     " c.scope, (SELECT SUM(CASE w WHEN 'A' THEN 2.0 ELSE 1.0 END) FROM unnest(u.weights) w),"
-    " c.dl FROM chunks c CROSS JOIN LATERAL unnest(c.tsv) u WHERE c.id = ANY(?)")
+    " c.dl FROM c CROSS JOIN LATERAL unnest(c.tsv) u) SELECT COALESCE(SUM(dl), 0) FROM c")
 POSTINGS_DELETE = (
     "DELETE FROM chunk_postings WHERE (lexeme, chunk_id) IN (SELECT u.lexeme, c.id"
     " FROM chunks c CROSS JOIN LATERAL unnest(c.tsv) u WHERE c.id = ANY(?))")
@@ -257,11 +259,11 @@ class Writer:
         if kept_chunks is not None:
             version_id = int(row[4])
         else:
-            version_id = self.tx.next_id("versions")
-            con.execute("INSERT INTO versions(id, scope, document_id, path, content_hash, text,"
-                        " recorded_at, actor) VALUES(?,?,?,?,?,?,?,?)",
-                        (version_id, scope, doc_id, doc.path, doc.content_hash, doc.text, ts,
-                         self.actor))
+            version_id = int(con.execute(
+                "INSERT INTO versions(scope, document_id, path, content_hash, text,"
+                " recorded_at, actor) VALUES(?,?,?,?,?,?,?) RETURNING id",
+                (scope, doc_id, doc.path, doc.content_hash, doc.text, ts,
+                 self.actor)).fetchone()[0])
         warned = [[i.line, i.reason] for i in doc.issues if not i.fatal]
         con.execute("UPDATE documents SET path=?, title=?, doc_type=?, version_id=?,"
                     " content_hash=?, size=?, mtime_ns=?, updated_at=?, source_kind=?,"
@@ -316,11 +318,10 @@ class Writer:
         if tomb:
             self.con.execute("UPDATE documents SET deleted_at=NULL WHERE id=?", (tomb[0],))
             return int(tomb[0]), False
-        doc_id = self.tx.next_id("documents")
-        self.con.execute(
-            "INSERT INTO documents(id, scope, path, source_kind, title, doc_type, created_at,"
-            " updated_at) VALUES(?,?,?,?,?,?,?,?)",
-            (doc_id, scope, doc.path, doc.source_kind, doc.title, doc.doc_type, ts, ts))
+        doc_id = int(self.con.execute(
+            "INSERT INTO documents(scope, path, source_kind, title, doc_type, created_at,"
+            " updated_at) VALUES(?,?,?,?,?,?,?) RETURNING id",
+            (scope, doc.path, doc.source_kind, doc.title, doc.doc_type, ts, ts)).fetchone()[0])
         return doc_id, True
 
     def _note_entity(self, scope: str, doc_id: int, doc: ParsedDocument, ts: str, *,
@@ -333,11 +334,10 @@ class Writer:
             self.con.execute("UPDATE entities SET iri=?, label=? WHERE id=?",
                              (iri, doc.title, row[0]))
             return int(row[0])
-        ent_id = self.tx.next_id("entities")
-        self.con.execute(
-            "INSERT INTO entities(id, key, kind, scope, iri, label, document_id, created_at)"
-            " VALUES(?,?,?,?,?,?,?,?)", (ent_id, key, "note", scope, iri, doc.title, doc_id, ts))
-        return ent_id
+        return int(self.con.execute(
+            "INSERT INTO entities(key, kind, scope, iri, label, document_id, created_at)"
+            " VALUES(?,?,?,?,?,?,?) RETURNING id",
+            (key, "note", scope, iri, doc.title, doc_id, ts)).fetchone()[0])
 
     def _replace_chunks(self, scope: str, doc_id: int, version_id: int, p: PreparedDocument,
                         old: Sequence[Sequence[object]], *, moved: bool = False) -> list[int]:
@@ -355,9 +355,7 @@ class Writer:
             " line_start, line_end, text_hash) VALUES(?,?,?,?,?,?,?,?,?,?,?)", rows)
         if rows:
             new_ids = [r[0] for r in rows]
-            self.con.execute(POSTINGS_INSERT, (new_ids,))
-            got = self.con.execute("SELECT COALESCE(SUM(dl), 0) FROM chunks WHERE id = ANY(?)",
-                                   (new_ids,)).fetchone()
+            got = self.con.execute(POSTINGS_INSERT, (new_ids,)).fetchone()
             self._tokens_delta += int(got[0]) if got else 0
         self._live_delta += len(rows)
         have = {r[0] for r in self.con.execute(
@@ -385,7 +383,7 @@ class Writer:
         ids = [r[0] for r in old]
         self.con.execute(POSTINGS_DELETE, (ids,))
         got = self.con.execute("WITH r AS (UPDATE chunks SET live = FALSE WHERE id = ANY(?)"
-                               " RETURNING dl) SELECT COALESCE(SUM(dl), 0) FROM r",
+                               " RETURNING kw_doclen(tsv) AS dl) SELECT COALESCE(SUM(dl), 0) FROM r",
                                (ids,)).fetchone()
         self._tokens_delta -= int(got[0]) if got else 0
         self._live_delta -= len(old)
