@@ -383,7 +383,8 @@ class Writer:
         ids = [r[0] for r in old]
         self.con.execute(POSTINGS_DELETE, (ids,))
         got = self.con.execute("WITH r AS (UPDATE chunks SET live = FALSE WHERE id = ANY(?)"
-                               " RETURNING kw_doclen(tsv) AS dl) SELECT COALESCE(SUM(dl), 0) FROM r",
+                               " RETURNING kw_doclen(tsv) AS dl)"
+                               " SELECT COALESCE(SUM(dl), 0) FROM r",
                                (ids,)).fetchone()
         self._tokens_delta -= int(got[0]) if got else 0
         self._live_delta -= len(old)
