@@ -488,5 +488,7 @@ def _nothing() -> Iterator[None]:
     yield
 
 
+from . import migrate  # noqa: E402,F401
+
 if __name__ == "__main__":
     main()

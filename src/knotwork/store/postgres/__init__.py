@@ -41,7 +41,7 @@ class PostgresStore:
     backend = "postgresql"
 
     def __init__(self, url: str, *, min_size: int = 1, max_size: int = 16) -> None:
-        self.path = url
+        self.path = url  # (the contract: ``open_store(store.path)`` opens it again)
         self._url = url
         with map_driver_errors(f"cannot open store {_safe(url)}"):
             with psycopg.connect(url, autocommit=True) as first:

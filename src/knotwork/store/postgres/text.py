@@ -131,8 +131,8 @@ def _from_postings(con: Con, lexes: list[str], every: bool, n: int, avgdl: float
     rows = con.execute(
         f"SELECT t.chunk_id, SUM(q.idf * t.tf * {K1 + 1} / (t.tf + {K1} * ({1 - B}"
         f" + {B} * t.dl / GREATEST(?::float8, 1e-9)))) AS score"
-        " FROM unnest(?::text[], ?::float8[]) AS q(lexeme, idf)"
-        f" JOIN chunk_postings t ON t.lexeme = q.lexeme {where.replace('AND', 'WHERE', 1)}"
+        " FROM chunk_postings t JOIN unnest(?::text[], ?::float8[]) AS q(lexeme, idf)"
+        f" ON q.lexeme = t.lexeme {where.replace('AND', 'WHERE', 1)}"
         f" GROUP BY 1{having} ORDER BY score DESC, 1 LIMIT ?",
         (avgdl, lexes, idf, *args, limit)).rows
     return [(int(r[0]), float(r[1] or 0.0)) for r in rows if r[1]]
