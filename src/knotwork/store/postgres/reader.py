@@ -266,19 +266,14 @@ class Reader:
         (a word of several tokens: the rows holding them all as a phrase)."""
         text.TABLES[table]  # noqa: B018  (an unknown table is a KeyError, as SQLite's)
         lexes = text.lexemes(self.con, words)
-        name, live = text.TABLES[table][:2]
-        limit = "" if cap is None else f" LIMIT {int(cap)}"
-        out: list[tuple[str, int]] = []
-        for w in words:
-            if not lexes[w]:
-                out.append((w, 0))
-                continue
-            row = self.con.execute(
-                f"SELECT COUNT(*) FROM (SELECT 1 FROM {name} WHERE {live}"
-                f" AND tsv @@ ?::tsquery{limit}) x",
-                (text.tsquery_text(lexes[w], "<->"),)).fetchone()
-            out.append((w, int(row[0]) if row else 0))
-        return out
+        held = [w for w in words if lexes[w]]
+        if table == "chunk" and all(len(lexes[w]) == 1 for w in held):
+            counts = text.posting_counts(self.con, [lexes[w][0] for w in held], cap)
+        else:
+            counts = text.frequencies(self.con, table,
+                                      [text.tsquery_text(lexes[w], "<->") for w in held], cap)
+        found = dict(zip(held, counts, strict=True))
+        return [(w, found.get(w, 0)) for w in words]
 
     def live_chunk_count(self) -> int:
         row = self.con.execute("SELECT value FROM meta WHERE key = 'live_chunks'").fetchone()

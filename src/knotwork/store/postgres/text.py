@@ -64,18 +64,27 @@ def stats(con: Con, table: str) -> tuple[int, float]:
     return n, (int(got.get(tokens_key, 0)) / n if n else 0.0)
 
 
-def frequencies(con: Con, table: str, lexes: Sequence[str], weight: str = "",
-                cap: int | None = None) -> dict[str, int]:
-    """How many live rows of ``table`` hold each lexeme (counted up to ``cap``)."""
+def frequencies(con: Con, table: str, queries: Sequence[str], cap: int | None = None
+                ) -> list[int]:
+    """How many live rows of ``table`` match each tsquery text (counted up to ``cap``),
+    in one statement; a single lexeme of the chunks is counted on its postings."""
     name, live, _, _ = TABLES[table]
-    out: dict[str, int] = {}
     limit = "" if cap is None else f" LIMIT {int(cap)}"
-    for lex in dict.fromkeys(lexes):
-        row = con.execute(f"SELECT COUNT(*) FROM (SELECT 1 FROM {name} WHERE {live}"
-                          f" AND tsv @@ ?::tsquery{limit}) x",
-                          (tsquery_text([lex], "|", weight),)).fetchone()
-        out[lex] = int(row[0]) if row else 0
-    return out
+    row = con.execute(
+        f"SELECT ARRAY(SELECT (SELECT COUNT(*) FROM (SELECT 1 FROM {name} WHERE {live}"
+        f" AND tsv @@ q::tsquery{limit}) x) FROM unnest(?::text[]) WITH ORDINALITY AS u(q, i)"
+        " ORDER BY i)", (list(queries),)).fetchone()
+    return [int(n) for n in row[0]] if row else [0] * len(queries)
+
+
+def posting_counts(con: Con, lexes: Sequence[str], cap: int | None = None) -> list[int]:
+    """How many live chunks hold each lexeme (up to ``cap``), from the postings index."""
+    limit = "" if cap is None else f" LIMIT {int(cap)}"
+    row = con.execute(
+        "SELECT ARRAY(SELECT (SELECT COUNT(*) FROM (SELECT 1 FROM chunk_postings p"
+        f" WHERE p.lexeme = l{limit}) x) FROM unnest(?::text[]) WITH ORDINALITY AS u(l, i)"
+        " ORDER BY i)", (list(lexes),)).fetchone()
+    return [int(n) for n in row[0]] if row else [0] * len(lexes)
 
 
 def bm25(con: Con, table: str, query: TextQuery, *, limit: int, select: str, join: str = "",
@@ -92,12 +101,12 @@ def bm25(con: Con, table: str, query: TextQuery, *, limit: int, select: str, joi
         return []
     weight = "A" if query.field == "label" else ""
     flat = list(dict.fromkeys(lx for ph in phrases for lx in ph))
-    n, avgdl = stats(con, table)
     if table == "chunk" and all(len(ph) == 1 for ph in phrases):
-        return _from_postings(con, flat, query.match == "all", n, avgdl, limit=limit,
-                              where=where, args=args)
-    df = frequencies(con, table, flat, weight)
-    idf = [max(1e-6, math.log((n - df[lx] + 0.5) / (df[lx] + 0.5))) for lx in flat]
+        return _from_postings(con, flat, query.match == "all", limit=limit, where=where,
+                              args=args)
+    n, avgdl = stats(con, table)
+    df = frequencies(con, table, [tsquery_text([lx], "|", weight) for lx in flat])
+    idf = [max(1e-6, math.log((n - d + 0.5) / (d + 0.5))) for d in df]
     weights = WEIGHTS[table] if not weight else {"A": WEIGHTS[table]["A"]}
     case = " ".join(f"WHEN '{w}' THEN {v}" for w, v in weights.items())
     if query.match == "all":
@@ -119,20 +128,21 @@ def bm25(con: Con, table: str, query: TextQuery, *, limit: int, select: str, joi
     return [(int(r[0]), float(r[1] or 0.0)) for r in rows if r[1]]
 
 
-def _from_postings(con: Con, lexes: list[str], every: bool, n: int, avgdl: float, *,
-                   limit: int, where: str, args: Sequence[object]) -> list[tuple[int, float]]:
-    """BM25 of the chunks holding any (``every``: all) of ``lexes``, from the postings
-    index alone: a term's rows, never a chunk's whole vector. ``where`` names the posting
-    ``t`` (its ``scope``)."""
-    df = dict(con.execute("SELECT q, (SELECT COUNT(*) FROM chunk_postings p WHERE p.lexeme = q)"
-                          " FROM unnest(?::text[]) AS q", (lexes,)).rows)
-    idf = [max(1e-6, math.log((n - df[lx] + 0.5) / (df[lx] + 0.5))) for lx in lexes]
+def _from_postings(con: Con, lexes: list[str], every: bool, *, limit: int, where: str,
+                   args: Sequence[object]) -> list[tuple[int, float]]:
+    """BM25 of the chunks holding any (``every``: all) of ``lexes`` in one statement, from
+    the postings index alone (a term's rows, never a chunk's whole vector) and the counts
+    in ``meta``. ``where`` names the posting ``t`` (its ``scope``)."""
     having = f" HAVING COUNT(*) = {len(lexes)}" if every else ""
     rows = con.execute(
-        f"SELECT t.chunk_id, SUM(q.idf * t.tf * {K1 + 1} / (t.tf + {K1} * ({1 - B}"
-        f" + {B} * t.dl / GREATEST(?::float8, 1e-9)))) AS score"
-        " FROM chunk_postings t JOIN unnest(?::text[], ?::float8[]) AS q(lexeme, idf)"
-        f" ON q.lexeme = t.lexeme {where.replace('AND', 'WHERE', 1)}"
-        f" GROUP BY 1{having} ORDER BY score DESC, 1 LIMIT ?",
-        (avgdl, lexes, idf, *args, limit)).rows
+        "WITH st AS (SELECT (SELECT value::float8 FROM meta WHERE key = 'live_chunks') AS n,"
+        " (SELECT value::float8 FROM meta WHERE key = 'live_chunk_tokens') AS tokens),"
+        " terms AS (SELECT l AS lexeme, GREATEST(1e-6, ln(GREATEST(st.n - d.df + 0.5, 1e-9)"
+        " / (d.df + 0.5))) AS idf FROM st, unnest(?::text[]) AS l CROSS JOIN LATERAL"
+        " (SELECT COUNT(*) AS df FROM chunk_postings p WHERE p.lexeme = l) d)"
+        f" SELECT t.chunk_id, SUM(q.idf * t.tf * {K1 + 1} / (t.tf + {K1} * ({1 - B}"
+        f" + {B} * t.dl / GREATEST(st.tokens / NULLIF(st.n, 0), 1e-9)))) AS score"
+        " FROM chunk_postings t JOIN terms q ON q.lexeme = t.lexeme CROSS JOIN st"
+        f" {where.replace('AND', 'WHERE', 1)} GROUP BY 1{having} ORDER BY score DESC, 1"
+        " LIMIT ?", (lexes, *args, limit)).rows
     return [(int(r[0]), float(r[1] or 0.0)) for r in rows if r[1]]
