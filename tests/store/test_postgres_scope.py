@@ -17,8 +17,9 @@ from ..store_contract import pg
 SOURCES = sorted(Path(backend.__file__).parent.glob("*.py"))
 # a join of rows that carry no scope: a list given as an array, a row's own lexemes, or
 # the vectors (a reference table, on every node), the server's own catalogs, or
-# ``terms`` (a query's terms with their weights: an array made a table)
-UNSCOPED = re.compile(r"^(unnest\(|LATERAL|embeddings\b|pg_|terms\b)")
+# ``terms`` and ``st`` (a query's terms and weights, an array made a table; its one
+# row of counts)
+UNSCOPED = re.compile(r"^(unnest\(|LATERAL|embeddings\b|pg_|terms\b|st\b)")
 JOIN = re.compile(r"\bJOIN\s+(.+?)(?=\bJOIN\b|\bWHERE\b|\bGROUP\b|\bORDER\b|\bLIMIT\b|\)\s*$|$)",
                   re.S)
 

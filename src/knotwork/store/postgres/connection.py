@@ -124,7 +124,10 @@ def migrate(con: psycopg.Connection[Any]) -> None:
     """Bring the schema up to date, one migrating process at a time."""
     with con.transaction():
         con.execute("SELECT pg_advisory_xact_lock(%s)", (MIGRATE_LOCK,))
-        has_meta = con.execute("SELECT to_regclass('meta') IS NOT NULL").fetchone()
+        # (in the schema the store's tables are made in: another schema on the search
+        # path may hold a store of its own)
+        has_meta = con.execute("SELECT EXISTS(SELECT 1 FROM pg_tables WHERE tablename = 'meta'"
+                               " AND schemaname = current_schema())").fetchone()
         current = 0
         if has_meta and has_meta[0]:
             row = con.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
