@@ -63,9 +63,12 @@ POSTINGS_INSERT = (
     " p AS (INSERT INTO chunk_postings(lexeme, chunk_id, scope, tf, dl) SELECT u.lexeme, c.id,"
     " c.scope, (SELECT SUM(CASE w WHEN 'A' THEN 2.0 ELSE 1.0 END) FROM unnest(u.weights) w),"
     " c.dl FROM c CROSS JOIN LATERAL unnest(c.tsv) u) SELECT COALESCE(SUM(dl), 0) FROM c")
+# (both ends of the index's key given as lists: a probe a lexeme, never a scan of the
+# table, whatever plan the server would make of a join)
 POSTINGS_DELETE = (
-    "DELETE FROM chunk_postings WHERE (lexeme, chunk_id) IN (SELECT u.lexeme, c.id"
-    " FROM chunks c CROSS JOIN LATERAL unnest(c.tsv) u WHERE c.id = ANY(?))")
+    "DELETE FROM chunk_postings WHERE chunk_id = ANY(?::bigint[]) AND lexeme = ANY(ARRAY("
+    "SELECT DISTINCT u.lexeme FROM chunks c CROSS JOIN LATERAL unnest(c.tsv) u"
+    " WHERE c.id = ANY(?::bigint[])))")
 _KIND_NAMES = {"file": "a vault file", "api": "an agent's document"}
 PACK_MIN = 256
 COMPACT_MIN = 10_000
@@ -381,7 +384,7 @@ class Writer:
         if not old:
             return []
         ids = [r[0] for r in old]
-        self.con.execute(POSTINGS_DELETE, (ids,))
+        self.con.execute(POSTINGS_DELETE, (ids, ids))
         got = self.con.execute("WITH r AS (UPDATE chunks SET live = FALSE WHERE id = ANY(?)"
                                " RETURNING kw_doclen(tsv) AS dl)"
                                " SELECT COALESCE(SUM(dl), 0) FROM r",
