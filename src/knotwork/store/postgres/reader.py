@@ -267,8 +267,8 @@ class Reader:
         text.TABLES[table]  # noqa: B018  (an unknown table is a KeyError, as SQLite's)
         lexes = text.lexemes(self.con, words)
         held = [w for w in words if lexes[w]]
-        if table == "chunk" and all(len(lexes[w]) == 1 for w in held):
-            counts = text.posting_counts(self.con, [lexes[w][0] for w in held], cap)
+        if all(len(lexes[w]) == 1 for w in held):
+            counts = text.posting_counts(self.con, [lexes[w][0] for w in held], cap, table)
         else:
             counts = text.frequencies(self.con, table,
                                       [text.tsquery_text(lexes[w], "<->") for w in held], cap)

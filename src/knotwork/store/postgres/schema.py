@@ -24,8 +24,8 @@ from __future__ import annotations
 import re
 
 SCOPED_TABLES = ("documents", "versions", "chunks", "chunk_postings", "entities", "entity_fts",
-                 "entity_initials", "names", "facts", "events", "mention_queue", "name_changes",
-                 "vector_log")
+                 "entity_postings", "entity_initials", "names", "facts", "events",
+                 "mention_queue", "name_changes", "vector_log")
 """Tables whose every row belongs to one scope (a Citus distribution key)."""
 REFERENCE_TABLES = ("meta", "embeddings")
 """Tables shared by every scope (replicated to every node on Citus)."""
@@ -117,6 +117,11 @@ MIGRATIONS: list[list[str]] = [[
             || setweight(to_tsvector('kw', aliases), 'B')
             || setweight(to_tsvector('kw', literals), 'C'))) STORED)""",
     """CREATE INDEX entity_fts_tsv ON entity_fts USING gin(tsv)""",
+    # each indexed entity's lexemes, weighted (``tf``: label 10, names 6, literals 1;
+    # ``tf_label``: the label's alone), as ``chunk_postings`` are for chunks
+    """CREATE TABLE entity_postings(lexeme TEXT NOT NULL, entity_id BIGINT NOT NULL,
+        scope TEXT NOT NULL, tf REAL NOT NULL, tf_label REAL NOT NULL, dl INTEGER NOT NULL,
+        PRIMARY KEY (lexeme, entity_id) INCLUDE (tf, tf_label, dl, scope))""",
     """CREATE TABLE entity_initials(initials TEXT NOT NULL, entity_id BIGINT NOT NULL,
         scope TEXT NOT NULL, PRIMARY KEY (initials, entity_id))""",
     """CREATE INDEX entity_initials_entity ON entity_initials(entity_id)""",

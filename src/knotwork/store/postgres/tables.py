@@ -15,7 +15,7 @@ import numpy as np
 
 from .connection import map_driver_errors
 from .schema import COUNTS
-from .writer import POSTINGS_INSERT
+from .writer import ENTITY_POSTINGS_INSERT, POSTINGS_INSERT
 
 _FLAGS = frozenset({"live", "embedded", "orphan"})
 # tables whose scope is filled in by ``finish`` (their rows arrive without one)
@@ -102,6 +102,8 @@ class PostgresTables:
                 con.execute("UPDATE vector_log SET scope = 'default' WHERE scope = ''")
                 got = con.execute(POSTINGS_INSERT.replace("?", "%s"), (
                     [r[0] for r in con.execute("SELECT id FROM chunks WHERE live")],)).fetchone()
+                con.execute(ENTITY_POSTINGS_INSERT.replace("?", "%s"), (
+                    [r[0] for r in con.execute("SELECT entity_id FROM entity_fts")],))
                 counts = {
                     "live_chunks": con.execute("SELECT COUNT(*) FROM chunks WHERE live"
                                                ).fetchone()[0],

@@ -77,11 +77,13 @@ def frequencies(con: Con, table: str, queries: Sequence[str], cap: int | None = 
     return [int(n) for n in row[0]] if row else [0] * len(queries)
 
 
-def posting_counts(con: Con, lexes: Sequence[str], cap: int | None = None) -> list[int]:
-    """How many live chunks hold each lexeme (up to ``cap``), from the postings index."""
+def posting_counts(con: Con, lexes: Sequence[str], cap: int | None = None,
+                   table: str = "chunk") -> list[int]:
+    """How many live rows of ``table`` (chunk | entity) hold each lexeme (up to ``cap``),
+    from its postings index."""
     limit = "" if cap is None else f" LIMIT {int(cap)}"
     row = con.execute(
-        "SELECT ARRAY(SELECT (SELECT COUNT(*) FROM (SELECT 1 FROM chunk_postings p"
+        f"SELECT ARRAY(SELECT (SELECT COUNT(*) FROM (SELECT 1 FROM {table}_postings p"
         f" WHERE p.lexeme = l{limit}) x) FROM unnest(?::text[]) WITH ORDINALITY AS u(l, i)"
         " ORDER BY i)", (list(lexes),)).fetchone()
     return [int(n) for n in row[0]] if row else [0] * len(lexes)
@@ -104,6 +106,9 @@ def bm25(con: Con, table: str, query: TextQuery, *, limit: int, select: str, joi
     if table == "chunk" and all(len(ph) == 1 for ph in phrases):
         return _from_postings(con, flat, query.match == "all", limit=limit, where=where,
                               args=args)
+    if table == "entity" and all(len(ph) == 1 for ph in phrases):
+        return _entities_from_postings(con, flat, query.match == "all", bool(weight),
+                                       limit=limit, where=where, args=args)
     n, avgdl = stats(con, table)
     df = frequencies(con, table, [tsquery_text([lx], "|", weight) for lx in flat])
     idf = [max(1e-6, math.log((n - d + 0.5) / (d + 0.5))) for d in df]
@@ -145,4 +150,28 @@ def _from_postings(con: Con, lexes: list[str], every: bool, *, limit: int, where
         " FROM chunk_postings t JOIN terms q ON q.lexeme = t.lexeme CROSS JOIN st"
         f" {where.replace('AND', 'WHERE', 1)} GROUP BY 1{having} ORDER BY score DESC, 1"
         " LIMIT ?", (lexes, *args, limit)).rows
+    return [(int(r[0]), float(r[1] or 0.0)) for r in rows if r[1]]
+
+
+def _entities_from_postings(con: Con, lexes: list[str], every: bool, label: bool, *,
+                            limit: int, where: str, args: Sequence[object]
+                            ) -> list[tuple[int, float]]:
+    """BM25 of the indexed entities holding any (``every``: all) of ``lexes`` (``label``:
+    in their label), from ``entity_postings`` in one statement: (canonical id, score) of
+    each entity row, best first. ``where`` names the entity ``e`` (its ``scope``)."""
+    tf, only = ("tf_label", " AND p.tf_label > 0") if label else ("tf", "")
+    having = f" HAVING COUNT(*) = {len(lexes)}" if every else ""
+    rows = con.execute(
+        "WITH st AS (SELECT (SELECT value::float8 FROM meta WHERE key = 'entity_rows') AS n,"
+        " (SELECT value::float8 FROM meta WHERE key = 'entity_tokens') AS tokens),"
+        " terms AS (SELECT l AS lexeme, GREATEST(1e-6, ln(GREATEST(st.n - d.df + 0.5, 1e-9)"
+        " / (d.df + 0.5))) AS idf FROM st, unnest(?::text[]) AS l CROSS JOIN LATERAL"
+        f" (SELECT COUNT(*) AS df FROM entity_postings p WHERE p.lexeme = l{only}) d),"
+        f" s AS (SELECT t.entity_id, t.scope, SUM(q.idf * t.{tf} * {K1 + 1} / (t.{tf} + {K1}"
+        f" * ({1 - B} + {B} * t.dl / GREATEST(st.tokens / NULLIF(st.n, 0), 1e-9)))) AS score"
+        " FROM entity_postings t JOIN terms q ON q.lexeme = t.lexeme CROSS JOIN st"
+        f" WHERE TRUE{only.replace('p.', 't.')} GROUP BY 1, 2{having})"
+        " SELECT COALESCE(e.resolved_id, e.id), s.score FROM s"
+        f" JOIN entities e ON e.id = s.entity_id AND e.scope = s.scope WHERE TRUE {where}"
+        " ORDER BY s.score DESC, e.id LIMIT ?", (lexes, *args, limit)).rows
     return [(int(r[0]), float(r[1] or 0.0)) for r in rows if r[1]]

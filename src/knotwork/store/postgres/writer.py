@@ -69,6 +69,15 @@ POSTINGS_DELETE = (
     "DELETE FROM chunk_postings WHERE chunk_id = ANY(?::bigint[]) AND lexeme = ANY(ARRAY("
     "SELECT DISTINCT u.lexeme FROM chunks c CROSS JOIN LATERAL unnest(c.tsv) u"
     " WHERE c.id = ANY(?::bigint[])))")
+# an indexed entity's postings, from its row of ``entity_fts`` (``t``)
+_ENTITY_TF = ("(SELECT SUM(CASE w WHEN 'A' THEN 10.0 WHEN 'B' THEN 6.0 ELSE 1.0 END)"
+              " FROM unnest(u.weights) w), (SELECT 10.0 * COUNT(*) FROM unnest(u.weights) w"
+              " WHERE w = 'A')")
+ENTITY_POSTINGS_INSERT = (
+    "INSERT INTO entity_postings(lexeme, entity_id, scope, tf, tf_label, dl)"
+    f" SELECT u.lexeme, t.entity_id, t.scope, {_ENTITY_TF}, t.dl FROM entity_fts t"
+    " CROSS JOIN LATERAL unnest(t.tsv) u WHERE t.entity_id = ANY(?::bigint[])"
+    " ON CONFLICT DO NOTHING")
 _KIND_NAMES = {"file": "a vault file", "api": "an agent's document"}
 PACK_MIN = 256
 COMPACT_MIN = 10_000
@@ -155,6 +164,7 @@ class Writer:
                     "INSERT INTO entity_fts(entity_id, scope, label, aliases, literals)"
                     " VALUES(?,?,?,'','') ON CONFLICT DO NOTHING", self._name_fts)
                 self._name_fts.clear()
+                self.con.execute(ENTITY_POSTINGS_INSERT, (ids,))
                 row = self.con.execute("SELECT COUNT(*), COALESCE(SUM(dl), 0) FROM entity_fts"
                                        " WHERE entity_id = ANY(?)", (ids,)).fetchone()
                 assert row is not None
@@ -655,8 +665,11 @@ class Writer:
         """Index an entity's label, names and literals for search, or take it out; return
         what a note's label spells by its initials, its scope, and the rows and tokens the
         entity index gained (negative: lost)."""
-        gone = self.con.execute("DELETE FROM entity_fts WHERE entity_id=? RETURNING dl",
-                                (eid,)).fetchall()
+        gone = self.con.execute(
+            "WITH t AS (DELETE FROM entity_fts WHERE entity_id = ? RETURNING tsv, dl),"
+            " p AS (DELETE FROM entity_postings WHERE entity_id = ? AND lexeme = ANY(ARRAY("
+            "SELECT unnest(tsvector_to_array(tsv)) FROM t))) SELECT dl FROM t",
+            (eid, eid)).fetchall()
         rows, tokens = -len(gone), -sum(int(r[0]) for r in gone)
         row = self.con.execute("SELECT label, kind, scope FROM entities WHERE id=?",
                                (eid,)).fetchone()
@@ -679,6 +692,7 @@ class Writer:
         got = self.con.execute("INSERT INTO entity_fts(entity_id, scope, label, aliases, literals)"
                                " VALUES(?,?,?,?,?) RETURNING dl",
                                (eid, scope, label, aliases, literals)).fetchone()
+        self.con.execute(ENTITY_POSTINGS_INSERT, ([eid],))
         rows, tokens = rows + 1, tokens + (int(got[0]) if got else 0)
         return (label_initials(label) if kind == "note" else ()), scope, rows, tokens
 
