@@ -177,12 +177,7 @@ class Writer:
             stale, self._stale_fts = sorted(self._stale_fts), set()
             if stale:
                 self.con.execute("DELETE FROM entity_initials WHERE entity_id = ANY(?)", (stale,))
-            spelled: list[tuple[str, int, str]] = []
-            rows = tokens = 0
-            for eid in stale:
-                shorts, scope, d_rows, d_tokens = self._index_entity(eid)
-                spelled.extend((short, eid, scope) for short in shorts)
-                rows, tokens = rows + d_rows, tokens + d_tokens
+            spelled, rows, tokens = self._index_entities(stale)
             self.con.executemany(_ADD_INITIALS, spelled)
             self._count("entity_rows", rows)
             self._count("entity_tokens", tokens)
@@ -661,40 +656,52 @@ class Writer:
     def _refresh_entity_fts(self, entity_ids: Iterable[int]) -> None:
         self._stale_fts.update(entity_ids)
 
-    def _index_entity(self, eid: int) -> tuple[tuple[str, ...], str, int, int]:
-        """Index an entity's label, names and literals for search, or take it out; return
-        what a note's label spells by its initials, its scope, and the rows and tokens the
-        entity index gained (negative: lost)."""
+    def _index_entities(self, ids: list[int]) -> tuple[list[tuple[str, int, str]], int, int]:
+        """Index the entities' labels, names and literals for search, or take them out
+        when nothing is left to find them by (as the SQLite writer's ``_index_entity``, a
+        statement for all of them, not one each); return what the notes' labels spell by
+        their initials (initials, id, scope), and the rows and tokens the index gained."""
+        if not ids:
+            return [], 0, 0
         gone = self.con.execute(
-            "WITH t AS (DELETE FROM entity_fts WHERE entity_id = ? RETURNING tsv, dl),"
-            " p AS (DELETE FROM entity_postings WHERE entity_id = ? AND lexeme = ANY(ARRAY("
-            "SELECT unnest(tsvector_to_array(tsv)) FROM t))) SELECT dl FROM t",
-            (eid, eid)).fetchall()
-        rows, tokens = -len(gone), -sum(int(r[0]) for r in gone)
-        row = self.con.execute("SELECT label, kind, scope FROM entities WHERE id=?",
-                               (eid,)).fetchone()
-        if row is None:
-            return (), "", rows, tokens
-        label, kind, scope = row
-        aliases = " ".join(r[0] for r in self.con.execute(
-            "SELECT DISTINCT text FROM names WHERE entity_id=?", (eid,)))
-        if kind == "note" and not aliases:
-            return (), scope, rows, tokens
-        if kind == "name":
-            orphan = self.con.execute(
-                f"UPDATE entities SET orphan = NOT ({NAME_REFERRED}) WHERE id=? RETURNING orphan",
-                (eid,)).fetchone()
-            if orphan and orphan[0]:
-                return (), scope, rows, tokens
-        literals = " ".join(r[0] for r in self.con.execute(
-            "SELECT value FROM facts WHERE subject_id=? AND scope=? AND retracted_at IS NULL"
-            " AND object_id IS NULL ORDER BY id LIMIT 200", (eid, scope)))
-        got = self.con.execute("INSERT INTO entity_fts(entity_id, scope, label, aliases, literals)"
-                               " VALUES(?,?,?,?,?) RETURNING dl",
-                               (eid, scope, label, aliases, literals)).fetchone()
-        self.con.execute(ENTITY_POSTINGS_INSERT, ([eid],))
-        rows, tokens = rows + 1, tokens + (int(got[0]) if got else 0)
-        return (label_initials(label) if kind == "note" else ()), scope, rows, tokens
+            "WITH t AS (DELETE FROM entity_fts WHERE entity_id = ANY(?) RETURNING entity_id,"
+            " tsv, dl), p AS (DELETE FROM entity_postings WHERE entity_id = ANY(?) AND lexeme"
+            " = ANY(ARRAY(SELECT DISTINCT unnest(tsvector_to_array(tsv)) FROM t)))"
+            " SELECT COUNT(*), COALESCE(SUM(dl), 0) FROM t", (ids, ids)).fetchone()
+        rows, tokens = -int(gone[0]), -int(gone[1])
+        found = {r[0]: (r[1], r[2], r[3]) for r in self.con.execute(
+            "SELECT id, label, kind, scope FROM entities WHERE id = ANY(?)", (ids,))}
+        aliases: dict[int, list[str]] = {}
+        for eid, t in self.con.execute("SELECT DISTINCT entity_id, text FROM names"
+                                       " WHERE entity_id = ANY(?) ORDER BY 1, 2", (ids,)):
+            aliases.setdefault(eid, []).append(t)
+        names = [i for i in ids if i in found and found[i][1] == "name"]
+        orphans = {r[0] for r in self.con.execute(
+            f"UPDATE entities SET orphan = NOT ({NAME_REFERRED}) WHERE id = ANY(?)"
+            " RETURNING id, orphan", (names,)) if r[1]} if names else set()
+        keep = [i for i in ids if i in found and i not in orphans
+                and not (found[i][1] == "note" and not aliases.get(i))]
+        if not keep:
+            return [], rows, tokens
+        literals: dict[int, list[str]] = {}
+        for eid, value in self.con.execute(
+                "SELECT k.id, v.value FROM unnest(?::bigint[], ?::text[]) AS k(id, scope)"
+                " CROSS JOIN LATERAL (SELECT value FROM facts WHERE subject_id = k.id"
+                " AND scope = k.scope AND retracted_at IS NULL AND object_id IS NULL"
+                " ORDER BY id LIMIT 200) v", (keep, [found[i][2] for i in keep])):
+            literals.setdefault(eid, []).append(value)
+        got = self.con.execute(
+            "WITH t AS (INSERT INTO entity_fts(entity_id, scope, label, aliases, literals)"
+            " SELECT * FROM unnest(?::bigint[], ?::text[], ?::text[], ?::text[], ?::text[])"
+            " RETURNING dl) SELECT COUNT(*), COALESCE(SUM(dl), 0) FROM t",
+            (keep, [found[i][2] for i in keep], [found[i][0] for i in keep],
+             [" ".join(aliases.get(i, ())) for i in keep],
+             [" ".join(literals.get(i, ())) for i in keep])).fetchone()
+        self.con.execute(ENTITY_POSTINGS_INSERT, (keep,))
+        rows, tokens = rows + int(got[0]), tokens + int(got[1])
+        spelled = [(short, i, found[i][2]) for i in keep if found[i][1] == "note"
+                   for short in label_initials(found[i][0])]
+        return spelled, rows, tokens
 
     def apply_mentions(self, doc_id: int, drafts: Sequence[FactDraft]) -> tuple[int, int]:
         """Diff a live document's ``mentions`` facts against ``drafts``: (added, retracted)."""
