@@ -253,6 +253,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--workdir", type=Path, default=None,
                     help="keep the vault and store here; a second run reuses them (ingest and"
                          " embedding are incremental, so nothing is redone)")
+    ap.add_argument("--db", default=None,
+                    help="store URL, e.g. postgresql://... of an empty database (default: a"
+                         " SQLite file beside the vault)")
     args = ap.parse_args(argv)
 
     _self_check()
@@ -282,7 +285,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         paths = write_vault(vault, corpus)
         print(f"{data.name}: {len(corpus)} passages, {len(judged)} queries ({args.split})",
               file=sys.stderr, flush=True)
-        with Knotwork.open(vault, db=str(Path(tmp) / "s.db"), embedder=args.embedder) as kw:
+        db = args.db or str(Path(tmp) / "s.db")
+        with Knotwork.open(vault, db=db, embedder=args.embedder) as kw:
             t0 = time.perf_counter()
             report = kw.ingest(embed=False)
             ingest_s = time.perf_counter() - t0

@@ -980,3 +980,20 @@ def _user() -> str:
         return getpass.getuser()
     except (OSError, KeyError):
         return "unknown"
+
+
+def migrate_store(source: str, target: str) -> tuple[Any, Any]:
+    """Copy the store at URL ``source`` into the empty store at URL ``target``, every
+    version, fact, event and vector, and verify it; the two ``store.migrate.Summary`` s
+    (counts per table and the checksum), equal. Raises ``StoreError`` otherwise."""
+    from .store import migrate as _migrate
+
+    src = open_store(source)
+    try:
+        dst = open_store(target)
+        try:
+            return _migrate.migrate(src, dst)
+        finally:
+            dst.close()
+    finally:
+        src.close()

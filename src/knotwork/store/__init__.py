@@ -440,9 +440,15 @@ def record_time(t: datetime) -> str:
 
 
 def open_store(url: str, *, synchronous: str = "FULL") -> Store:
-    """Open a store by URL: a file path or ``sqlite:///path`` (PostgreSQL comes later)."""
+    """Open a store by URL: a file path or ``sqlite:///path``, or ``postgresql://...``
+    (``postgres://`` too) for a PostgreSQL database with pgvector (``store/postgres``)."""
     if url.startswith(("postgres://", "postgresql://")):
-        raise BackendUnavailable("postgresql", hint="the PostgreSQL backend is not built yet")
+        try:
+            from .postgres import PostgresStore
+        except ImportError as exc:  # psycopg, psycopg_pool or pgvector not installed
+            raise BackendUnavailable(
+                "postgresql", hint="pip install 'knotwork[postgres]'") from exc
+        return PostgresStore("postgresql://" + url.split("://", 1)[1])
     path = url.removeprefix("sqlite:///") if url.startswith("sqlite:///") else url
     from .sqlite import SQLiteStore
 

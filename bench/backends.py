@@ -1,0 +1,223 @@
+"""SQLite and PostgreSQL side by side: prints one JSON line per backend (never a test).
+
+    python bench/backends.py --notes 10000            # PostgreSQL at $KNOTWORK_TEST_PG_URL
+    python bench/backends.py --notes 2000 --pg postgresql://kw@db/knotwork
+
+On the synthetic vault of ``bench/ingest.py`` (``--notes`` notes of ~3 KB with links), for
+each backend in a fresh store (PostgreSQL: a schema of its own, dropped after):
+
+- ``ingest_notes_per_s``: the cold ingest (structure and mentions, no vectors);
+- ``edit_ms`` / ``delete_ms``: one note edited / deleted and synced, median and p95 of
+  ``--edits`` (each a durable commit);
+- ``context_ms``: single-client ``context`` latency, p50/p95 of ``--queries`` questions;
+- ``rest_8``: ``--clients`` concurrent HTTP clients on ``POST /context`` of one REST server
+  (uvicorn on 127.0.0.1): requests/s, p50/p95 and errors;
+- ``writers_8``: ``--clients`` concurrent writers (each its own store handle, as separate
+  processes would be) each editing and syncing ``--edits`` notes of its own: edits/s.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import socket
+import statistics
+import sys
+import tempfile
+import threading
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from ingest import WORDS, make_vault  # noqa: E402
+from knotwork import Knotwork  # noqa: E402
+
+
+def _pct(values: list[float], q: float) -> float:
+    values = sorted(values)
+    return round(values[min(len(values) - 1, int(q * len(values)))], 2)
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _edit(vault: Path, rel: str, rng: random.Random) -> None:
+    f = vault / rel
+    f.write_text(f.read_text(encoding="utf-8") + f"\nEdited: uses [[{Path(rel).stem}]]"
+                 f" {rng.random()}\n", encoding="utf-8")
+
+
+def _at_once(n: int, work: Any) -> tuple[float, list[Any]]:
+    gate = threading.Barrier(n + 1)
+    out: list[Any] = [None] * n
+
+    def run(i: int) -> None:
+        gate.wait()
+        try:
+            out[i] = work(i)
+        except Exception as exc:  # noqa: BLE001  (counted as an error)
+            out[i] = exc
+
+    threads = [threading.Thread(target=run, args=(i,)) for i in range(n)]
+    for t in threads:
+        t.start()
+    gate.wait()
+    t0 = time.perf_counter()
+    for t in threads:
+        t.join()
+    return time.perf_counter() - t0, out
+
+
+def _rest(kw: Knotwork, queries: list[str], clients: int) -> dict[str, Any]:
+    import httpx
+    import uvicorn
+
+    from knotwork.server.app import create_app
+
+    port = _free_port()
+    server = uvicorn.Server(uvicorn.Config(create_app(kw, sync_vault=False), host="127.0.0.1",
+                                           port=port, log_level="warning"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    while not server.started:
+        time.sleep(0.05)
+    lat: list[float] = []
+    errors = [0]
+    lock = threading.Lock()
+
+    def client(i: int) -> None:
+        with httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=60) as c:
+            for q in queries[i::clients]:
+                t = time.perf_counter()
+                r = c.post("/context", json={"query": q})
+                ms = (time.perf_counter() - t) * 1000
+                with lock:
+                    lat.append(ms)
+                    errors[0] += r.status_code != 200
+
+    try:
+        wall, _ = _at_once(clients, client)
+    finally:
+        server.should_exit = True
+        thread.join(10)
+    return {"clients": clients, "requests": len(lat), "per_s": round(len(lat) / wall, 1),
+            "p50_ms": _pct(lat, 0.5), "p95_ms": _pct(lat, 0.95), "errors": errors[0]}
+
+
+def _writers(db: str, vault: Path, paths: list[str], clients: int, edits: int
+             ) -> dict[str, Any]:
+    rng = random.Random(5)
+    mine = [paths[i * edits:(i + 1) * edits] for i in range(clients)]
+    handles = [Knotwork.open(vault, db=db, embedder="none") for _ in range(clients)]
+
+    def write(i: int) -> int:
+        r = random.Random(i)
+        for rel in mine[i]:
+            _edit(vault, rel, r)
+            got = handles[i].ingest(only=[rel])
+            assert got.updated == 1, got
+        return len(mine[i])
+
+    try:
+        rng.random()
+        wall, out = _at_once(clients, write)
+    finally:
+        for h in handles:
+            h.close()
+    errors = sum(1 for o in out if isinstance(o, Exception))
+    done = sum(o for o in out if isinstance(o, int))
+    return {"writers": clients, "edits": done, "per_s": round(done / wall, 1), "errors": errors,
+            "first_error": next((repr(o)[:200] for o in out if isinstance(o, Exception)), None)}
+
+
+def run(backend: str, db: str, vault: Path, paths: list[str], args: argparse.Namespace
+        ) -> dict[str, Any]:
+    rng = random.Random(11)
+    with Knotwork.open(vault, db=db, embedder="none") as kw:
+        t0 = time.perf_counter()
+        report = kw.ingest()
+        cold = time.perf_counter() - t0
+        edit_ms, delete_ms = [], []
+        sample = rng.sample(paths, 2 * args.edits)
+        for rel in sample[:args.edits]:
+            _edit(vault, rel, rng)
+            t = time.perf_counter()
+            assert kw.ingest(only=[rel]).updated == 1
+            edit_ms.append((time.perf_counter() - t) * 1000)
+        for rel in sample[args.edits:]:
+            (vault / rel).unlink()
+            t = time.perf_counter()
+            assert kw.ingest(only=[rel]).deleted == 1
+            delete_ms.append((time.perf_counter() - t) * 1000)
+        gone = set(sample[args.edits:])
+        left = [p for p in paths if p not in gone]
+        queries = [" ".join(rng.sample(WORDS, 2)) if rng.random() < 0.5
+                   else Path(rng.choice(left)).stem for _ in range(args.queries)]
+        kw.context(queries[0])
+        ctx_ms = []
+        for q in queries:
+            t = time.perf_counter()
+            kw.context(q)
+            ctx_ms.append((time.perf_counter() - t) * 1000)
+        rest = _rest(kw, queries, args.clients)
+        stats = kw.stats()
+    writers = _writers(db, vault, [p for p in left if p not in sample], args.clients,
+                       args.edits)
+    return {"backend": backend, "notes": len(paths), "errors": len(report.errors),
+            "facts": stats.facts, "chunks": stats.chunks,
+            "ingest_s": round(cold, 1), "ingest_notes_per_s": round(len(paths) / cold, 1),
+            "edit_ms": [round(statistics.median(edit_ms), 2), _pct(edit_ms, 0.95)],
+            "delete_ms": [round(statistics.median(delete_ms), 2), _pct(delete_ms, 0.95)],
+            "context_ms": [_pct(ctx_ms, 0.5), _pct(ctx_ms, 0.95)],
+            "rest_8": rest, "writers_8": writers}
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--notes", type=int, default=10_000)
+    ap.add_argument("--edits", type=int, default=20)
+    ap.add_argument("--queries", type=int, default=200)
+    ap.add_argument("--clients", type=int, default=8)
+    ap.add_argument("--pg", default=os.environ.get("KNOTWORK_TEST_PG_URL", ""),
+                    help="PostgreSQL server URL (default $KNOTWORK_TEST_PG_URL)")
+    ap.add_argument("--only", choices=("sqlite", "postgresql"), default=None)
+    args = ap.parse_args()
+    tmp = Path(tempfile.mkdtemp(prefix="kw-backends-"))
+    for backend in ("sqlite", "postgresql"):
+        if args.only and backend != args.only:
+            continue
+        vault = tmp / backend / "vault"
+        vault.mkdir(parents=True)
+        paths = make_vault(vault, args.notes)
+        if backend == "sqlite":
+            print(json.dumps(run(backend, str(tmp / backend / "store.db"), vault, paths, args)),
+                  flush=True)
+            continue
+        if not args.pg:
+            print("no PostgreSQL: pass --pg URL or set KNOTWORK_TEST_PG_URL", file=sys.stderr)
+            return 1
+        import psycopg
+
+        schema = "bench_" + uuid.uuid4().hex[:8]
+        with psycopg.connect(args.pg, autocommit=True) as con:
+            con.execute(f"CREATE SCHEMA {schema}".encode())
+        sep = "&" if "?" in args.pg else "?"
+        url = f"{args.pg}{sep}options={quote(f'-csearch_path={schema},public')}"
+        try:
+            print(json.dumps(run(backend, url, vault, paths, args)), flush=True)
+        finally:
+            with psycopg.connect(args.pg, autocommit=True) as con:
+                con.execute(f"DROP SCHEMA {schema} CASCADE".encode())
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

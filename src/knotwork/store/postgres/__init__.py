@@ -1,0 +1,162 @@
+"""The PostgreSQL backend: one database for many processes on many hosts.
+
+psycopg 3 with a connection pool; full text in ``tsvector`` columns ranked by BM25 from
+stored statistics (``text.py``); vectors in ``pgvector`` with HNSW (cosine). Writers run at
+once: each document is applied under an advisory lock keyed by its scope and path, so two
+watchers of one vault never apply one edit twice nor lose one, and the derived state every
+writer shares (name resolution, the entity index, the counts) is brought up to date under
+one more lock, just before commit.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from functools import partial
+from typing import Any
+
+import psycopg
+from pgvector.psycopg import register_vector
+from psycopg_pool import ConnectionPool
+
+from ...errors import StoreError
+from ...types import ParsedDocument
+from ..sqlite.prepare import PreparedDocument, prepare
+from .connection import Con, Transaction, map_driver_errors, migrate
+from .reader import Reader
+from .schema import REFERENCE_TABLES, SCOPED_TABLES
+from .writer import Writer
+
+__all__ = ["PostgresStore"]
+
+
+def _configure(con: psycopg.Connection[Any]) -> None:
+    register_vector(con)
+
+
+class PostgresStore:
+    """A store in one PostgreSQL database, at ``url`` (``postgresql://user:pw@host/db``)."""
+
+    backend = "postgresql"
+
+    def __init__(self, url: str, *, min_size: int = 1, max_size: int = 16) -> None:
+        self.path = url  # (the contract: ``open_store(store.path)`` opens it again)
+        self._url = url
+        with map_driver_errors(f"cannot open store {_safe(url)}"):
+            with psycopg.connect(url, autocommit=True) as first:
+                migrate(first)
+            self._pool: ConnectionPool[psycopg.Connection[Any]] = ConnectionPool(
+                url, min_size=min_size, max_size=max_size, open=True, configure=_configure,
+                kwargs={"autocommit": True}, name="knotwork")
+        self._local = threading.local()
+        self._con = Con(self._pool, self._local)
+        self._commits = 0
+        self._lock = threading.Lock()
+
+    @property
+    def reader(self) -> Reader:
+        return Reader(self._con)
+
+    def prepare(self, doc: ParsedDocument) -> PreparedDocument:
+        return prepare(doc)
+
+    @contextmanager
+    def _pinned(self) -> Iterator[psycopg.Connection[Any]]:
+        with map_driver_errors("cannot reach the store"):
+            con = self._pool.getconn()
+        self._local.con = con
+        try:
+            yield con
+        finally:
+            self._local.con = None
+            self._pool.putconn(con)
+
+    @contextmanager
+    def write(self, *, actor: str) -> Iterator[Writer]:
+        """One write transaction (READ COMMITTED): commit on success, roll back on error."""
+        if self._con.pinned is not None:
+            raise StoreError("a write inside a snapshot or another write")
+        with self._pinned() as con:
+            with map_driver_errors("write failed"):
+                con.execute("BEGIN")
+            try:
+                writer = Writer(Transaction(self._con), actor=actor)
+                yield writer
+                writer.finish()
+            except BaseException:
+                if not con.closed:
+                    con.execute("ROLLBACK")
+                raise
+            with map_driver_errors("commit failed"):
+                con.execute("COMMIT")
+        with self._lock:
+            self._commits += 1
+
+    @contextmanager
+    def snapshot(self) -> Iterator[None]:
+        """Reads on this thread inside the block see one committed state."""
+        if self._con.pinned is not None:
+            yield
+            return
+        with self._pinned() as con:
+            with map_driver_errors("read failed"):
+                con.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+            try:
+                yield
+            finally:
+                if not con.closed:
+                    con.execute("COMMIT")
+
+    def data_version(self) -> int:
+        """Moves whenever any transaction of the server completes (cache invalidation)."""
+        row = self._con.execute("SELECT pg_snapshot_xmax(pg_current_snapshot())::text::bigint"
+                                ).fetchone()
+        return int(row[0]) if row else 0
+
+    def change_token(self) -> tuple[int, int]:
+        return self.data_version(), self._commits
+
+    def opener(self, *, bulk: bool = False) -> Callable[[], PostgresStore] | None:
+        """Open the same database in another process (a parallel writer)."""
+        return partial(PostgresStore, self._url, max_size=4)
+
+    def make_durable(self) -> None:
+        """Every commit is durable when it returns (``synchronous_commit`` on)."""
+
+    def compact(self, *, actor: str, vacuum: bool = False) -> dict[str, int]:
+        before = self._bytes()
+        with self.write(actor=actor) as w:
+            removed = w.drop_uncited_chunks()
+        packed = 0
+        after: int | None = 0
+        while after is not None:
+            with self.write(actor=actor) as w:
+                done, after = w.pack_versions(after=after)
+            packed += done
+        if vacuum:
+            with self._pool.connection() as c, map_driver_errors("cannot vacuum the store"):
+                for table in ("versions", "chunks", "facts", "entity_fts", "entities"):
+                    c.execute(f"VACUUM FULL {table}".encode())
+        return {"chunks_removed": removed, "versions_packed": packed,
+                "bytes_freed": max(0, before - self._bytes()), "store_bytes": self._bytes()}
+
+    def _bytes(self) -> int:
+        """The store's tables with their indexes and TOAST (not the whole database: it
+        may hold other stores, each in a schema of its own)."""
+        row = self._con.execute(
+            "SELECT COALESCE(SUM(pg_total_relation_size(to_regclass(t))), 0)"
+            " FROM unnest(?::text[]) AS t", ([*SCOPED_TABLES, *REFERENCE_TABLES],)).fetchone()
+        return int(row[0]) if row else 0
+
+    def close(self) -> None:
+        self._pool.close()
+
+
+def _safe(url: str) -> str:
+    """``url`` without its password, for messages."""
+    head, at, tail = url.rpartition("@")
+    if not at:
+        return url
+    scheme, _, cred = head.partition("://")
+    return f"{scheme}://{cred.split(':', 1)[0]}@{tail}"

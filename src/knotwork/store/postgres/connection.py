@@ -1,0 +1,177 @@
+"""Connections to a PostgreSQL store: the pool, migrations, transactions and error mapping.
+
+Reads outside a transaction borrow a pooled connection for one statement (autocommit);
+``snapshot`` and ``write`` pin one connection to the thread for their block, so the
+statements inside see one state (a ``REPEATABLE READ`` snapshot) or make one transaction.
+The backend's SQL is written with ``?`` placeholders, as the SQLite backend's is; ``Con``
+spells them as psycopg's ``%s`` (once per statement text).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from typing import Any
+
+import psycopg
+from psycopg_pool import ConnectionPool
+
+from ...errors import SchemaVersionError, StoreError
+from .. import record_time
+from .schema import MIGRATIONS, SCHEMA_VERSION
+
+_clock_lock = threading.Lock()
+_last_ts = 0.0
+# one advisory lock key for migrations (any fixed 64-bit number; "knotwork" in ASCII)
+MIGRATE_LOCK = 0x6B6E6F74776F726B
+
+
+def now_iso() -> str:
+    """A UTC record time, strictly increasing within a process (as the SQLite store's)."""
+    global _last_ts
+    with _clock_lock:
+        t = time.time()
+        if t <= _last_ts:
+            t = _last_ts + 1e-6
+        _last_ts = t
+    return record_time(datetime.fromtimestamp(t, UTC))
+
+
+@contextmanager
+def map_driver_errors(what: str) -> Iterator[None]:
+    """Translate psycopg errors into ``StoreError`` at this one boundary."""
+    try:
+        yield
+    except psycopg.Error as exc:
+        raise StoreError(f"{what}: {exc}") from exc
+
+
+_SQL: dict[str, str] = {}
+
+
+def spell(sql: str) -> str:
+    """``?`` placeholders as psycopg's ``%s`` (a literal ``%`` doubled)."""
+    out = _SQL.get(sql)
+    if out is None:
+        out = _SQL[sql] = sql.replace("%", "%%").replace("?", "%s")
+    return out
+
+
+class Result:
+    """What one statement gave back, fetched: rows and the number of rows it changed."""
+
+    __slots__ = ("rows", "rowcount")
+
+    def __init__(self, rows: list[tuple[Any, ...]], rowcount: int) -> None:
+        self.rows = rows
+        self.rowcount = rowcount
+
+    def fetchone(self) -> Any:  # (a row, or None: as sqlite3's, the caller knows which)
+        return self.rows[0] if self.rows else None
+
+    def fetchall(self) -> list[tuple[Any, ...]]:
+        return self.rows
+
+    def __iter__(self) -> Iterator[tuple[Any, ...]]:
+        return iter(self.rows)
+
+
+def _run(con: psycopg.Connection[Any], sql: str, args: Sequence[object] | None) -> Result:
+    # (no arguments: the text goes as it is, a ``%`` unread)
+    cur = con.execute(spell(sql), args) if args is not None else con.execute(sql.encode())
+    rows = cur.fetchall() if cur.description is not None else []
+    return Result(rows, cur.rowcount)
+
+
+class Con:
+    """Statements on the thread's pinned connection, or on one borrowed for each."""
+
+    def __init__(self, pool: ConnectionPool[psycopg.Connection[Any]],
+                 local: threading.local) -> None:
+        self.pool = pool
+        self.local = local
+
+    @property
+    def pinned(self) -> psycopg.Connection[Any] | None:
+        return getattr(self.local, "con", None)
+
+    def execute(self, sql: str, args: Sequence[object] | None = ()) -> Result:
+        con = self.pinned
+        with map_driver_errors("query failed"):
+            if con is not None:
+                return _run(con, sql, args)
+            with self.pool.connection() as c:
+                return _run(c, sql, args)
+
+    def executemany(self, sql: str, rows: Sequence[Sequence[object]]) -> Result:
+        if not rows:
+            return Result([], 0)
+        con = self.pinned
+        with map_driver_errors("query failed"):
+            if con is None:
+                with self.pool.connection() as c, c.cursor() as cur:
+                    cur.executemany(spell(sql), rows)
+                    return Result([], cur.rowcount)
+            with con.cursor() as cur:
+                cur.executemany(spell(sql), rows)
+                return Result([], cur.rowcount)
+
+
+def migrate(con: psycopg.Connection[Any]) -> None:
+    """Bring the schema up to date, one migrating process at a time."""
+    with con.transaction():
+        con.execute("SELECT pg_advisory_xact_lock(%s)", (MIGRATE_LOCK,))
+        # (in the schema the store's tables are made in: another schema on the search
+        # path may hold a store of its own)
+        has_meta = con.execute("SELECT EXISTS(SELECT 1 FROM pg_tables WHERE tablename = 'meta'"
+                               " AND schemaname = current_schema())").fetchone()
+        current = 0
+        if has_meta and has_meta[0]:
+            row = con.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
+            current = int(row[0]) if row else 0
+        if current > SCHEMA_VERSION:
+            raise SchemaVersionError(current, SCHEMA_VERSION)
+        for statements in MIGRATIONS[current:]:
+            for sql in statements:
+                con.execute(sql.encode())  # (our own DDL, not user text)
+        if current < SCHEMA_VERSION:
+            con.execute("INSERT INTO meta(key, value) VALUES('schema_version', %s)"
+                        " ON CONFLICT(key) DO UPDATE SET value = EXCLUDED.value",
+                        (str(SCHEMA_VERSION),))
+
+
+class Transaction:
+    """One write transaction on a pinned connection; savepoints per document."""
+
+    def __init__(self, con: Con) -> None:
+        self.con = con
+        self._sp = 0
+
+    def ids(self, table: str, n: int) -> list[int]:
+        """``n`` new row ids of ``table`` from its identity sequence (any writer's ids
+        differ; a rolled-back transaction's are not handed out again)."""
+        if n <= 0:
+            return []
+        seq = "vector_log_seq_seq" if table == "vector_log" else f"{table}_id_seq"
+        return [int(r[0]) for r in self.con.execute(
+            "SELECT nextval(?) FROM generate_series(1, ?)", (seq, n))]
+
+    def next_id(self, table: str) -> int:
+        return self.ids(table, 1)[0]
+
+    @contextmanager
+    def savepoint(self) -> Iterator[None]:
+        """Run a block atomically inside the transaction; a failure undoes only it."""
+        self._sp += 1
+        name = f"sp{self._sp}"
+        self.con.execute(f"SAVEPOINT {name}", None)
+        try:
+            yield
+        except BaseException:
+            self.con.execute(f"ROLLBACK TO SAVEPOINT {name}", None)
+            self.con.execute(f"RELEASE SAVEPOINT {name}", None)
+            raise
+        self.con.execute(f"RELEASE SAVEPOINT {name}", None)

@@ -1,0 +1,621 @@
+"""Read queries over the PostgreSQL store: the SQLite reader's, spelled for PostgreSQL.
+
+Every join also joins on ``scope`` (see ``schema.py``); lists travel as arrays
+(``= ANY(?)``), so one statement serves any number of ids.
+"""
+
+from __future__ import annotations
+
+import json
+import zlib
+from collections.abc import Iterable, Sequence
+
+import numpy as np
+
+from ...types import ChunkRow, EntityRow, FactRow, FileState, Hit, mentionable
+from ..records import (
+    DocumentRecord,
+    Edge,
+    EntityName,
+    EventRecord,
+    MentionInputs,
+    MentionWork,
+    NameChange,
+    PendingChunk,
+    TextQuery,
+    WarningRecord,
+    Warnings,
+)
+from ..sqlite.reader import _fact_row, _file_state
+from . import text
+from .connection import Con
+
+_FACT_SELECT = """
+SELECT f.id, COALESCE(s.resolved_id, s.id), COALESCE(sc.iri, s.iri), COALESCE(sc.label, s.label),
+       f.predicate, f.value, f.datatype, COALESCE(o.resolved_id, o.id),
+       COALESCE(oc.iri, o.iri), COALESCE(oc.label, o.label),
+       f.confidence, f.trust, f.review, f.scope, f.recorded_at, f.retracted_at,
+       f.valid_from, f.valid_to, f.extractor, f.actor, f.qualifiers,
+       v.path, f.line_start, f.line_end, f.chunk_id, f.supporting_text, f.document_id,
+       f.version_id, f.retract_reason
+FROM facts f
+JOIN entities s ON s.id = f.subject_id AND s.scope = f.scope
+LEFT JOIN entities sc ON sc.id = s.resolved_id AND sc.scope = s.scope
+LEFT JOIN entities o ON o.id = f.object_id AND o.scope = f.scope
+LEFT JOIN entities oc ON oc.id = o.resolved_id AND oc.scope = o.scope
+LEFT JOIN versions v ON v.id = f.version_id AND v.scope = f.scope
+"""
+
+
+class Reader:
+    """Read operations; each statement on the thread's pinned connection or a pooled one."""
+
+    def __init__(self, con: Con) -> None:
+        self.con = con
+
+    # ------------------------------------------------------------ entities
+
+    def members(self, entity_ids: Iterable[int]) -> dict[int, int]:
+        ids = list(entity_ids)
+        out = {i: i for i in ids}
+        if ids:
+            for eid, rid in self.con.execute(
+                    "SELECT id, resolved_id FROM entities WHERE resolved_id = ANY(?)", (ids,)):
+                out[eid] = rid
+        return out
+
+    def entities(self, ids: Iterable[int]) -> dict[int, EntityRow]:
+        ids = list(ids)
+        if not ids:
+            return {}
+        return {r[0]: EntityRow(*r) for r in self.con.execute(
+            "SELECT id, iri, label, kind, scope, document_id, created_at FROM entities"
+            " WHERE id = ANY(?)", (ids,))}
+
+    def canonical(self, entity_id: int) -> int:
+        row = self.con.execute("SELECT COALESCE(resolved_id, id) FROM entities WHERE id=?",
+                               (entity_id,)).fetchone()
+        return int(row[0]) if row else entity_id
+
+    def lookup_names(self, keys: Sequence[str], *, referred: bool = False
+                     ) -> dict[str, int]:
+        out: dict[str, int] = {}
+        if not keys:
+            return out
+        for key, eid in self.con.execute(
+                "SELECT key, entity_id FROM names WHERE key = ANY(?)"
+                " ORDER BY rank DESC, length(path) DESC, path DESC", (list(keys),)):
+            out[key] = eid  # the last row written per key is the winner
+        rest = [k for k in keys if k not in out]
+        if rest:
+            for key, eid in self.con.execute(
+                    "SELECT name_key, COALESCE(resolved_id, id) FROM entities"
+                    " WHERE name_key = ANY(?)" + (" AND NOT orphan" if referred else "")
+                    + " ORDER BY id", (rest,)):
+                out[key] = eid
+        return out
+
+    def find_entity(self, text: str, key: str) -> int | None:
+        row = self.con.execute(
+            "SELECT COALESCE(e.resolved_id, e.id) FROM entities e"
+            " LEFT JOIN documents d ON d.id = e.document_id AND d.scope = e.scope WHERE e.iri=?"
+            " ORDER BY (d.deleted_at IS NULL AND d.id IS NOT NULL) DESC, e.kind='note' DESC,"
+            " e.id DESC LIMIT 1", (text,)).fetchone()
+        if row:
+            return int(row[0])
+        found = self.lookup_names([key])
+        if key in found:
+            return found[key]
+        row = self.con.execute("SELECT COALESCE(resolved_id, id) FROM entities"
+                               " WHERE lower(label) = lower(?) ORDER BY id LIMIT 1",
+                               (text,)).fetchone()
+        return int(row[0]) if row else None
+
+    def names_of(self, entity_id: int) -> list[EntityName]:
+        return [EntityName(r[0], r[1]) for r in self.con.execute(
+            "SELECT kind, text FROM names WHERE entity_id=? ORDER BY rank, text", (entity_id,))]
+
+    def types(self, entity_ids: Iterable[int]) -> dict[int, list[str]]:
+        members = self.members(entity_ids)
+        out: dict[int, list[str]] = {}
+        if not members:
+            return out
+        for sid, value in self.con.execute(
+                "SELECT subject_id, value FROM facts WHERE retracted_at IS NULL AND"
+                " predicate='type' AND subject_id = ANY(?) ORDER BY id", (list(members),)):
+            vals = out.setdefault(members[sid], [])
+            if value not in vals:
+                vals.append(value)
+        return out
+
+    def degrees(self, entity_ids: Iterable[int], *, cap: int = 1000) -> dict[int, int]:
+        members = self.members(entity_ids)
+        if not members:
+            return {}
+        out: dict[int, int] = {}
+        for member, n in self.con.execute(
+                "SELECT j, (SELECT COUNT(*) FROM (SELECT 1 FROM facts WHERE object_id = j"
+                "  AND retracted_at IS NULL LIMIT ?) a)"
+                " + (SELECT COUNT(*) FROM (SELECT 1 FROM facts WHERE subject_id = j"
+                "  AND retracted_at IS NULL LIMIT ?) b)"
+                " FROM unnest(?::bigint[]) AS j", (cap, cap, list(members))):
+            canon = members[member]
+            out[canon] = min(out.get(canon, 0) + int(n), cap)
+        return out
+
+    # ------------------------------------------------------------ facts
+
+    def facts(self, entity_ids: Iterable[int], *, direction: str = "out",
+              as_of: str | None = None, history: bool = False, limit: int | None = None,
+              scopes: Sequence[str] | None = None, min_confidence: float = 0.0,
+              trusts: Sequence[str] | None = None, valid_at: str | None = None
+              ) -> list[FactRow]:
+        members = list(self.members(entity_ids))
+        if not members:
+            return []
+        col = "f.subject_id" if direction == "out" else "f.object_id"
+        where, args = [f"{col} = ANY(?)"], list[object]([members])
+        self._time_filter(where, args, as_of=as_of, history=history)
+        self._filters(where, args, scopes=scopes, min_confidence=min_confidence, trusts=trusts,
+                      valid_at=valid_at)
+        sql = f"{_FACT_SELECT} WHERE {' AND '.join(where)} ORDER BY f.id"
+        if limit:
+            sql += f" LIMIT {int(limit)}"
+        return [_fact_row(r) for r in self.con.execute(sql, args)]
+
+    def entity_facts(self, entity_id: int, *, out_limit: int, in_limit: int,
+                     as_of: str | None = None, scopes: Sequence[str] | None = None,
+                     min_confidence: float = 0.0, trusts: Sequence[str] | None = None,
+                     valid_at: str | None = None, own_document: int | None = None
+                     ) -> tuple[list[FactRow], list[FactRow]]:
+        members = list(self.members([entity_id]))
+        out: list[list[FactRow]] = []
+        for col, limit in (("f.subject_id", out_limit), ("f.object_id", in_limit)):
+            if limit <= 0:
+                out.append([])
+                continue
+            where, args = [f"{col} = ANY(?)"], list[object]([members])
+            self._time_filter(where, args, as_of=as_of, history=False)
+            self._filters(where, args, scopes=scopes, min_confidence=min_confidence,
+                          trusts=trusts, valid_at=valid_at)
+            if col == "f.subject_id":
+                sql = (f"{_FACT_SELECT} WHERE f.id IN (SELECT f.id FROM facts f"
+                       f" WHERE {' AND '.join(where)}"
+                       " ORDER BY f.document_id IS DISTINCT FROM ?::bigint, f.id LIMIT ?)")
+                args += [own_document, limit]
+            else:
+                sql = f"{_FACT_SELECT} WHERE {' AND '.join(where)} LIMIT ?"
+                args.append(limit)
+            rows = self.con.execute(sql, args).fetchall()
+            out.append(sorted((_fact_row(r) for r in rows), key=lambda f: f.id))
+        return out[0], out[1]
+
+    def facts_by_id(self, fact_ids: Sequence[int]) -> list[FactRow]:
+        if not fact_ids:
+            return []
+        return [_fact_row(r) for r in self.con.execute(
+            f"{_FACT_SELECT} WHERE f.id = ANY(?) ORDER BY f.id", (list(fact_ids),))]
+
+    def live_facts(self, *, scopes: Sequence[str] | None = None) -> list[FactRow]:
+        where, args = ["f.retracted_at IS NULL"], list[object]()
+        if scopes:
+            where.append("f.scope = ANY(?)")
+            args.append(list(scopes))
+        return [_fact_row(r) for r in self.con.execute(
+            f"{_FACT_SELECT} WHERE {' AND '.join(where)} ORDER BY f.id", args)]
+
+    @staticmethod
+    def _filters(where: list[str], args: list[object], *, scopes: Sequence[str] | None,
+                 min_confidence: float, trusts: Sequence[str] | None, valid_at: str | None
+                 ) -> None:
+        if scopes:
+            where.append("f.scope = ANY(?)")
+            args.append(list(scopes))
+        if min_confidence > 0:
+            where.append("f.confidence >= ?")
+            args.append(min_confidence)
+        if trusts:
+            where.append("f.trust = ANY(?)")
+            args.append(list(trusts))
+        if valid_at:
+            where.append("(f.valid_from IS NULL OR f.valid_from <= ?)"
+                         " AND (f.valid_to IS NULL OR f.valid_to > ?)")
+            args.extend([valid_at, valid_at])
+
+    @staticmethod
+    def _time_filter(where: list[str], args: list[object], *, as_of: str | None,
+                     history: bool) -> None:
+        if as_of:
+            where.append("f.recorded_at <= ? AND (f.retracted_at IS NULL OR f.retracted_at > ?)")
+            args.extend([as_of, as_of])
+        elif not history:
+            where.append("f.retracted_at IS NULL")
+
+    def edges(self, entity_ids: Iterable[int], *, as_of: str | None = None,
+              min_confidence: float = 0.0, trusts: Sequence[str] | None = None,
+              scopes: Sequence[str] | None = None, valid_at: str | None = None,
+              limit: int = 2000) -> list[Edge]:
+        """Live entity-to-entity facts touching the entities: one batched statement a
+        direction, each on its covering index."""
+        members = self.members(entity_ids)
+        if not members:
+            return []
+        ids = list(members)
+        out: list[Edge] = []
+        for col, far in (("subject_id", "object_id"), ("object_id", "subject_id")):
+            where = [f"f.{col} = ANY(?)", "f.object_id IS NOT NULL"]
+            args = list[object]([ids])
+            self._time_filter(where, args, as_of=as_of, history=False)
+            self._filters(where, args, scopes=scopes, min_confidence=min_confidence,
+                          trusts=trusts, valid_at=valid_at)
+            rows = self.con.execute(
+                f"SELECT f.{col}, COALESCE(e.resolved_id, e.id), f.predicate, f.confidence"
+                f" FROM facts f JOIN entities e ON e.id = f.{far} AND e.scope = f.scope"
+                f" WHERE {' AND '.join(where)} LIMIT {int(limit)}", args).fetchall()
+            if col == "subject_id":
+                out.extend(Edge(members[near], other, p, c) for near, other, p, c in rows)
+            else:
+                out.extend(Edge(other, members[near], p, c) for near, other, p, c in rows)
+        return out
+
+    # ------------------------------------------------------------ full text
+
+    def term_frequencies(self, words: Sequence[str], *, table: str = "chunk",
+                         cap: int | None = None) -> list[tuple[str, int]]:
+        """How many live rows of ``table`` (chunk | entity) hold each word, after stemming
+        (a word of several tokens: the rows holding them all as a phrase)."""
+        text.TABLES[table]  # noqa: B018  (an unknown table is a KeyError, as SQLite's)
+        lexes = text.lexemes(self.con, words)
+        held = [w for w in words if lexes[w]]
+        if all(len(lexes[w]) == 1 for w in held):
+            counts = text.posting_counts(self.con, [lexes[w][0] for w in held], cap, table)
+        else:
+            counts = text.frequencies(self.con, table,
+                                      [text.tsquery_text(lexes[w], "<->") for w in held], cap)
+        found = dict(zip(held, counts, strict=True))
+        return [(w, found.get(w, 0)) for w in words]
+
+    def live_chunk_count(self) -> int:
+        row = self.con.execute("SELECT value FROM meta WHERE key = 'live_chunks'").fetchone()
+        if row is not None:
+            return int(row[0])
+        row = self.con.execute("SELECT COUNT(*) FROM chunks WHERE live").fetchone()
+        return int(row[0]) if row else 0
+
+    def chunk_terms(self, chunk_ids: Sequence[int], words: Sequence[str]
+                    ) -> dict[int, set[str]]:
+        """Which of ``words`` each chunk holds, matched as the full-text index matches."""
+        out: dict[int, set[str]] = {cid: set() for cid in chunk_ids}
+        if not chunk_ids or not words:
+            return out
+        by_lex: dict[str, list[str]] = {}
+        for w, lx in text.lexemes(self.con, words).items():
+            if lx:
+                by_lex.setdefault(lx[0], []).append(w)
+        if not by_lex:
+            return out
+        for cid, lex in self.con.execute(
+                "SELECT c.id, u.lexeme FROM chunks c CROSS JOIN LATERAL unnest(c.tsv) u"
+                " WHERE c.id = ANY(?) AND u.lexeme = ANY(?)",
+                (list(chunk_ids), list(by_lex))):
+            out[cid].update(by_lex[lex])
+        return out
+
+    def search_entities(self, query: TextQuery, *, limit: int,
+                        scopes: Sequence[str] | None = None) -> list[Hit]:
+        where, args = "", list[object]()
+        if scopes:
+            where, args = "AND e.scope = ANY(?)", [list(scopes)]
+        rows = text.bm25(self.con, "entity", query, limit=limit,
+                         select="COALESCE(e.resolved_id, e.id)",
+                         join="JOIN entities e ON e.id = t.entity_id AND e.scope = t.scope",
+                         where=where, args=args)
+        best: dict[int, float] = {}
+        for eid, r in rows:
+            best[eid] = max(best.get(eid, 0.0), r)
+        return [Hit(e, s) for e, s in best.items()]
+
+    def spelled_by(self, initials: Sequence[str], *, limit: int = 20,
+                   scopes: Sequence[str] | None = None) -> list[tuple[int, str]]:
+        if not initials:
+            return []
+        where, args = ["i.initials = ANY(?)"], list[object]([list(initials)])
+        if scopes:
+            where.append("e.scope = ANY(?)")
+            args.append(list(scopes))
+        rows = self.con.execute(
+            "SELECT DISTINCT e.id, i.initials FROM entity_initials i"
+            f" JOIN entities e ON e.id = i.entity_id AND e.scope = i.scope"
+            f" WHERE {' AND '.join(where)} ORDER BY 1, 2 LIMIT ?", [*args, limit]).fetchall()
+        return [(int(r[0]), str(r[1])) for r in rows]
+
+    def search_chunks(self, query: TextQuery, *, limit: int,
+                      scopes: Sequence[str] | None = None) -> list[Hit]:
+        where, args = "", list[object]()
+        if scopes:
+            where, args = "AND t.scope = ANY(?)", [list(scopes)]
+        return [Hit(cid, score) for cid, score in text.bm25(
+            self.con, "chunk", query, limit=limit, select="t.id", where=where, args=args)]
+
+    def nearest(self, vector: bytes, *, limit: int = 10) -> list[tuple[int, float]]:
+        """The live chunks whose vectors are nearest ``vector`` (float32), by cosine
+        distance, on the HNSW index of its dimension: (chunk id, cosine similarity)."""
+        dim = len(vector) // 4
+        rows = self.con.execute(
+            "SELECT c.id, 1 - n.distance FROM (SELECT text_hash, (vector::vector("
+            f"{dim})) <=> ?::vector({dim}) AS distance FROM embeddings WHERE dim = {dim}"
+            f" ORDER BY vector::vector({dim}) <=> ?::vector({dim}) LIMIT ?) n"
+            " JOIN chunks c ON c.text_hash = n.text_hash AND c.live"
+            " ORDER BY n.distance, c.id LIMIT ?",
+            (np.frombuffer(vector, dtype="<f4"), np.frombuffer(vector, dtype="<f4"), limit,
+             limit)).rows
+        return [(int(r[0]), float(r[1])) for r in rows]
+
+    def chunks(self, ids: Sequence[int]) -> dict[int, ChunkRow]:
+        if not ids:
+            return {}
+        return {r[0]: ChunkRow(*r) for r in self.con.execute(
+            "SELECT c.id, c.document_id, v.path, d.title, c.heading, c.line_start, c.line_end,"
+            " c.text, d.scope, v.recorded_at FROM chunks c"
+            " JOIN versions v ON v.id = c.version_id AND v.scope = c.scope"
+            " JOIN documents d ON d.id = c.document_id AND d.scope = c.scope"
+            " WHERE c.id = ANY(?)", (list(ids),))}
+
+    def chunk_entities(self, chunk_ids: Sequence[int]) -> dict[int, list[int]]:
+        out: dict[int, list[int]] = {c: [] for c in chunk_ids}
+        if not chunk_ids:
+            return out
+        ids = list(chunk_ids)
+        for cid, eid in self.con.execute(
+                "SELECT c.id, e.id FROM chunks c JOIN entities e ON e.document_id = c.document_id"
+                " AND e.scope = c.scope WHERE c.id = ANY(?) AND e.kind = 'note' ORDER BY e.id",
+                (ids,)):
+            out[cid].append(eid)
+        for cid, eid in self.con.execute(
+                "SELECT DISTINCT f.chunk_id, COALESCE(s.resolved_id, s.id) FROM facts f"
+                " JOIN entities s ON s.id = f.subject_id AND s.scope = f.scope"
+                " WHERE f.chunk_id = ANY(?) AND f.retracted_at IS NULL ORDER BY 1, 2", (ids,)):
+            if eid not in out[cid]:
+                out[cid].append(eid)
+        return out
+
+    # ------------------------------------------------------------ documents and audit
+
+    def document_index(self, scope: str, *, paths: Sequence[str] | None = None
+                       ) -> dict[str, FileState]:
+        sql = ("SELECT path, content_hash, size, mtime_ns, updated_at, checked_ns, extraction"
+               " FROM documents WHERE scope=? AND deleted_at IS NULL AND source_kind='file'")
+        if paths is None:
+            return {r[0]: _file_state(r) for r in self.con.execute(sql, (scope,))}
+        return {r[0]: _file_state(r) for r in self.con.execute(
+            f"{sql} AND path = ANY(?)", (scope, list(paths)))}
+
+    def document(self, scope: str, path: str) -> DocumentRecord | None:
+        row = self.con.execute(
+            "SELECT id, scope, path, title, doc_type, version_id, content_hash, created_at,"
+            " updated_at, deleted_at, source_kind FROM documents WHERE scope=? AND path=?"
+            " ORDER BY deleted_at IS NULL DESC, id DESC LIMIT 1", (scope, path)).fetchone()
+        return None if row is None else DocumentRecord(*row)
+
+    def document_texts(self, scope: str, paths: Sequence[str]) -> dict[str, str]:
+        if not paths:
+            return {}
+        return dict(self.con.execute(
+            "SELECT d.path, v.text FROM documents d"
+            " JOIN versions v ON v.id = d.version_id AND v.scope = d.scope"
+            " WHERE d.scope=? AND d.deleted_at IS NULL AND d.source_kind='file'"
+            " AND d.path = ANY(?)", (scope, list(paths))).rows)
+
+    def version_text(self, version_id: int) -> str | None:
+        row = self.con.execute("SELECT text, text_z FROM versions WHERE id=?",
+                               (version_id,)).fetchone()
+        if row is None:
+            return None
+        return zlib.decompress(row[1]).decode() if row[1] is not None else str(row[0])
+
+    def events(self, *, document_id: int | None = None, fact_ids: Sequence[int] = (),
+               limit: int | None = 100) -> list[EventRecord]:
+        where, args = list[str](), list[object]()
+        if document_id is not None:
+            where.append("document_id = ?")
+            args.append(document_id)
+        if fact_ids:
+            where.append("fact_id = ANY(?)")
+            args.append(list(fact_ids))
+        sql = ("SELECT id, at, actor, action, scope, document_id, fact_id, reason, detail"
+               " FROM events")
+        if where:
+            sql += " WHERE " + " OR ".join(where)
+        sql += " ORDER BY id DESC" + ("" if limit is None else f" LIMIT {int(limit)}")
+        return [EventRecord(id=i, at=at, actor=actor, action=action, scope=scope,
+                            document_id=doc, fact_id=fact, reason=reason,
+                            detail=json.loads(detail) if detail else None)
+                for i, at, actor, action, scope, doc, fact, reason, detail
+                in self.con.execute(sql, args)]
+
+    # ------------------------------------------------------------ mentions
+
+    def labels(self) -> list[tuple[str, str]]:
+        rows = self.con.execute("SELECT document_id, key, kind, text FROM names"
+                                " ORDER BY document_id, key, kind").fetchall()
+        titled = {doc for doc, _, kind, _ in rows if kind == "title"}
+        return [(t, key) for doc, key, kind, t in rows
+                if doc not in titled or mentionable(kind, t, True)]
+
+    def documents_mentioning(self, phrases: Sequence[str], *, limit: int = 100_000
+                             ) -> set[int]:
+        """Live documents whose chunk text holds any phrase (phrase queries)."""
+        out: set[int] = set()
+        words = [" ".join(w for w in p.replace('"', " ").split() if w) for p in phrases]
+        lexes = text.lexemes(self.con, [w for w in words if w])
+        for w in words:
+            if not w or not lexes[w]:
+                continue
+            out.update(r[0] for r in self.con.execute(
+                "SELECT DISTINCT document_id FROM chunks WHERE live AND tsv @@ ?::tsquery"
+                " LIMIT ?", (text.tsquery_text(lexes[w], "<->"), limit)))
+        return out
+
+    def mention_work(self) -> MentionWork:
+        docs = [r[0] for r in self.con.execute(
+            "SELECT document_id FROM mention_queue ORDER BY document_id")]
+        rows = self.con.execute("SELECT id, document_id, text, key, added, label"
+                                " FROM name_changes ORDER BY id").fetchall()
+        changes = [NameChange(r[1], r[2], r[3], bool(r[4]), bool(r[5])) for r in rows]
+        return MentionWork(docs, changes, rows[-1][0] if rows else None)
+
+    def keys_reaching(self, doc_ids: Sequence[int]) -> set[str]:
+        if not doc_ids:
+            return set()
+        return {r[0] for r in self.con.execute(
+            "SELECT DISTINCT e.name_key FROM names n JOIN entities e ON e.resolved_id ="
+            " n.entity_id AND e.scope = n.scope WHERE n.document_id = ANY(?)"
+            " AND e.kind = 'name'", (sorted(set(doc_ids)),))}
+
+    def documents_linking(self, keys: Sequence[str]) -> set[int]:
+        if not keys:
+            return set()
+        return {r[0] for r in self.con.execute(
+            "SELECT DISTINCT f.document_id FROM entities e JOIN facts f ON f.object_id = e.id"
+            " AND f.scope = e.scope AND f.retracted_at IS NULL WHERE e.name_key = ANY(?)"
+            " AND e.kind = 'name' AND f.extractor <> 'mention' AND f.document_id IS NOT NULL",
+            (sorted(set(keys)),))}
+
+    def documents_mentioning_keys(self, keys: Sequence[str]) -> set[int]:
+        if not keys:
+            return set()
+        return {r[0] for r in self.con.execute(
+            "SELECT DISTINCT f.document_id FROM entities e JOIN facts f"
+            " ON f.object_id = e.id AND f.scope = e.scope AND f.retracted_at IS NULL"
+            " WHERE e.name_key = ANY(?) AND f.extractor = 'mention'", (list(keys),))}
+
+    def mention_inputs_of(self, doc_ids: Sequence[int]) -> dict[int, MentionInputs]:
+        if not doc_ids:
+            return {}
+        ids = sorted(set(doc_ids))
+        out: dict[int, tuple[list[tuple[int, str]], set[str], set[str]]] = {
+            d: ([], set(), set()) for d in doc_ids}
+        for doc, line, body in self.con.execute(
+                "SELECT document_id, line_start, text FROM chunks WHERE document_id = ANY(?)"
+                " AND live ORDER BY document_id, ord", (ids,)):
+            out[doc][0].append((line, body))
+        for doc, key in self.con.execute(
+                "SELECT document_id, key FROM names WHERE document_id = ANY(?)", (ids,)):
+            out[doc][1].add(key)
+        targets: dict[int, list[int]] = {}
+        for doc, key, target in self.con.execute(
+                "SELECT f.document_id, o.name_key, o.resolved_id FROM facts f"
+                " JOIN entities o ON o.id = f.object_id AND o.scope = f.scope"
+                " WHERE f.document_id = ANY(?) AND f.retracted_at IS NULL"
+                " AND f.extractor <> 'mention' AND o.name_key IS NOT NULL", (ids,)):
+            out[doc][2].add(key)
+            if target is not None:
+                targets.setdefault(target, []).append(doc)
+        if targets:
+            for target, key in self.con.execute(
+                    "SELECT entity_id, key FROM names WHERE entity_id = ANY(?)",
+                    (sorted(targets),)):
+                for doc in targets[target]:
+                    out[doc][2].add(key)
+        return {d: MentionInputs(tuple(chunks), frozenset(declared), frozenset(linked))
+                for d, (chunks, declared, linked) in out.items()}
+
+    def document_versions(self, ids: Sequence[int]) -> dict[int, tuple[int, str]]:
+        if not ids:
+            return {}
+        return {r[0]: (r[1], r[2]) for r in self.con.execute(
+            "SELECT id, version_id, updated_at FROM documents WHERE id = ANY(?)"
+            " AND deleted_at IS NULL", (list(ids),))}
+
+    def all_document_ids(self) -> set[int]:
+        return {r[0] for r in self.con.execute(
+            "SELECT id FROM documents WHERE deleted_at IS NULL")}
+
+    def live_document_ids(self, scope: str, paths: Sequence[str]) -> dict[str, int]:
+        if not paths:
+            return {}
+        return {r[0]: r[1] for r in self.con.execute(
+            "SELECT path, id FROM documents WHERE scope = ? AND path = ANY(?)"
+            " AND deleted_at IS NULL", (scope, list(paths)))}
+
+    # ------------------------------------------------------------ vectors
+
+    def pending_chunks(self, limit: int) -> list[PendingChunk]:
+        return [PendingChunk(r[0], f"{r[1]}\n{r[2]}") for r in self.con.execute(
+            "SELECT DISTINCT ON (text_hash) text_hash, context, text FROM chunks"
+            " WHERE live AND NOT embedded ORDER BY text_hash, id LIMIT ?", (limit,))]
+
+    def vector_counts(self) -> tuple[int, int]:
+        row = self.con.execute("SELECT COUNT(*) FILTER (WHERE embedded), COUNT(*) FROM chunks"
+                               " WHERE live").fetchone()
+        return (int(row[0]), int(row[1])) if row else (0, 0)
+
+    def has_vectors(self) -> bool:
+        row = self.con.execute("SELECT EXISTS(SELECT 1 FROM embeddings)").fetchone()
+        return bool(row and row[0])
+
+    def vector_status(self) -> tuple[bool, int]:
+        row = self.con.execute("SELECT COUNT(*) FROM chunks WHERE live AND NOT embedded"
+                               ).fetchone()
+        return self.has_vectors(), int(row[0]) if row else 0
+
+    def vector_changes(self, since: int, *, limit: int = 200_000
+                       ) -> tuple[int, list[tuple[int, int]]]:
+        rows = self.con.execute("SELECT seq, chunk_id, added FROM vector_log WHERE seq > ?"
+                                " ORDER BY seq LIMIT ?", (since, limit)).fetchall()
+        return (rows[-1][0] if rows else since), [(r[1], r[2]) for r in rows]
+
+    def vectors(self, chunk_ids: Sequence[int]) -> list[tuple[int, bytes]]:
+        if not chunk_ids:
+            return []
+        rows = self.con.execute(
+            "SELECT c.id, e.vector FROM chunks c JOIN embeddings e ON e.text_hash = c.text_hash"
+            " WHERE c.id = ANY(?) AND c.live ORDER BY c.id", (list(chunk_ids),)).rows
+        return [(int(r[0]), np.asarray(r[1].to_numpy(), dtype="<f4").tobytes()) for r in rows]
+
+    def meta(self, key: str) -> str | None:
+        row = self.con.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return None if row is None else str(row[0])
+
+    def stats(self) -> dict[str, int]:
+        row = self.con.execute(
+            "SELECT (SELECT COUNT(*) FROM documents WHERE deleted_at IS NULL),"
+            " (SELECT COUNT(*) FROM documents WHERE deleted_at IS NOT NULL AND NOT EXISTS"
+            "  (SELECT 1 FROM documents l WHERE l.deleted_at IS NULL"
+            "   AND l.scope = documents.scope AND l.path = documents.path)),"
+            " (SELECT COUNT(*) FROM versions), (SELECT COUNT(*) FROM chunks WHERE live),"
+            " (SELECT COUNT(*) FROM entities WHERE resolved_id IS NULL),"
+            " (SELECT COUNT(*) FROM facts WHERE retracted_at IS NULL),"
+            " (SELECT COUNT(*) FROM facts WHERE retracted_at IS NOT NULL),"
+            " (SELECT COUNT(*) FROM events),"
+            " (SELECT COUNT(*) FROM chunks WHERE live AND embedded)").fetchone()
+        assert row is not None
+        keys = ("documents", "tombstones", "versions", "chunks", "entities", "facts",
+                "retracted_facts", "events", "embedded_chunks")
+        return {k: int(v) for k, v in zip(keys, row, strict=True)}
+
+    def documents_to_reread(self, extraction: str) -> int:
+        row = self.con.execute(
+            "SELECT COUNT(*) FROM documents WHERE deleted_at IS NULL AND source_kind = 'file'"
+            " AND extraction IS DISTINCT FROM ?", (extraction,)).fetchone()
+        return int(row[0]) if row else 0
+
+    def warnings(self, limit: int = 100) -> Warnings:
+        where = "FROM documents WHERE deleted_at IS NULL AND warnings IS NOT NULL"
+        row = self.con.execute(f"SELECT COUNT(*) {where}").fetchone()
+        total = int(row[0]) if row else 0
+        out: list[WarningRecord] = []
+        for path, body in self.con.execute(f"SELECT path, warnings {where} ORDER BY path"):
+            out.extend(WarningRecord(path, line, reason) for line, reason in json.loads(body))
+            if len(out) >= limit:
+                break
+        return Warnings(total, tuple(out[:limit]))
+
+    def ambiguous_names(self, limit: int = 50) -> list[tuple[str, list[str]]]:
+        out = []
+        for key, paths in self.con.execute(
+                "SELECT key, array_agg(path ORDER BY rank, length(path), path) FROM names"
+                " GROUP BY key HAVING COUNT(DISTINCT path) > 1 ORDER BY key"
+                f" LIMIT {int(limit)}"):
+            out.append((key, list(dict.fromkeys(paths))))
+        return out

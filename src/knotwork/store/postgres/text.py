@@ -1,0 +1,177 @@
+"""BM25 over ``tsvector`` columns, computed as SQLite's FTS5 computes ``bm25()``.
+
+PostgreSQL's ``ts_rank`` is no BM25 (no IDF, no length normalisation of that form), so the
+score is computed from stored statistics: each row's token count (``dl``: kept
+with the postings), the live rows and their tokens (counts in ``meta``, kept by the writer), each
+term's document frequency (a count on the GIN index) and its weighted frequency in the
+row (``unnest(tsv)``: a column's weight is a lexeme weight, A for the first column).
+
+FTS5's formula, for each query phrase that a row holds::
+
+    idf = max(1e-6, ln((N - n + 0.5) / (n + 0.5)))
+    score += idf * tf * (k1 + 1) / (tf + k1 * (1 - b + b * dl / avgdl))
+
+with ``tf`` the weighted count over columns, k1 = 1.2, b = 0.75. A term is stemmed by the
+index's own configuration; a term of several tokens counts each of its lexemes.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+from ..records import TextQuery
+from .connection import Con
+
+K1 = 1.2
+B = 0.75
+WEIGHTS = {"chunk": {"A": 2.0, "B": 1.0}, "entity": {"A": 10.0, "B": 6.0, "C": 1.0}}
+TABLES = {"chunk": ("chunks", "live", "live_chunks", "live_chunk_tokens"),
+          "entity": ("entity_fts", "TRUE", "entity_rows", "entity_tokens")}
+
+_LEXEMES: dict[str, tuple[str, ...]] = {}
+_LEXEMES_MAX = 100_000
+
+
+def lexemes(con: Con, words: Sequence[str]) -> dict[str, tuple[str, ...]]:
+    """Each word's lexemes as the index stems them (remembered per process)."""
+    missing = [w for w in dict.fromkeys(words) if w not in _LEXEMES]
+    if missing:
+        if len(_LEXEMES) > _LEXEMES_MAX:
+            _LEXEMES.clear()
+        got = dict(con.execute(
+            "SELECT w, ARRAY(SELECT lexeme FROM unnest(to_tsvector('kw', w))"
+            " ORDER BY positions[1]) FROM unnest(?::text[]) AS w", (missing,)).rows)
+        for w in missing:
+            _LEXEMES[w] = tuple(got.get(w) or ())
+    return {w: _LEXEMES[w] for w in words}
+
+
+def tsquery_text(terms: Sequence[str], op: str, weight: str = "") -> str:
+    """A tsquery's text of exact lexemes (quoted: never query syntax)."""
+    def one(lex: str) -> str:
+        return "'" + lex.replace("\\", "\\\\").replace("'", "''") + "'" + (
+            f":{weight}" if weight else "")
+    return f" {op} ".join(one(t) for t in terms)
+
+
+def stats(con: Con, table: str) -> tuple[int, float]:
+    """(rows, average tokens a row) of the live rows of ``table`` (chunk | entity)."""
+    _, _, rows_key, tokens_key = TABLES[table]
+    got = dict(con.execute("SELECT key, value FROM meta WHERE key = ANY(?)",
+                           ([rows_key, tokens_key],)).rows)
+    n = int(got.get(rows_key, 0))
+    return n, (int(got.get(tokens_key, 0)) / n if n else 0.0)
+
+
+def frequencies(con: Con, table: str, queries: Sequence[str], cap: int | None = None
+                ) -> list[int]:
+    """How many live rows of ``table`` match each tsquery text (counted up to ``cap``),
+    in one statement; a single lexeme of the chunks is counted on its postings."""
+    name, live, _, _ = TABLES[table]
+    limit = "" if cap is None else f" LIMIT {int(cap)}"
+    row = con.execute(
+        f"SELECT ARRAY(SELECT (SELECT COUNT(*) FROM (SELECT 1 FROM {name} WHERE {live}"
+        f" AND tsv @@ q::tsquery{limit}) x) FROM unnest(?::text[]) WITH ORDINALITY AS u(q, i)"
+        " ORDER BY i)", (list(queries),)).fetchone()
+    return [int(n) for n in row[0]] if row else [0] * len(queries)
+
+
+def posting_counts(con: Con, lexes: Sequence[str], cap: int | None = None,
+                   table: str = "chunk") -> list[int]:
+    """How many live rows of ``table`` (chunk | entity) hold each lexeme (up to ``cap``),
+    from its postings index."""
+    limit = "" if cap is None else f" LIMIT {int(cap)}"
+    row = con.execute(
+        f"SELECT ARRAY(SELECT (SELECT COUNT(*) FROM (SELECT 1 FROM {table}_postings p"
+        f" WHERE p.lexeme = l{limit}) x) FROM unnest(?::text[]) WITH ORDINALITY AS u(l, i)"
+        " ORDER BY i)", (list(lexes),)).fetchone()
+    return [int(n) for n in row[0]] if row else [0] * len(lexes)
+
+
+def bm25(con: Con, table: str, query: TextQuery, *, limit: int, select: str, join: str = "",
+         where: str = "", args: Sequence[object] = ()) -> list[tuple[int, float]]:
+    """The rows of ``table`` matching ``query``, best first: (``select``'s id, score).
+
+    ``select``: the id column given back (``t`` is the table); ``join``/``where``/``args``
+    narrow the rows (a scope filter).
+    """
+    name, live, _, _ = TABLES[table]
+    words = lexemes(con, query.terms)
+    phrases = [lx for lx in (words[t] for t in query.terms) if lx]
+    if not phrases or (query.match == "all" and len(phrases) < len(query.terms)):
+        return []
+    weight = "A" if query.field == "label" else ""
+    flat = list(dict.fromkeys(lx for ph in phrases for lx in ph))
+    if table == "chunk" and all(len(ph) == 1 for ph in phrases):
+        return _from_postings(con, flat, query.match == "all", limit=limit, where=where,
+                              args=args)
+    if table == "entity" and all(len(ph) == 1 for ph in phrases):
+        return _entities_from_postings(con, flat, query.match == "all", bool(weight),
+                                       limit=limit, where=where, args=args)
+    n, avgdl = stats(con, table)
+    df = frequencies(con, table, [tsquery_text([lx], "|", weight) for lx in flat])
+    idf = [max(1e-6, math.log((n - d + 0.5) / (d + 0.5))) for d in df]
+    weights = WEIGHTS[table] if not weight else {"A": WEIGHTS[table]["A"]}
+    case = " ".join(f"WHEN '{w}' THEN {v}" for w, v in weights.items())
+    if query.match == "all":
+        match = " & ".join(f"({tsquery_text(ph, '<->', weight)})" for ph in phrases)
+    else:
+        match = " | ".join(f"({tsquery_text(ph, '<->', weight)})" for ph in phrases)
+    sql = (
+        f"SELECT {select}, SUM(q.idf * s.tf * {K1 + 1} / (s.tf + {K1} * ({1 - B}"
+        f" + {B} * {'kw_doclen(t.tsv)' if table == 'chunk' else 't.dl'}"
+        " / GREATEST(?::float8, 1e-9)))) AS score"
+        f" FROM {name} t {join}"
+        " CROSS JOIN LATERAL (SELECT u.lexeme, (SELECT SUM(CASE w"
+        f" {case} ELSE 0 END) FROM unnest(u.weights) w) AS tf FROM unnest(t.tsv) u"
+        " WHERE u.lexeme = ANY(?::text[])) s"
+        " JOIN unnest(?::text[], ?::float8[]) AS q(lexeme, idf) ON q.lexeme = s.lexeme"
+        f" WHERE t.{live if live != 'TRUE' else 'tsv IS NOT NULL'} AND t.tsv @@ ?::tsquery"
+        f" {where} GROUP BY 1 ORDER BY score DESC, 1 LIMIT ?")
+    rows = con.execute(sql, (avgdl, flat, flat, idf, match, *args, limit)).rows
+    return [(int(r[0]), float(r[1] or 0.0)) for r in rows if r[1]]
+
+
+def _from_postings(con: Con, lexes: list[str], every: bool, *, limit: int, where: str,
+                   args: Sequence[object]) -> list[tuple[int, float]]:
+    """BM25 of the chunks holding any (``every``: all) of ``lexes`` in one statement, from
+    the postings index alone (a term's rows, never a chunk's whole vector) and the counts
+    in ``meta``. ``where`` names the posting ``t`` (its ``scope``)."""
+    having = f" HAVING COUNT(*) = {len(lexes)}" if every else ""
+    rows = con.execute(
+        "WITH st AS (SELECT (SELECT value::float8 FROM meta WHERE key = 'live_chunks') AS n,"
+        " (SELECT value::float8 FROM meta WHERE key = 'live_chunk_tokens') AS tokens),"
+        " terms AS (SELECT l AS lexeme, GREATEST(1e-6, ln(GREATEST(st.n - d.df + 0.5, 1e-9)"
+        " / (d.df + 0.5))) AS idf FROM st, unnest(?::text[]) AS l CROSS JOIN LATERAL"
+        " (SELECT COUNT(*) AS df FROM chunk_postings p WHERE p.lexeme = l) d)"
+        f" SELECT t.chunk_id, SUM(q.idf * t.tf * {K1 + 1} / (t.tf + {K1} * ({1 - B}"
+        f" + {B} * t.dl / GREATEST(st.tokens / NULLIF(st.n, 0), 1e-9)))) AS score"
+        " FROM chunk_postings t JOIN terms q ON q.lexeme = t.lexeme CROSS JOIN st"
+        f" {where.replace('AND', 'WHERE', 1)} GROUP BY 1{having} ORDER BY score DESC, 1"
+        " LIMIT ?", (lexes, *args, limit)).rows
+    return [(int(r[0]), float(r[1] or 0.0)) for r in rows if r[1]]
+
+
+def _entities_from_postings(con: Con, lexes: list[str], every: bool, label: bool, *,
+                            limit: int, where: str, args: Sequence[object]
+                            ) -> list[tuple[int, float]]:
+    """BM25 of the indexed entities holding any (``every``: all) of ``lexes`` (``label``:
+    in their label), from ``entity_postings`` in one statement: (canonical id, score) of
+    each entity row, best first. ``where`` names the entity ``e`` (its ``scope``)."""
+    tf, only = ("tf_label", " AND p.tf_label > 0") if label else ("tf", "")
+    having = f" HAVING COUNT(*) = {len(lexes)}" if every else ""
+    rows = con.execute(
+        "WITH st AS (SELECT (SELECT value::float8 FROM meta WHERE key = 'entity_rows') AS n,"
+        " (SELECT value::float8 FROM meta WHERE key = 'entity_tokens') AS tokens),"
+        " terms AS (SELECT l AS lexeme, GREATEST(1e-6, ln(GREATEST(st.n - d.df + 0.5, 1e-9)"
+        " / (d.df + 0.5))) AS idf FROM st, unnest(?::text[]) AS l CROSS JOIN LATERAL"
+        f" (SELECT COUNT(*) AS df FROM entity_postings p WHERE p.lexeme = l{only}) d),"
+        f" s AS (SELECT t.entity_id, t.scope, SUM(q.idf * t.{tf} * {K1 + 1} / (t.{tf} + {K1}"
+        f" * ({1 - B} + {B} * t.dl / GREATEST(st.tokens / NULLIF(st.n, 0), 1e-9)))) AS score"
+        " FROM entity_postings t JOIN terms q ON q.lexeme = t.lexeme CROSS JOIN st"
+        f" WHERE TRUE{only.replace('p.', 't.')} GROUP BY 1, 2{having})"
+        " SELECT COALESCE(e.resolved_id, e.id), s.score FROM s"
+        f" JOIN entities e ON e.id = s.entity_id AND e.scope = s.scope WHERE TRUE {where}"
+        " ORDER BY s.score DESC, e.id LIMIT ?", (lexes, *args, limit)).rows
+    return [(int(r[0]), float(r[1] or 0.0)) for r in rows if r[1]]

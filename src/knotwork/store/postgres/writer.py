@@ -1,0 +1,808 @@
+"""Apply document versions and fact assertions inside one PostgreSQL write transaction.
+
+The same rules as the SQLite writer's (``store/sqlite/writer.py``): a document's fact
+drafts are diffed against the live facts it owns (``domain.ownership.diff_facts``), kept
+facts keep their ``recorded_at``, names resolve by ``domain.names``' rule (the set-based
+``NAME_WINNER``), and derived state is brought up to date once per transaction in
+``finish``. What differs is how writers share the database:
+
+- each document is applied under a transaction-scoped advisory lock keyed by its scope and
+  path (and its id, for its mentions): a second writer of the same document waits, then
+  finds the version applied (``Unchanged``): an edit is applied once, and never lost;
+- ``finish`` runs under one more advisory lock, so name resolution, the entity index and
+  the counts in ``meta`` are computed from every commit before it, one writer at a time
+  (the long part of a write, its documents, runs at once);
+- ids come from sequences, and a name entity two writers create at once is made once
+  (``ON CONFLICT DO NOTHING``, then read back).
+"""
+
+from __future__ import annotations
+
+import json
+import zlib
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from typing import Any, cast
+
+import numpy as np
+
+from ...domain.ids import entity_key, fact_key, name_iri, note_iri, note_key
+from ...domain.ownership import diff_facts
+from ...domain.words import label_initials
+from ...errors import Conflict
+from ...types import Applied, Deleted, FactDraft, ParsedDocument, Unchanged, mention_labels
+from .. import Prepared
+from ..records import FileCheck
+from ..sqlite.prepare import (
+    FACT_COLUMNS,
+    NO_ID,
+    FactParts,
+    PreparedDocument,
+    name_refs,
+    prepare,
+    prepare_facts,
+)
+from .connection import Transaction, map_driver_errors, now_iso
+
+# Whether a live fact still refers to the name entity row ``entities`` (subject or object)
+NAME_REFERRED = ("EXISTS (SELECT 1 FROM facts f WHERE f.object_id = entities.id"
+                 " AND f.scope = entities.scope AND f.retracted_at IS NULL) OR EXISTS"
+                 " (SELECT 1 FROM facts f WHERE f.subject_id = entities.id"
+                 " AND f.scope = entities.scope AND f.retracted_at IS NULL)")
+# The note that wins a name entity's name in its scope (``domain.names.name_winner``)
+NAME_WINNER = ("(SELECT n.entity_id FROM names n WHERE n.key = entities.name_key"
+               " AND n.scope = entities.scope ORDER BY n.rank, length(n.path), n.path LIMIT 1)")
+
+_FACT_INSERT = f"INSERT INTO facts({FACT_COLUMNS}) VALUES({','.join('?' * 24)})"
+_ADD_INITIALS = ("INSERT INTO entity_initials(initials, entity_id, scope) VALUES(?, ?, ?)"
+                 " ON CONFLICT DO NOTHING")
+# a chunk's postings (``schema.py``): its lexemes, each counted with its column's weight
+# (and the tokens they hold, for the count BM25's average length is read from)
+POSTINGS_INSERT = (
+    "WITH c AS (SELECT id, scope, tsv, kw_doclen(tsv) AS dl FROM chunks WHERE id = ANY(?)),"
+    " p AS (INSERT INTO chunk_postings(lexeme, chunk_id, scope, tf, dl) SELECT u.lexeme, c.id,"
+    " c.scope, (SELECT SUM(CASE w WHEN 'A' THEN 2.0 ELSE 1.0 END) FROM unnest(u.weights) w),"
+    " c.dl FROM c CROSS JOIN LATERAL unnest(c.tsv) u) SELECT COALESCE(SUM(dl), 0) FROM c")
+# (both ends of the index's key given as lists: a probe a lexeme, never a scan of the
+# table, whatever plan the server would make of a join)
+POSTINGS_DELETE = (
+    "DELETE FROM chunk_postings WHERE chunk_id = ANY(?::bigint[]) AND lexeme = ANY(ARRAY("
+    "SELECT DISTINCT u.lexeme FROM chunks c CROSS JOIN LATERAL unnest(c.tsv) u"
+    " WHERE c.id = ANY(?::bigint[])))")
+# an indexed entity's postings, from its row of ``entity_fts`` (``t``)
+_ENTITY_TF = ("(SELECT SUM(CASE w WHEN 'A' THEN 10.0 WHEN 'B' THEN 6.0 ELSE 1.0 END)"
+              " FROM unnest(u.weights) w), (SELECT 10.0 * COUNT(*) FROM unnest(u.weights) w"
+              " WHERE w = 'A')")
+ENTITY_POSTINGS_INSERT = (
+    "INSERT INTO entity_postings(lexeme, entity_id, scope, tf, tf_label, dl)"
+    f" SELECT u.lexeme, t.entity_id, t.scope, {_ENTITY_TF}, t.dl FROM entity_fts t"
+    " CROSS JOIN LATERAL unnest(t.tsv) u WHERE t.entity_id = ANY(?::bigint[])"
+    " ON CONFLICT DO NOTHING")
+_KIND_NAMES = {"file": "a vault file", "api": "an agent's document"}
+PACK_MIN = 256
+COMPACT_MIN = 10_000
+FINISH_LOCK = 0x6B772D66696E6973  # the advisory lock ``finish`` runs under ("kw-finis")
+
+
+def _fact_row(row: Sequence[object]) -> tuple[object, ...]:
+    """A fact row of ``prepare``'s, its stand-ins for NULL as NULL (see ``prepare.py``)."""
+    out = list(row)
+    for i in (3, 4):
+        if out[i] == NO_ID:
+            out[i] = None
+    for i in (12, 13, 14, 15):
+        if type(out[i]) is int:
+            out[i] = None
+    return tuple(out)
+
+
+def _lock_key(*parts: object) -> str:
+    return "\x1f".join(str(p) for p in parts)
+
+
+def _chunk_parts(row: Sequence[object]) -> tuple[object, ...]:
+    return tuple(row[1:8])
+
+
+def _same_chunks(old: Sequence[Sequence[object]], p: PreparedDocument) -> list[int] | None:
+    if len(old) != len(p.chunks) or any(
+            _chunk_parts(r) != tuple(c) for r, c in zip(old, p.chunks, strict=True)):
+        return None
+    return [int(cast(int, r[0])) for r in old]
+
+
+class Writer:
+    """Write operations over one open ``Transaction``."""
+
+    def __init__(self, tx: Transaction, *, actor: str) -> None:
+        self.tx = tx
+        self.con = tx.con
+        self.actor = actor
+        self._entity_ids: dict[str, int] = {}
+        self._unresolved: set[str] = set()
+        self._new_names: set[int] = set()
+        self._stale_fts: set[int] = set()
+        self._has_vectors: bool | None = None
+        self._name_fts: list[tuple[int, str, str]] = []  # new name entities: id, scope, label
+        # counts kept in ``meta`` (BM25's statistics too), written in ``finish``
+        self._live_delta = 0
+        self._tokens_delta = 0
+        self._retired = 0
+        self._names_gen = 0
+        self._locked: set[str] = set()
+
+    @contextmanager
+    def savepoint(self) -> Iterator[None]:
+        held = len(self._name_fts)
+        counts = self._live_delta, self._tokens_delta, self._retired, self._names_gen
+        locked = set(self._locked)
+        try:
+            with self.tx.savepoint():
+                yield
+        except BaseException:
+            del self._name_fts[held:]
+            self._live_delta, self._tokens_delta, self._retired, self._names_gen = counts
+            self._locked = locked  # (a rolled-back savepoint lets its locks go)
+            self._entity_ids.clear()
+            raise
+
+    def _lock(self, *parts: object) -> None:
+        """Hold the document's advisory lock until the transaction ends."""
+        key = _lock_key(*parts)
+        if key not in self._locked:
+            self.con.execute("SELECT pg_advisory_xact_lock(hashtextextended(?, 0))", (key,))
+            self._locked.add(key)
+
+    def finish(self) -> None:
+        """Bring derived state up to date before the transaction commits (one writer at a
+        time, each seeing every commit before it)."""
+        with map_driver_errors("cannot finish the write"):
+            self.con.execute("SELECT pg_advisory_xact_lock(?)", (FINISH_LOCK,))
+            if self._name_fts:
+                ids = [r[0] for r in self._name_fts]
+                self.con.executemany(
+                    "INSERT INTO entity_fts(entity_id, scope, label, aliases, literals)"
+                    " VALUES(?,?,?,'','') ON CONFLICT DO NOTHING", self._name_fts)
+                self._name_fts.clear()
+                self.con.execute(ENTITY_POSTINGS_INSERT, (ids,))
+                row = self.con.execute("SELECT COUNT(*), COALESCE(SUM(dl), 0) FROM entity_fts"
+                                       " WHERE entity_id = ANY(?)", (ids,)).fetchone()
+                assert row is not None
+                self._count("entity_rows", int(row[0]))
+                self._count("entity_tokens", int(row[1]))
+            if self._unresolved:
+                self._resolve(sorted(self._unresolved))
+                self._unresolved.clear()
+            self._new_names.clear()
+            stale, self._stale_fts = sorted(self._stale_fts), set()
+            if stale:
+                self.con.execute("DELETE FROM entity_initials WHERE entity_id = ANY(?)", (stale,))
+            spelled, rows, tokens = self._index_entities(stale)
+            self.con.executemany(_ADD_INITIALS, spelled)
+            self._count("entity_rows", rows)
+            self._count("entity_tokens", tokens)
+            self._count("names_gen", self._names_gen)
+            self._names_gen = 0
+            self._count("live_chunk_tokens", self._tokens_delta)
+            self._tokens_delta = 0
+            if self._live_delta or self._retired:
+                self._count_chunks(self._live_delta, self._retired)
+                self._live_delta = self._retired = 0
+
+    def _count(self, key: str, delta: int) -> None:
+        """Add ``delta`` to the count ``meta`` keeps under ``key``."""
+        if delta:
+            self.con.execute(
+                "INSERT INTO meta(key, value) VALUES(?, ?) ON CONFLICT(key)"
+                " DO UPDATE SET value = (meta.value::bigint + EXCLUDED.value::bigint)::text",
+                (key, str(delta)))
+
+    def _resolve(self, keys: list[str]) -> None:
+        """Re-point the name entities of ``keys`` to the notes that win them now, and
+        record each name that came to reach another note (see the SQLite writer)."""
+        changed = self.con.execute(
+            f"SELECT id, name_key, resolved_id, winner, scope FROM (SELECT id, name_key,"
+            f" resolved_id, scope, {NAME_WINNER} AS winner FROM entities"
+            " WHERE name_key = ANY(?)) x WHERE resolved_id IS DISTINCT FROM winner",
+            (keys,)).fetchall()
+        if not changed:
+            return
+        self.con.executemany("UPDATE entities SET resolved_id = ? WHERE id = ?",
+                             [(winner, eid) for eid, _, _, winner, _ in changed])
+        moved = [r for r in changed if r[0] not in self._new_names]
+        if not moved:
+            return
+        olds = sorted({old for _, _, old, _, _ in moved if old is not None})
+        before = {r[0]: r[1] for r in self.con.execute(
+            "SELECT id, document_id FROM entities WHERE id = ANY(?)", (olds,))}
+        rows = sorted({(key, key, int(winner is not None), before.get(old), scope)
+                       for _, key, old, winner, scope in moved},
+                      key=lambda r: (r[1], r[2], r[3] or 0, r[4]))
+        self.con.executemany(
+            "INSERT INTO name_changes(text, key, added, document_id, label, scope)"
+            " VALUES(?, ?, ?, ?, 0, ?)", rows)
+
+    def _count_chunks(self, live_delta: int, retired: int) -> None:
+        """Bring the chunk counts in ``meta`` up to date; drop the uncited chunks of past
+        versions once as many were retired as the store has live ones (as SQLite's)."""
+        self._count("live_chunks", live_delta)
+        self._count("retired_chunks", retired)
+        counts = dict(self.con.execute(
+            "SELECT key, value FROM meta WHERE key IN ('live_chunks', 'retired_chunks')").rows)
+        if int(counts.get("retired_chunks", 0)) >= max(int(counts.get("live_chunks", 0)),
+                                                       COMPACT_MIN):
+            self.drop_uncited_chunks()
+
+    # ------------------------------------------------------------ documents
+
+    def apply(self, scope: str, doc: ParsedDocument | Prepared, *, force: bool = False,
+              rename_from: str | None = None) -> Applied | Unchanged:
+        """Write ``doc`` as the current version of ``(scope, doc.path)``; idempotent (the
+        content hash is compared under the document's lock)."""
+        p = (doc if isinstance(doc, PreparedDocument)
+             else prepare(doc if isinstance(doc, ParsedDocument) else doc.doc))
+        with map_driver_errors(f"cannot apply {p.doc.path}"):
+            for path in sorted({p.doc.path, rename_from or p.doc.path}):
+                self._lock(scope, path)
+            return self._apply(scope, p, force=force, rename_from=rename_from)
+
+    def _apply(self, scope: str, p: PreparedDocument, *, force: bool,
+               rename_from: str | None) -> Applied | Unchanged:
+        con, ts, doc = self.con, now_iso(), p.doc
+        find = ("SELECT id, content_hash, source_kind, extraction, version_id FROM documents"
+                " WHERE scope=? AND path=? AND deleted_at IS NULL")
+        row = con.execute(find, (scope, rename_from or doc.path)).fetchone()
+        if row is None and rename_from is not None:
+            rename_from = None
+            row = con.execute(find, (scope, doc.path)).fetchone()
+        self._check_owner(scope, doc, row)
+        reread = row is not None and rename_from is None and row[1] == doc.content_hash
+        if reread and (row[3] or "") == doc.extraction and not force:
+            return Unchanged(doc.path)
+        created = row is None
+        doc_id, fresh = (int(row[0]), False) if row else self._resurrect_or_create(scope, doc, ts)
+        self._lock("doc", doc_id)
+        old_chunks = [] if fresh else self._live_chunk_rows(doc_id)
+        kept_chunks = _same_chunks(old_chunks, p) if reread else None
+        if kept_chunks is not None:
+            version_id = int(row[4])
+        else:
+            version_id = int(con.execute(
+                "INSERT INTO versions(scope, document_id, path, content_hash, text,"
+                " recorded_at, actor) VALUES(?,?,?,?,?,?,?) RETURNING id",
+                (scope, doc_id, doc.path, doc.content_hash, doc.text, ts,
+                 self.actor)).fetchone()[0])
+        warned = [[i.line, i.reason] for i in doc.issues if not i.fatal]
+        con.execute("UPDATE documents SET path=?, title=?, doc_type=?, version_id=?,"
+                    " content_hash=?, size=?, mtime_ns=?, updated_at=?, source_kind=?,"
+                    " checked_ns=NULL, warnings=?, extraction=NULLIF(?, '') WHERE id=?",
+                    (doc.path, doc.title, doc.doc_type, version_id, doc.content_hash, doc.size,
+                     doc.mtime_ns, ts, doc.source_kind, json.dumps(warned) if warned else None,
+                     doc.extraction, doc_id))
+        note_id = self._note_entity(scope, doc_id, doc, ts, fresh=fresh)
+        chunk_ids = (kept_chunks if kept_chunks is not None
+                     else self._replace_chunks(scope, doc_id, version_id, p, old_chunks,
+                                               moved=rename_from is not None))
+        names_added, names_removed = self._replace_names(scope, doc_id, note_id, p, fresh=fresh)
+        self._queue_mentions(scope, doc_id, names_added, names_removed)
+        added, retracted, kept, touched = self._diff_facts(
+            scope, doc_id, version_id, note_id, p.facts, p.refs, chunk_ids, ts, fresh=fresh,
+            reason="read again under other rules" if reread else "source edited")
+        self._refresh_entity_fts({note_id, *touched})
+        action = "rename" if rename_from else ("create" if created else "update")
+        detail: dict[str, object] = {
+            "path": doc.path, "from": rename_from, "version_id": version_id,
+            "added": added, "retracted": retracted, "kept": kept}
+        if reread:
+            detail["reread"] = doc.extraction or True
+        self._event(action, scope=scope, document_id=doc_id, detail=detail)
+        return Applied(doc.path, created, added, retracted, kept, renamed_from=rename_from,
+                       document_id=doc_id, names_added=names_added,
+                       names_removed=names_removed, reread=reread)
+
+    def _check_owner(self, scope: str, doc: ParsedDocument, row: tuple[object, ...] | None
+                     ) -> None:
+        """Refuse a document that would take over another kind's path or note."""
+        if row is not None:
+            if row[2] != doc.source_kind:
+                raise Conflict(f"{doc.path} is held by {_KIND_NAMES.get(str(row[2]), row[2])}"
+                               f"; {_KIND_NAMES.get(doc.source_kind, doc.source_kind)} cannot"
+                               " replace it")
+            return
+        other = self.con.execute(
+            "SELECT d.path, d.source_kind FROM entities e JOIN documents d"
+            " ON d.id = e.document_id AND d.scope = e.scope"
+            " WHERE e.iri = ? AND e.kind = 'note' AND d.scope = ? AND d.deleted_at IS NULL"
+            " LIMIT 1", (note_iri(scope, doc.path), scope)).fetchone()
+        if other is not None:
+            raise Conflict(f"{doc.path} would name the same note as {other[0]}"
+                           f" ({_KIND_NAMES.get(str(other[1]), other[1])})")
+
+    def _resurrect_or_create(self, scope: str, doc: ParsedDocument, ts: str
+                             ) -> tuple[int, bool]:
+        tomb = self.con.execute(
+            "SELECT id FROM documents WHERE scope=? AND path=? AND deleted_at IS NOT NULL"
+            " ORDER BY id DESC LIMIT 1", (scope, doc.path)).fetchone()
+        if tomb:
+            self.con.execute("UPDATE documents SET deleted_at=NULL WHERE id=?", (tomb[0],))
+            return int(tomb[0]), False
+        doc_id = int(self.con.execute(
+            "INSERT INTO documents(scope, path, source_kind, title, doc_type, created_at,"
+            " updated_at) VALUES(?,?,?,?,?,?,?) RETURNING id",
+            (scope, doc.path, doc.source_kind, doc.title, doc.doc_type, ts, ts)).fetchone()[0])
+        return doc_id, True
+
+    def _note_entity(self, scope: str, doc_id: int, doc: ParsedDocument, ts: str, *,
+                     fresh: bool) -> int:
+        key = note_key(doc_id)
+        iri = note_iri(scope, doc.path)
+        row = None if fresh else self.con.execute(
+            "SELECT id FROM entities WHERE key=?", (key,)).fetchone()
+        if row:
+            self.con.execute("UPDATE entities SET iri=?, label=? WHERE id=?",
+                             (iri, doc.title, row[0]))
+            return int(row[0])
+        return int(self.con.execute(
+            "INSERT INTO entities(key, kind, scope, iri, label, document_id, created_at)"
+            " VALUES(?,?,?,?,?,?,?) RETURNING id",
+            (key, "note", scope, iri, doc.title, doc_id, ts)).fetchone()[0])
+
+    def _replace_chunks(self, scope: str, doc_id: int, version_id: int, p: PreparedDocument,
+                        old: Sequence[Sequence[object]], *, moved: bool = False) -> list[int]:
+        """The chunks of the new version, in order: a chunk cut exactly as before stays."""
+        same = {} if moved else {_chunk_parts(r): int(cast(int, r[0])) for r in old}
+        ids: list[int | None] = [same.get(tuple(c)) for c in p.chunks]
+        kept = {cid for cid in ids if cid is not None}
+        retired = self._retire_chunks([r for r in old if r[0] not in kept])
+        new = [i for i, cid in enumerate(ids) if cid is None]
+        for i, cid in zip(new, self.tx.ids("chunks", len(new)), strict=True):
+            ids[i] = cid
+        rows = [(ids[i], scope, version_id, doc_id, *p.chunks[i]) for i in new]
+        self.con.executemany(
+            "INSERT INTO chunks(id, scope, version_id, document_id, ord, heading, context, text,"
+            " line_start, line_end, text_hash) VALUES(?,?,?,?,?,?,?,?,?,?,?)", rows)
+        if rows:
+            new_ids = [r[0] for r in rows]
+            got = self.con.execute(POSTINGS_INSERT, (new_ids,)).fetchone()
+            self._tokens_delta += int(got[0]) if got else 0
+        self._live_delta += len(rows)
+        have = {r[0] for r in self.con.execute(
+            "SELECT text_hash FROM embeddings WHERE text_hash = ANY(?)",
+            ([r[10] for r in rows],))} if rows and self._vectors_exist() else set()
+        reuse = [cast(int, r[0]) for r in rows if r[10] in have]
+        if reuse:
+            self.con.execute("UPDATE chunks SET embedded = TRUE WHERE id = ANY(?)", (reuse,))
+            self.con.executemany("INSERT INTO vector_log(chunk_id, added, scope) VALUES(?, 1, ?)",
+                                 [(i, scope) for i in reuse])
+        self._drop_orphan_vectors(retired)
+        return [int(cid) for cid in ids if cid is not None]
+
+    def _vectors_exist(self) -> bool:
+        if self._has_vectors is None:
+            row = self.con.execute("SELECT EXISTS(SELECT 1 FROM embeddings)").fetchone()
+            self._has_vectors = bool(row and row[0])
+        return self._has_vectors
+
+    def _retire_chunks(self, old: Sequence[Sequence[object]]) -> list[str]:
+        """Take chunks out of the live set; return their text hashes. ``old``: rows of
+        ``_live_chunk_rows``."""
+        if not old:
+            return []
+        ids = [r[0] for r in old]
+        self.con.execute(POSTINGS_DELETE, (ids, ids))
+        got = self.con.execute("WITH r AS (UPDATE chunks SET live = FALSE WHERE id = ANY(?)"
+                               " RETURNING kw_doclen(tsv) AS dl)"
+                               " SELECT COALESCE(SUM(dl), 0) FROM r",
+                               (ids,)).fetchone()
+        self._tokens_delta -= int(got[0]) if got else 0
+        self._live_delta -= len(old)
+        self._retired += len(old)
+        self.con.executemany("INSERT INTO vector_log(chunk_id, added, scope) VALUES(?, 0, ?)",
+                             [(r[0], r[9]) for r in old if r[8]])
+        return [str(r[7]) for r in old]
+
+    def _live_chunk_rows(self, doc_id: int) -> list[tuple[object, ...]]:
+        return self.con.execute(
+            "SELECT id, ord, heading, context, text, line_start, line_end, text_hash, embedded,"
+            " scope FROM chunks WHERE document_id=? AND live ORDER BY ord", (doc_id,)).fetchall()
+
+    def _drop_orphan_vectors(self, hashes: Sequence[str]) -> None:
+        """Delete vectors no live chunk uses any more: a delete leaves no vector behind."""
+        if hashes and self._vectors_exist():
+            self.con.execute(
+                "DELETE FROM embeddings WHERE text_hash = ANY(?) AND NOT EXISTS"
+                " (SELECT 1 FROM chunks c WHERE c.text_hash = embeddings.text_hash AND c.live)",
+                (sorted(set(hashes)),))
+
+    def put_vectors(self, items: Sequence[tuple[str, bytes]]) -> int:
+        """Store vectors by chunk text hash and attach them to the live chunks using them."""
+        if not items:
+            return 0
+        rows = [(h, np.frombuffer(v, dtype="<f4"), len(v) // 4) for h, v in items]
+        self.con.executemany(
+            "INSERT INTO embeddings(text_hash, vector, dim) VALUES(?, ?, ?) ON CONFLICT"
+            " (text_hash) DO UPDATE SET vector = EXCLUDED.vector, dim = EXCLUDED.dim", rows)
+        self.con.execute("INSERT INTO meta(key, value) VALUES('vector_epoch',"
+                         " md5(random()::text || clock_timestamp()::text)) ON CONFLICT DO NOTHING")
+        for dim in {r[2] for r in rows}:
+            self._hnsw(dim)
+        self._has_vectors = True
+        got = self.con.execute(
+            "UPDATE chunks SET embedded = TRUE WHERE text_hash = ANY(?) AND live"
+            " AND NOT embedded RETURNING id, scope", (sorted({h for h, _ in items}),)).fetchall()
+        got.sort()
+        self.con.executemany("INSERT INTO vector_log(chunk_id, added, scope) VALUES(?, 1, ?)",
+                             got)
+        return len(got)
+
+    def _hnsw(self, dim: int) -> None:
+        """The HNSW index (cosine) of the vectors of ``dim`` dimensions, made once."""
+        name = f"embeddings_hnsw_{int(dim)}"
+        row = self.con.execute("SELECT to_regclass(?) IS NOT NULL", (name,)).fetchone()
+        if not (row and row[0]):
+            self.con.execute(
+                f"CREATE INDEX IF NOT EXISTS {name} ON embeddings USING hnsw"
+                f" ((vector::vector({int(dim)})) vector_cosine_ops) WHERE dim = {int(dim)}", None)
+
+    def clear_vectors(self) -> None:
+        self.con.execute("INSERT INTO vector_log(chunk_id, added, scope)"
+                         " SELECT id, 0, scope FROM chunks WHERE live AND embedded ORDER BY id")
+        self.con.execute("UPDATE chunks SET embedded = FALSE WHERE embedded")
+        self.con.execute("DELETE FROM embeddings")
+        self._event("clear_vectors")
+
+    def pack_versions(self, *, after: int = 0, limit: int = 500) -> tuple[int, int | None]:
+        """Compress the text of up to ``limit`` past versions (as the SQLite writer)."""
+        rows = self.con.execute(
+            "SELECT v.id, v.text FROM versions v JOIN documents d ON d.id = v.document_id"
+            " AND d.scope = v.scope WHERE v.id > ? AND v.text_z IS NULL"
+            f" AND v.id IS DISTINCT FROM d.version_id AND length(v.text) >= {PACK_MIN}"
+            " ORDER BY v.id LIMIT ?", (after, limit)).fetchall()
+        packed = []
+        for version_id, text in rows:
+            raw = text.encode()
+            z = zlib.compress(raw)
+            if len(z) < len(raw):
+                packed.append((z, version_id))
+        self.con.executemany("UPDATE versions SET text='', text_z=? WHERE id=?", packed)
+        return len(packed), (int(rows[-1][0]) if rows else None)
+
+    def drop_uncited_chunks(self) -> int:
+        """Delete the chunks of past versions that no fact cites; return how many."""
+        removed = self.con.execute(
+            "DELETE FROM chunks c WHERE NOT c.live AND c.id < (SELECT MAX(id) FROM chunks)"
+            " AND NOT EXISTS (SELECT 1 FROM facts f WHERE f.chunk_id = c.id"
+            " AND f.scope = c.scope)").rowcount
+        self.set_meta("retired_chunks", "0")
+        if removed:
+            self._event("compact", reason="chunks of past versions that no fact cites",
+                        detail={"chunks_removed": removed})
+        return removed
+
+    def set_meta(self, key: str, value: str) -> None:
+        self.con.execute("INSERT INTO meta(key, value) VALUES(?, ?) ON CONFLICT(key)"
+                         " DO UPDATE SET value = EXCLUDED.value", (key, value))
+
+    def refresh_files(self, scope: str, files: Sequence[FileCheck]) -> int:
+        """Record that files still hold their documents' versions (no event)."""
+        if not files:
+            return 0
+        return self.con.execute(
+            "UPDATE documents d SET size = f.size, mtime_ns = f.mtime, checked_ns = f.checked"
+            " FROM unnest(?::text[], ?::text[], ?::bigint[], ?::bigint[], ?::bigint[])"
+            " AS f(path, digest, size, mtime, checked) WHERE d.scope = ? AND d.path = f.path"
+            " AND d.deleted_at IS NULL AND d.content_hash = f.digest",
+            ([f[0] for f in files], [f[1] for f in files], [f[2] for f in files],
+             [f[3] for f in files], [f[4] for f in files], scope)).rowcount
+
+    def _replace_names(self, scope: str, doc_id: int, note_id: int, p: PreparedDocument, *,
+                       fresh: bool = False
+                       ) -> tuple[tuple[tuple[str, str], ...], tuple[tuple[str, str], ...]]:
+        rows: list[tuple[str, str, str]] = []
+        if not fresh:
+            rows = [(r[0], r[1], r[2]) for r in self.con.execute(
+                "DELETE FROM names WHERE document_id=? RETURNING key, kind, text", (doc_id,))]
+        self.con.executemany(
+            "INSERT INTO names(key, document_id, entity_id, kind, text, rank, path, scope)"
+            " VALUES(?,?,?,?,?,?,?,?) ON CONFLICT DO NOTHING",
+            [(key, doc_id, note_id, kind, text, rank, p.doc.path, scope)
+             for key, kind, text, rank in p.names])
+        old, new = mention_labels(rows), p.declared
+        self._resolve_names({k for k, _, _ in rows} | {k for k, _, _, _ in p.names})
+        added, removed = tuple(sorted(new - old)), tuple(sorted(old - new))
+        if added or removed:
+            self._names_gen += 1
+        return added, removed
+
+    def _queue_mentions(self, scope: str, doc_id: int | None, added: Sequence[tuple[str, str]],
+                        removed: Sequence[tuple[str, str]], *, source: int | None = None
+                        ) -> None:
+        if doc_id is not None:
+            self.con.execute("INSERT INTO mention_queue(document_id, scope) VALUES(?, ?)"
+                             " ON CONFLICT DO NOTHING", (doc_id, scope))
+        source = doc_id if source is None else source
+        self.con.executemany(
+            "INSERT INTO name_changes(text, key, added, document_id, scope) VALUES(?, ?, ?, ?, ?)",
+            [(t, k, 1, source, scope) for t, k in added]
+            + [(t, k, 0, source, scope) for t, k in removed])
+
+    def mentions_done(self, doc_ids: Sequence[int], *, through_change: int | None) -> None:
+        if doc_ids:
+            self.con.execute("DELETE FROM mention_queue WHERE document_id = ANY(?)",
+                             (list(doc_ids),))
+        if through_change is not None:
+            self.con.execute("DELETE FROM name_changes WHERE id <= ?", (through_change,))
+
+    def requeue_mentions(self, rules: str) -> bool:
+        self.con.execute("SELECT pg_advisory_xact_lock(?)", (FINISH_LOCK,))
+        row = self.con.execute("SELECT value FROM meta WHERE key = 'mention_rules'").fetchone()
+        if row is not None and row[0] == rules:
+            return False
+        self.con.execute("INSERT INTO mention_queue(document_id, scope)"
+                         " SELECT id, scope FROM documents WHERE deleted_at IS NULL"
+                         " ON CONFLICT DO NOTHING")
+        self._names_gen += 1
+        self.set_meta("mention_rules", rules)
+        self._event("requeue_mentions", reason=f"mention rules {rules}")
+        return True
+
+    def _resolve_names(self, keys: Iterable[str]) -> None:
+        self._unresolved.update(keys)
+
+    # ------------------------------------------------------------ facts
+
+    def _entities(self, scope: str, refs: Mapping[str, str]) -> dict[str, int]:
+        """Reference key -> entity id for the keys of ``refs`` as written in ``scope``,
+        creating the name entities that are new (once, whoever else creates them)."""
+        known = self._entity_ids
+        keyed = {k: entity_key(scope, k) for k in refs}
+        missing = sorted({e for e in keyed.values() if e not in known})
+        if missing:
+            found = self.con.execute(
+                "SELECT key, id, orphan FROM entities WHERE key = ANY(?)", (missing,)).fetchall()
+            known.update((k, i) for k, i, _ in found)
+            adopted = [i for _, i, orphan in found if orphan]
+            if adopted:
+                self._refresh_entity_fts(adopted)
+            new = sorted((e, k) for k, e in keyed.items() if e not in known)
+            if new:
+                ts = now_iso()
+                ids = self.tx.ids("entities", len(new))
+                rows = [(eid, e, name_iri(k[5:], scope), refs[k], k[5:])
+                        for eid, (e, k) in zip(ids, new, strict=True)]
+                made = dict(self.con.execute(
+                    "INSERT INTO entities(id, key, kind, scope, iri, label, name_key, created_at)"
+                    " SELECT r.id, r.key, 'name', ?, r.iri, r.label, r.name_key, ?"
+                    " FROM unnest(?::bigint[], ?::text[], ?::text[], ?::text[], ?::text[])"
+                    " AS r(id, key, iri, label, name_key) ORDER BY r.key"
+                    " ON CONFLICT (key) DO NOTHING RETURNING key, id",
+                    (scope, ts, *([r[i] for r in rows] for i in range(5)))).rows)
+                known.update(made)
+                mine = [r for r in rows if r[1] in made]
+                self._name_fts.extend((r[0], scope, r[3]) for r in mine)
+                self._new_names.update(r[0] for r in mine)
+                if len(made) < len(rows):  # another writer made these meanwhile
+                    theirs = [r[1] for r in rows if r[1] not in made]
+                    got = self.con.execute("SELECT key, id FROM entities WHERE key = ANY(?)",
+                                           (theirs,)).fetchall()
+                    known.update((k, i) for k, i in got)
+                    self._refresh_entity_fts(i for _, i in got)
+                self._resolve_names(k[5:] for _, k in new)
+        return {k: known[e] for k, e in keyed.items()}
+
+    def _diff_facts(self, scope: str, doc_id: int, version_id: int, note_id: int,
+                    facts: Sequence[FactParts], refs: Mapping[str, str], chunk_ids: list[int],
+                    ts: str, *, mentions: bool = False, fresh: bool = False,
+                    reason: str = "source edited") -> tuple[int, int, int, set[int]]:
+        ids = self._entities(scope, refs)
+        op = "=" if mentions else "<>"
+        live: dict[str, tuple[Any, ...]] = {}
+        if not fresh:
+            live = {r[0]: r[1:] for r in self.con.execute(
+                "SELECT fact_key, id, version_id, chunk_id, line_start, line_end,"
+                " supporting_text, value, confidence, trust, extractor, extractor_version"
+                " FROM facts WHERE document_id=? AND retracted_at IS NULL"
+                f" AND extractor {op} 'mention'", (doc_id,))}
+        own = note_key(doc_id)
+        given: dict[str, FactParts] = {}
+        for f in facts:
+            key = fact_key(own if f.subject is None else f.subject, f.predicate,
+                           own if f.obj is None else f.obj, f.tail)
+            if key not in given:
+                given[key] = f
+        diff = diff_facts(live, given)
+        updates: list[tuple[object, ...]] = []
+        for key in diff.keep:
+            f, row = given[key], live[key]
+            r = f.row
+            cols = (version_id, chunk_ids[f.chunk] if f.chunk >= 0 else None, *f.cite, r[1],
+                    r[6], r[7], r[12], r[13])
+            if cols != row[1:]:
+                updates.append((*cols, row[0]))
+        ours = (scope, doc_id, version_id, self.actor, ts)
+        inserts: list[tuple[object, ...]] = []
+        touched: set[int] = set()
+        for key, fid in zip(diff.add, self.tx.ids("facts", len(diff.add)), strict=True):
+            f = given[key]
+            subj, obj = f.subject, f.obj
+            chunk_id = chunk_ids[f.chunk] if f.chunk >= 0 else NO_ID
+            subj_id = note_id if subj is None else ids[subj]
+            obj_id = NO_ID if not f.entity else note_id if obj is None else ids[obj]
+            inserts.append(_fact_row((fid, key, subj_id, obj_id, chunk_id) + ours + f.row))
+            touched.add(subj_id)
+        gone: list[int] = [live[key][0] for key in diff.retract]
+        self.con.executemany(_FACT_INSERT, inserts)
+        self.con.executemany(
+            "UPDATE facts SET version_id=?, chunk_id=?, line_start=?, line_end=?,"
+            " supporting_text=?, value=?, confidence=?, trust=?, extractor=?,"
+            " extractor_version=? WHERE id=?", updates)
+        if gone:
+            touched |= self._retract_ids(gone, ts, reason)
+        return len(inserts), len(gone), len(diff.keep), touched
+
+    def _retract_ids(self, fact_ids: Sequence[int], ts: str, reason: str) -> set[int]:
+        subjects: set[int] = set()
+        for subject, name in self.con.execute(
+                "SELECT f.subject_id, CASE e.kind WHEN 'name' THEN e.id END FROM facts f"
+                " LEFT JOIN entities e ON e.id = f.object_id AND e.scope = f.scope"
+                " WHERE f.id = ANY(?)", (list(fact_ids),)):
+            subjects.add(subject)
+            if name is not None:
+                subjects.add(name)
+        self.con.execute("UPDATE facts SET retracted_at=?, retract_reason=? WHERE id = ANY(?)"
+                         " AND retracted_at IS NULL", (ts, reason, list(fact_ids)))
+        return subjects
+
+    def _refresh_entity_fts(self, entity_ids: Iterable[int]) -> None:
+        self._stale_fts.update(entity_ids)
+
+    def _index_entities(self, ids: list[int]) -> tuple[list[tuple[str, int, str]], int, int]:
+        """Index the entities' labels, names and literals for search, or take them out
+        when nothing is left to find them by (as the SQLite writer's ``_index_entity``, a
+        statement for all of them, not one each); return what the notes' labels spell by
+        their initials (initials, id, scope), and the rows and tokens the index gained."""
+        if not ids:
+            return [], 0, 0
+        gone = self.con.execute(
+            "WITH t AS (DELETE FROM entity_fts WHERE entity_id = ANY(?) RETURNING entity_id,"
+            " tsv, dl), p AS (DELETE FROM entity_postings WHERE entity_id = ANY(?) AND lexeme"
+            " = ANY(ARRAY(SELECT DISTINCT unnest(tsvector_to_array(tsv)) FROM t)))"
+            " SELECT COUNT(*), COALESCE(SUM(dl), 0) FROM t", (ids, ids)).fetchone()
+        rows, tokens = -int(gone[0]), -int(gone[1])
+        found = {r[0]: (r[1], r[2], r[3]) for r in self.con.execute(
+            "SELECT id, label, kind, scope FROM entities WHERE id = ANY(?)", (ids,))}
+        aliases: dict[int, list[str]] = {}
+        for eid, t in self.con.execute("SELECT DISTINCT entity_id, text FROM names"
+                                       " WHERE entity_id = ANY(?) ORDER BY 1, 2", (ids,)):
+            aliases.setdefault(eid, []).append(t)
+        names = [i for i in ids if i in found and found[i][1] == "name"]
+        orphans = {r[0] for r in self.con.execute(
+            f"UPDATE entities SET orphan = NOT ({NAME_REFERRED}) WHERE id = ANY(?)"
+            " RETURNING id, orphan", (names,)) if r[1]} if names else set()
+        keep = [i for i in ids if i in found and i not in orphans
+                and not (found[i][1] == "note" and not aliases.get(i))]
+        if not keep:
+            return [], rows, tokens
+        literals: dict[int, list[str]] = {}
+        for eid, value in self.con.execute(
+                "SELECT k.id, v.value FROM unnest(?::bigint[], ?::text[]) AS k(id, scope)"
+                " CROSS JOIN LATERAL (SELECT value FROM facts WHERE subject_id = k.id"
+                " AND scope = k.scope AND retracted_at IS NULL AND object_id IS NULL"
+                " ORDER BY id LIMIT 200) v", (keep, [found[i][2] for i in keep])):
+            literals.setdefault(eid, []).append(value)
+        got = self.con.execute(
+            "WITH t AS (INSERT INTO entity_fts(entity_id, scope, label, aliases, literals)"
+            " SELECT * FROM unnest(?::bigint[], ?::text[], ?::text[], ?::text[], ?::text[])"
+            " RETURNING dl) SELECT COUNT(*), COALESCE(SUM(dl), 0) FROM t",
+            (keep, [found[i][2] for i in keep], [found[i][0] for i in keep],
+             [" ".join(aliases.get(i, ())) for i in keep],
+             [" ".join(literals.get(i, ())) for i in keep])).fetchone()
+        self.con.execute(ENTITY_POSTINGS_INSERT, (keep,))
+        rows, tokens = rows + int(got[0]), tokens + int(got[1])
+        spelled = [(short, i, found[i][2]) for i in keep if found[i][1] == "note"
+                   for short in label_initials(found[i][0])]
+        return spelled, rows, tokens
+
+    def apply_mentions(self, doc_id: int, drafts: Sequence[FactDraft]) -> tuple[int, int]:
+        """Diff a live document's ``mentions`` facts against ``drafts``: (added, retracted)."""
+        self._lock("doc", doc_id)
+        row = self.con.execute(
+            "SELECT d.scope, d.version_id, e.id FROM documents d JOIN entities e"
+            " ON e.key = 'doc:' || d.id AND e.scope = d.scope WHERE d.id = ?"
+            " AND d.deleted_at IS NULL", (doc_id,)).fetchone()
+        if row is None:
+            return 0, 0
+        scope, version_id, note_id = row
+        chunks = self.con.execute("SELECT id, line_start FROM chunks WHERE document_id = ?"
+                                  " AND live ORDER BY ord", (doc_id,)).fetchall()
+        starts = [c[1] for c in chunks]
+        pieces = [0] * len(starts)
+        for i in range(1, len(starts)):
+            if starts[i] == starts[i - 1]:
+                pieces[i] = pieces[i - 1] + 1
+        added, retracted, _, touched = self._diff_facts(
+            scope, doc_id, version_id, note_id, prepare_facts(drafts, starts, pieces),
+            name_refs(drafts), [c[0] for c in chunks], now_iso(), mentions=True)
+        if added or retracted:
+            self._event("mentions", scope=scope, document_id=doc_id,
+                        detail={"added": added, "retracted": retracted})
+        return added, retracted
+
+    # ------------------------------------------------------------ deletes
+
+    def delete(self, scope: str, path: str, *, reason: str = "source deleted") -> Deleted | None:
+        """Tombstone a document and retract every fact it owned."""
+        self._lock(scope, path)
+        row = self.con.execute(
+            "SELECT id FROM documents WHERE scope=? AND path=? AND deleted_at IS NULL",
+            (scope, path)).fetchone()
+        if row is None:
+            return None
+        doc_id, ts = int(row[0]), now_iso()
+        self._lock("doc", doc_id)
+        self.con.execute("UPDATE documents SET deleted_at=?, updated_at=? WHERE id=?",
+                         (ts, ts, doc_id))
+        self._drop_orphan_vectors(self._retire_chunks(self._live_chunk_rows(doc_id)))
+        names = [(r[0], r[1], r[2]) for r in self.con.execute(
+            "DELETE FROM names WHERE document_id=? RETURNING key, kind, text", (doc_id,))]
+        self._resolve_names([k for k, _, _ in names])
+        labels = tuple(sorted(mention_labels(names)))
+        if labels:
+            self._names_gen += 1
+        self._queue_mentions(scope, None, (), labels, source=doc_id)
+        live = [r[0] for r in self.con.execute(
+            "SELECT id FROM facts WHERE document_id=? AND retracted_at IS NULL ORDER BY id",
+            (doc_id,))]
+        touched = self._retract_ids(live, ts, reason) if live else set()
+        note = self.con.execute("SELECT id FROM entities WHERE key=?",
+                                (note_key(doc_id),)).fetchone()
+        self._refresh_entity_fts(touched | ({note[0]} if note else set()))
+        self._event("delete", scope=scope, document_id=doc_id, reason=reason,
+                    detail={"path": path, "retracted": len(live)})
+        return Deleted(path, len(live), names_removed=labels)
+
+    # ------------------------------------------------------------ single facts
+
+    def assert_fact(self, scope: str, draft: FactDraft, *, reason: str | None = None) -> int:
+        """Record one fact asserted through the API (owned by no document)."""
+        ids = self._entities(scope, name_refs([draft]))
+        (f,) = prepare_facts([draft], [])
+        if f.subject is None:
+            raise ValueError("an asserted fact needs a named subject")
+        subj_id = ids[f.subject]
+        obj_id = NO_ID if not f.entity else 0 if f.obj is None else ids[f.obj]
+        key = fact_key(f.subject, f.predicate, note_key(0) if f.obj is None else f.obj, f.tail)
+        ts, fid = now_iso(), self.tx.next_id("facts")
+        row = (*f.row[:9], None, None, *f.row[11:])
+        self.con.execute(_FACT_INSERT, _fact_row((fid, key, subj_id, obj_id, NO_ID, scope, None,
+                                                  None, self.actor, ts, *row)))
+        self._refresh_entity_fts({subj_id})
+        self._event("assert", scope=scope, fact_id=fid, reason=reason,
+                    detail={"predicate": draft.predicate})
+        return fid
+
+    def retract_fact(self, fact_id: int, *, reason: str) -> bool:
+        row = self.con.execute("SELECT scope FROM facts WHERE id=? AND retracted_at IS NULL"
+                               " FOR UPDATE", (fact_id,)).fetchone()
+        if row is None:
+            return False
+        touched = self._retract_ids([fact_id], now_iso(), reason)
+        self._refresh_entity_fts(touched)
+        self._event("retract", scope=row[0], fact_id=fact_id, reason=reason)
+        return True
+
+    def set_review(self, fact_id: int, status: str, *, reason: str | None) -> bool:
+        count = self.con.execute("UPDATE facts SET review=? WHERE id=?",
+                                 (status, fact_id)).rowcount
+        if count:
+            self._event("review", fact_id=fact_id, reason=reason, detail={"status": status})
+        return bool(count)
+
+    def _event(self, action: str, *, scope: str | None = None, document_id: int | None = None,
+               fact_id: int | None = None, reason: str | None = None,
+               detail: dict[str, object] | None = None) -> None:
+        self.con.execute(
+            "INSERT INTO events(at, actor, action, scope, document_id, fact_id, reason, detail)"
+            " VALUES(?,?,?,?,?,?,?,?)",
+            (now_iso(), self.actor, action, scope, document_id, fact_id, reason,
+             json.dumps(detail, ensure_ascii=False) if detail else None))
