@@ -94,7 +94,8 @@ def bm25(con: Con, table: str, query: TextQuery, *, limit: int, select: str, joi
     """The rows of ``table`` matching ``query``, best first: (``select``'s id, score).
 
     ``select``: the id column given back (``t`` is the table); ``join``/``where``/``args``
-    narrow the rows (a scope filter).
+    narrow the rows (a scope filter); in ``where``, ``{cid}`` stands for the chunk's id
+    (whether the rows are read from the chunks or from their postings).
     """
     name, live, _, _ = TABLES[table]
     words = lexemes(con, query.terms)
@@ -104,11 +105,12 @@ def bm25(con: Con, table: str, query: TextQuery, *, limit: int, select: str, joi
     weight = "A" if query.field == "label" else ""
     flat = list(dict.fromkeys(lx for ph in phrases for lx in ph))
     if table == "chunk" and all(len(ph) == 1 for ph in phrases):
-        return _from_postings(con, flat, query.match == "all", limit=limit, where=where,
-                              args=args)
+        return _from_postings(con, flat, query.match == "all", limit=limit,
+                              where=where.replace("{cid}", "t.chunk_id"), args=args)
     if table == "entity" and all(len(ph) == 1 for ph in phrases):
         return _entities_from_postings(con, flat, query.match == "all", bool(weight),
                                        limit=limit, where=where, args=args)
+    where = where.replace("{cid}", "t.id")
     n, avgdl = stats(con, table)
     df = frequencies(con, table, [tsquery_text([lx], "|", weight) for lx in flat])
     idf = [max(1e-6, math.log((n - d + 0.5) / (d + 0.5))) for d in df]
