@@ -617,9 +617,15 @@ class Reader(WikiQueries, TrustReads):
         return {k: int(v) for k, v in zip(keys, row, strict=True)}
 
     def documents_to_reread(self, extraction: str) -> int:
-        row = self.con.execute(
-            "SELECT COUNT(*) FROM documents WHERE deleted_at IS NULL AND source_kind = 'file'"
-            " AND extraction IS DISTINCT FROM ?", (extraction,)).fetchone()
+        """The live files not read under ``extraction``; a key no text column can hold
+        (a NUL in it: what a caller asks to count them all) matches none."""
+        sql = ("SELECT COUNT(*) FROM documents WHERE deleted_at IS NULL"
+               " AND source_kind = 'file'")
+        if "\x00" in extraction:
+            row = self.con.execute(sql).fetchone()
+        else:
+            row = self.con.execute(f"{sql} AND extraction IS DISTINCT FROM ?",
+                                   (extraction,)).fetchone()
         return int(row[0]) if row else 0
 
     def warnings(self, limit: int = 100) -> Warnings:

@@ -41,9 +41,11 @@ def lexemes(con: Con, words: Sequence[str]) -> dict[str, tuple[str, ...]]:
             _LEXEMES.clear()
         got = dict(con.execute(
             "SELECT w, ARRAY(SELECT lexeme FROM unnest(to_tsvector('kw', w))"
-            " ORDER BY positions[1]) FROM unnest(?::text[]) AS w", (missing,)).rows)
+            " ORDER BY positions[1]) FROM unnest(?::text[]) AS w",
+            # (a NUL no text value can hold: a word of the query's, it separates words)
+            ([w.replace("\x00", " ") for w in missing],)).rows)
         for w in missing:
-            _LEXEMES[w] = tuple(got.get(w) or ())
+            _LEXEMES[w] = tuple(got.get(w.replace("\x00", " ")) or ())
     return {w: _LEXEMES[w] for w in words}
 
 
