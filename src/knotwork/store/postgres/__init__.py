@@ -22,7 +22,9 @@ from psycopg_pool import ConnectionPool
 
 from ...errors import StoreError
 from ...types import ParsedDocument
+from ..records import Problem, VectorSample
 from ..sqlite.prepare import PreparedDocument, prepare
+from . import integrity
 from .connection import Con, Transaction, map_driver_errors, migrate
 from .reader import Reader
 from .schema import REFERENCE_TABLES, SCOPED_TABLES
@@ -148,6 +150,18 @@ class PostgresStore:
             "SELECT COALESCE(SUM(pg_total_relation_size(to_regclass(t))), 0)"
             " FROM unnest(?::text[]) AS t", ([*SCOPED_TABLES, *REFERENCE_TABLES],)).fetchone()
         return int(row[0]) if row else 0
+
+    def check_integrity(self, *, sample: int = 200) -> list[Problem]:
+        """Every invariant, read in one snapshot (one committed state of the store)."""
+        with self.snapshot(), map_driver_errors("cannot check the store"):
+            return integrity.check(self._con, sample=sample)
+
+    def vector_sample(self, n: int) -> list[VectorSample]:
+        return integrity.vector_sample(self._con, n)
+
+    def rebuild_indexes(self, *, actor: str) -> dict[str, int]:
+        with self.write(actor=actor) as w, map_driver_errors("cannot rebuild the indexes"):
+            return integrity.rebuild(w)
 
     def close(self) -> None:
         self._pool.close()

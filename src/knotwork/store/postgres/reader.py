@@ -26,9 +26,11 @@ from ..records import (
     WarningRecord,
     Warnings,
 )
-from ..sqlite.reader import _fact_row, _file_state
+from ..sqlite.reader import TRUST_LABELS, _as_of, _fact_row, _file_state
 from . import text
 from .connection import Con
+from .trust import TrustReads
+from .wiki import WikiQueries
 
 _FACT_SELECT = """
 SELECT f.id, COALESCE(s.resolved_id, s.id), COALESCE(sc.iri, s.iri), COALESCE(sc.label, s.label),
@@ -47,7 +49,7 @@ LEFT JOIN versions v ON v.id = f.version_id AND v.scope = f.scope
 """
 
 
-class Reader:
+class Reader(WikiQueries, TrustReads):
     """Read operations; each statement on the thread's pinned connection or a pooled one."""
 
     def __init__(self, con: Con) -> None:
@@ -95,7 +97,12 @@ class Reader:
                 out[key] = eid
         return out
 
-    def find_entity(self, text: str, key: str) -> int | None:
+    def find_entity(self, text: str, key: str, *, scopes: Sequence[str] | None = None
+                    ) -> int | None:
+        """By iri, then name, then label; canonical id or None. With ``scopes``, only an
+        entity of one of them (``TrustReads.find_in_scopes``)."""
+        if scopes:
+            return self.find_in_scopes(text, key, scopes)
         row = self.con.execute(
             "SELECT COALESCE(e.resolved_id, e.id) FROM entities e"
             " LEFT JOIN documents d ON d.id = e.document_id AND d.scope = e.scope WHERE e.iri=?"
@@ -122,7 +129,8 @@ class Reader:
             return out
         for sid, value in self.con.execute(
                 "SELECT subject_id, value FROM facts WHERE retracted_at IS NULL AND"
-                " predicate='type' AND subject_id = ANY(?) ORDER BY id", (list(members),)):
+                " review <> 'rejected' AND predicate='type' AND subject_id = ANY(?)"
+                " ORDER BY id", (list(members),)):
             vals = out.setdefault(members[sid], [])
             if value not in vals:
                 vals.append(value)
@@ -157,11 +165,11 @@ class Reader:
         where, args = [f"{col} = ANY(?)"], list[object]([members])
         self._time_filter(where, args, as_of=as_of, history=history)
         self._filters(where, args, scopes=scopes, min_confidence=min_confidence, trusts=trusts,
-                      valid_at=valid_at)
+                      valid_at=valid_at, rejected=history)
         sql = f"{_FACT_SELECT} WHERE {' AND '.join(where)} ORDER BY f.id"
         if limit:
             sql += f" LIMIT {int(limit)}"
-        return [_fact_row(r) for r in self.con.execute(sql, args)]
+        return [_as_of(_fact_row(r), as_of) for r in self.con.execute(sql, args)]
 
     def entity_facts(self, entity_id: int, *, out_limit: int, in_limit: int,
                      as_of: str | None = None, scopes: Sequence[str] | None = None,
@@ -187,7 +195,8 @@ class Reader:
                 sql = f"{_FACT_SELECT} WHERE {' AND '.join(where)} LIMIT ?"
                 args.append(limit)
             rows = self.con.execute(sql, args).fetchall()
-            out.append(sorted((_fact_row(r) for r in rows), key=lambda f: f.id))
+            out.append(sorted((_as_of(_fact_row(r), as_of) for r in rows),
+                              key=lambda f: f.id))
         return out[0], out[1]
 
     def facts_by_id(self, fact_ids: Sequence[int]) -> list[FactRow]:
@@ -206,8 +215,10 @@ class Reader:
 
     @staticmethod
     def _filters(where: list[str], args: list[object], *, scopes: Sequence[str] | None,
-                 min_confidence: float, trusts: Sequence[str] | None, valid_at: str | None
-                 ) -> None:
+                 min_confidence: float, trusts: Sequence[str] | None, valid_at: str | None,
+                 rejected: bool = False) -> None:
+        """The filters every fact read takes. A rejected fact is left out unless
+        ``rejected`` (history) or ``trusts`` names "rejected"."""
         if scopes:
             where.append("f.scope = ANY(?)")
             args.append(list(scopes))
@@ -215,8 +226,14 @@ class Reader:
             where.append("f.confidence >= ?")
             args.append(min_confidence)
         if trusts:
-            where.append("f.trust = ANY(?)")
-            args.append(list(trusts))
+            # trust labels and review statuses both name a fact's trust state: "stated,
+            # approved" is what the author wrote or a reviewer approved
+            kinds = [t for t in trusts if t in TRUST_LABELS]
+            reviews = [t for t in trusts if t not in TRUST_LABELS]
+            where.append("(f.trust = ANY(?::text[]) OR f.review = ANY(?::text[]))")
+            args.extend([kinds, reviews])
+        if not rejected and not (trusts and "rejected" in trusts):
+            where.append("f.review <> 'rejected'")
         if valid_at:
             where.append("(f.valid_from IS NULL OR f.valid_from <= ?)"
                          " AND (f.valid_to IS NULL OR f.valid_to > ?)")
@@ -414,7 +431,7 @@ class Reader:
         return zlib.decompress(row[1]).decode() if row[1] is not None else str(row[0])
 
     def events(self, *, document_id: int | None = None, fact_ids: Sequence[int] = (),
-               limit: int | None = 100) -> list[EventRecord]:
+               limit: int | None = 100, since: str | None = None) -> list[EventRecord]:
         where, args = list[str](), list[object]()
         if document_id is not None:
             where.append("document_id = ?")
@@ -425,7 +442,10 @@ class Reader:
         sql = ("SELECT id, at, actor, action, scope, document_id, fact_id, reason, detail"
                " FROM events")
         if where:
-            sql += " WHERE " + " OR ".join(where)
+            sql += " WHERE (" + " OR ".join(where) + ")"
+        if since is not None:
+            sql += (" AND " if where else " WHERE ") + "at >= ?"
+            args.append(since)
         sql += " ORDER BY id DESC" + ("" if limit is None else f" LIMIT {int(limit)}")
         return [EventRecord(id=i, at=at, actor=actor, action=action, scope=scope,
                             document_id=doc, fact_id=fact, reason=reason,
@@ -478,7 +498,8 @@ class Reader:
         return {r[0] for r in self.con.execute(
             "SELECT DISTINCT f.document_id FROM entities e JOIN facts f ON f.object_id = e.id"
             " AND f.scope = e.scope AND f.retracted_at IS NULL WHERE e.name_key = ANY(?)"
-            " AND e.kind = 'name' AND f.extractor <> 'mention' AND f.document_id IS NOT NULL",
+            " AND e.kind = 'name' AND f.extractor NOT IN ('mention', 'llm')"
+            " AND f.document_id IS NOT NULL",
             (sorted(set(keys)),))}
 
     def documents_mentioning_keys(self, keys: Sequence[str]) -> set[int]:
@@ -507,7 +528,8 @@ class Reader:
                 "SELECT f.document_id, o.name_key, o.resolved_id FROM facts f"
                 " JOIN entities o ON o.id = f.object_id AND o.scope = f.scope"
                 " WHERE f.document_id = ANY(?) AND f.retracted_at IS NULL"
-                " AND f.extractor <> 'mention' AND o.name_key IS NOT NULL", (ids,)):
+                " AND f.extractor NOT IN ('mention', 'llm') AND o.name_key IS NOT NULL",
+                (ids,)):
             out[doc][2].add(key)
             if target is not None:
                 targets.setdefault(target, []).append(doc)
@@ -595,9 +617,15 @@ class Reader:
         return {k: int(v) for k, v in zip(keys, row, strict=True)}
 
     def documents_to_reread(self, extraction: str) -> int:
-        row = self.con.execute(
-            "SELECT COUNT(*) FROM documents WHERE deleted_at IS NULL AND source_kind = 'file'"
-            " AND extraction IS DISTINCT FROM ?", (extraction,)).fetchone()
+        """The live files not read under ``extraction``; a key no text column can hold
+        (a NUL in it: what a caller asks to count them all) matches none."""
+        sql = ("SELECT COUNT(*) FROM documents WHERE deleted_at IS NULL"
+               " AND source_kind = 'file'")
+        if "\x00" in extraction:
+            row = self.con.execute(sql).fetchone()
+        else:
+            row = self.con.execute(f"{sql} AND extraction IS DISTINCT FROM ?",
+                                   (extraction,)).fetchone()
         return int(row[0]) if row else 0
 
     def warnings(self, limit: int = 100) -> Warnings:

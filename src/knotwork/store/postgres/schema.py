@@ -27,8 +27,10 @@ SCOPED_TABLES = ("documents", "versions", "chunks", "chunk_postings", "entities"
                  "entity_postings", "entity_initials", "names", "facts", "events",
                  "mention_queue", "name_changes", "vector_log")
 """Tables whose every row belongs to one scope (a Citus distribution key)."""
-REFERENCE_TABLES = ("meta", "embeddings")
-"""Tables shared by every scope (replicated to every node on Citus)."""
+REFERENCE_TABLES = ("meta", "embeddings", "tokens")
+"""Tables shared by every scope (replicated to every node on Citus): the store's own
+bookkeeping, the vectors (keyed by text hash across scopes), and the API tokens (each
+names the scopes it may reach, so it belongs to none)."""
 
 COUNTS = ("live_chunks", "live_chunk_tokens", "entity_rows", "entity_tokens")
 """The counts ``meta`` keeps for BM25 (``Writer._count``), zero in an empty store."""
@@ -163,6 +165,20 @@ MIGRATIONS: list[list[str]] = [[
         added INTEGER NOT NULL, document_id BIGINT, label INTEGER NOT NULL DEFAULT 1,
         scope TEXT NOT NULL)""",
 ]]
+
+# 2: trust you can inspect (as SQLite's migration 16). ``tokens`` holds the API tokens a
+# server accepts besides its own: only a SHA-256 of each secret, its scopes (a JSON list),
+# whether it may write, and when it was revoked (rows are kept: the audit log names them).
+# The review queue reads the live facts awaiting a decision on their own partial index;
+# the audit log's time window reads ``events`` by time.
+MIGRATIONS.append([
+    f"""CREATE TABLE tokens(
+        id {_ID}, name TEXT NOT NULL, secret_hash TEXT NOT NULL UNIQUE, scopes TEXT NOT NULL,
+        read_only BOOLEAN NOT NULL, created_at TEXT NOT NULL, revoked_at TEXT)""",
+    """CREATE INDEX facts_review ON facts(review, id)
+        WHERE retracted_at IS NULL AND review <> 'approved'""",
+    """CREATE INDEX events_at ON events(at)""",
+])
 
 
 

@@ -41,9 +41,11 @@ def lexemes(con: Con, words: Sequence[str]) -> dict[str, tuple[str, ...]]:
             _LEXEMES.clear()
         got = dict(con.execute(
             "SELECT w, ARRAY(SELECT lexeme FROM unnest(to_tsvector('kw', w))"
-            " ORDER BY positions[1]) FROM unnest(?::text[]) AS w", (missing,)).rows)
+            " ORDER BY positions[1]) FROM unnest(?::text[]) AS w",
+            # (a NUL no text value can hold: a word of the query's, it separates words)
+            ([w.replace("\x00", " ") for w in missing],)).rows)
         for w in missing:
-            _LEXEMES[w] = tuple(got.get(w) or ())
+            _LEXEMES[w] = tuple(got.get(w.replace("\x00", " ")) or ())
     return {w: _LEXEMES[w] for w in words}
 
 
@@ -94,7 +96,8 @@ def bm25(con: Con, table: str, query: TextQuery, *, limit: int, select: str, joi
     """The rows of ``table`` matching ``query``, best first: (``select``'s id, score).
 
     ``select``: the id column given back (``t`` is the table); ``join``/``where``/``args``
-    narrow the rows (a scope filter).
+    narrow the rows (a scope filter); in ``where``, ``{cid}`` stands for the chunk's id
+    (whether the rows are read from the chunks or from their postings).
     """
     name, live, _, _ = TABLES[table]
     words = lexemes(con, query.terms)
@@ -104,11 +107,12 @@ def bm25(con: Con, table: str, query: TextQuery, *, limit: int, select: str, joi
     weight = "A" if query.field == "label" else ""
     flat = list(dict.fromkeys(lx for ph in phrases for lx in ph))
     if table == "chunk" and all(len(ph) == 1 for ph in phrases):
-        return _from_postings(con, flat, query.match == "all", limit=limit, where=where,
-                              args=args)
+        return _from_postings(con, flat, query.match == "all", limit=limit,
+                              where=where.replace("{cid}", "t.chunk_id"), args=args)
     if table == "entity" and all(len(ph) == 1 for ph in phrases):
         return _entities_from_postings(con, flat, query.match == "all", bool(weight),
                                        limit=limit, where=where, args=args)
+    where = where.replace("{cid}", "t.id")
     n, avgdl = stats(con, table)
     df = frequencies(con, table, [tsquery_text([lx], "|", weight) for lx in flat])
     idf = [max(1e-6, math.log((n - d + 0.5) / (d + 0.5))) for d in df]

@@ -43,6 +43,7 @@ from ..sqlite.prepare import (
     prepare_facts,
 )
 from .connection import Transaction, map_driver_errors, now_iso
+from .trust import TrustWrites
 
 # Whether a live fact still refers to the name entity row ``entities`` (subject or object)
 NAME_REFERRED = ("EXISTS (SELECT 1 FROM facts f WHERE f.object_id = entities.id"
@@ -111,7 +112,7 @@ def _same_chunks(old: Sequence[Sequence[object]], p: PreparedDocument) -> list[i
     return [int(cast(int, r[0])) for r in old]
 
 
-class Writer:
+class Writer(TrustWrites):
     """Write operations over one open ``Transaction``."""
 
     def __init__(self, tx: Transaction, *, actor: str) -> None:
@@ -285,10 +286,15 @@ class Writer:
                                                moved=rename_from is not None))
         names_added, names_removed = self._replace_names(scope, doc_id, note_id, p, fresh=fresh)
         self._queue_mentions(scope, doc_id, names_added, names_removed)
+        # model-extracted facts (``apply_extracted``) whose chunk this version no longer
+        # holds go with it: the next ``extract`` sends only those chunks again
+        llm_gone, llm_touched = (0, set[int]()) if fresh else self._retract_unchunked(
+            doc_id, chunk_ids, ts)
         added, retracted, kept, touched = self._diff_facts(
             scope, doc_id, version_id, note_id, p.facts, p.refs, chunk_ids, ts, fresh=fresh,
             reason="read again under other rules" if reread else "source edited")
-        self._refresh_entity_fts({note_id, *touched})
+        retracted += llm_gone
+        self._refresh_entity_fts({note_id, *touched, *llm_touched})
         action = "rename" if rename_from else ("create" if created else "update")
         detail: dict[str, object] = {
             "path": doc.path, "from": rename_from, "version_id": version_id,
@@ -592,17 +598,21 @@ class Writer:
 
     def _diff_facts(self, scope: str, doc_id: int, version_id: int, note_id: int,
                     facts: Sequence[FactParts], refs: Mapping[str, str], chunk_ids: list[int],
-                    ts: str, *, mentions: bool = False, fresh: bool = False,
+                    ts: str, *, mentions: bool = False, extracted: bool = False,
+                    fresh: bool = False,
                     reason: str = "source edited") -> tuple[int, int, int, set[int]]:
         ids = self._entities(scope, refs)
-        op = "=" if mentions else "<>"
+        # Three owners inside one document: its own structure, the mentions found in it
+        # and the facts a model extracted from its chunks; each diff sees only its own.
+        owned = ("extractor = 'mention'" if mentions else "extractor = 'llm'" if extracted
+                 else "extractor NOT IN ('mention', 'llm')")
         live: dict[str, tuple[Any, ...]] = {}
         if not fresh:
             live = {r[0]: r[1:] for r in self.con.execute(
                 "SELECT fact_key, id, version_id, chunk_id, line_start, line_end,"
                 " supporting_text, value, confidence, trust, extractor, extractor_version"
                 " FROM facts WHERE document_id=? AND retracted_at IS NULL"
-                f" AND extractor {op} 'mention'", (doc_id,))}
+                f" AND {owned}", (doc_id,))}
         own = note_key(doc_id)
         given: dict[str, FactParts] = {}
         for f in facts:
@@ -688,6 +698,7 @@ class Writer:
                 "SELECT k.id, v.value FROM unnest(?::bigint[], ?::text[]) AS k(id, scope)"
                 " CROSS JOIN LATERAL (SELECT value FROM facts WHERE subject_id = k.id"
                 " AND scope = k.scope AND retracted_at IS NULL AND object_id IS NULL"
+                " AND review <> 'rejected'"
                 " ORDER BY id LIMIT 200) v", (keep, [found[i][2] for i in keep])):
             literals.setdefault(eid, []).append(value)
         got = self.con.execute(
@@ -705,6 +716,25 @@ class Writer:
 
     def apply_mentions(self, doc_id: int, drafts: Sequence[FactDraft]) -> tuple[int, int]:
         """Diff a live document's ``mentions`` facts against ``drafts``: (added, retracted)."""
+        return self._apply_owned(doc_id, drafts, extracted=False)
+
+    def apply_extracted(self, doc_id: int, drafts: Sequence[FactDraft]) -> tuple[int, int]:
+        """Diff a live document's model-extracted facts (extractor ``llm``) against
+        ``drafts``: (added, retracted). Each draft's span must lie in a live chunk."""
+        return self._apply_owned(doc_id, drafts, extracted=True)
+
+    def _retract_unchunked(self, doc_id: int, chunk_ids: Sequence[int], ts: str
+                           ) -> tuple[int, set[int]]:
+        """Retract the document's ``llm`` facts whose chunk is not among ``chunk_ids``:
+        how many, and the entities touched."""
+        gone = [int(r[0]) for r in self.con.execute(
+            "SELECT id FROM facts WHERE document_id = ? AND retracted_at IS NULL"
+            " AND extractor = 'llm' AND (chunk_id IS NULL OR chunk_id <> ALL(?::bigint[]))",
+            (doc_id, list(chunk_ids)))]
+        return len(gone), (self._retract_ids(gone, ts, "source edited") if gone else set())
+
+    def _apply_owned(self, doc_id: int, drafts: Sequence[FactDraft], *, extracted: bool
+                     ) -> tuple[int, int]:
         self._lock("doc", doc_id)
         row = self.con.execute(
             "SELECT d.scope, d.version_id, e.id FROM documents d JOIN entities e"
@@ -722,9 +752,13 @@ class Writer:
                 pieces[i] = pieces[i - 1] + 1
         added, retracted, _, touched = self._diff_facts(
             scope, doc_id, version_id, note_id, prepare_facts(drafts, starts, pieces),
-            name_refs(drafts), [c[0] for c in chunks], now_iso(), mentions=True)
+            name_refs(drafts), [c[0] for c in chunks], now_iso(), mentions=not extracted,
+            extracted=extracted)
+        if extracted:  # literal values an entity is found by
+            self._refresh_entity_fts(touched)
         if added or retracted:
-            self._event("mentions", scope=scope, document_id=doc_id,
+            self._event("extracted" if extracted else "mentions", scope=scope,
+                        document_id=doc_id,
                         detail={"added": added, "retracted": retracted})
         return added, retracted
 
@@ -790,13 +824,6 @@ class Writer:
         self._refresh_entity_fts(touched)
         self._event("retract", scope=row[0], fact_id=fact_id, reason=reason)
         return True
-
-    def set_review(self, fact_id: int, status: str, *, reason: str | None) -> bool:
-        count = self.con.execute("UPDATE facts SET review=? WHERE id=?",
-                                 (status, fact_id)).rowcount
-        if count:
-            self._event("review", fact_id=fact_id, reason=reason, detail={"status": status})
-        return bool(count)
 
     def _event(self, action: str, *, scope: str | None = None, document_id: int | None = None,
                fact_id: int | None = None, reason: str | None = None,
