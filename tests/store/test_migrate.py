@@ -40,10 +40,13 @@ def _store_with_history(tmp_path: Path) -> str:
 
 def test_a_store_goes_to_postgresql_and_back_with_the_same_checksum(tmp_path: Path) -> None:
     db = _store_with_history(tmp_path)
+    with Knotwork.open(None, db=db, embedder="hash") as kw:
+        secret = kw.create_token("agent", scopes=["default"], read_only=True).secret
     url = pg.fresh_url()
     try:
         before, after = migrate_store(db, url)
         assert before == after and before.counts["versions"] > before.counts["documents"]
+        assert before.counts["tokens"] == 1
         assert before.counts["facts"] and before.counts["embeddings"]
         assert set(before.counts) == set(TABLES)
         back = str(tmp_path / "back.db")
@@ -59,6 +62,9 @@ def test_a_store_goes_to_postgresql_and_back_with_the_same_checksum(tmp_path: Pa
                 assert ({e.label for e in a.context(q).entities}
                         == {e.label for e in b.context(q).entities})
             assert replace(a.stats(), store="") == replace(b.stats(), store="")
+            # an API token goes with the store, still read-only and still its secret's
+            assert secret and (who := b.authenticate(secret)) is not None
+            assert who.read_only and who.scopes == ("default",)
         # and it takes new writes: ids continue past the copied ones
         s = open_store(url)
         try:

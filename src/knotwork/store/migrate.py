@@ -48,8 +48,10 @@ TABLES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "vector_log": (("seq",), ("seq", "chunk_id", "added")),
     "mention_queue": (("document_id",), ("document_id",)),
     "name_changes": (("id",), ("id", "text", "key", "added", "document_id", "label")),
+    "tokens": (("id",), ("id", "name", "secret_hash", "scopes", "read_only", "created_at",
+                         "revoked_at")),
 }
-FLAGS = frozenset({"live", "embedded", "orphan"})
+FLAGS = frozenset({"live", "embedded", "orphan", "read_only"})
 """Columns holding a yes/no (SQLite: 0/1, PostgreSQL: boolean)."""
 DERIVED_META = frozenset({"schema_version", "live_chunks", "live_chunk_tokens", "entity_rows",
                           "entity_tokens"})

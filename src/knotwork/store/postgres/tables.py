@@ -17,7 +17,7 @@ from .connection import map_driver_errors
 from .schema import COUNTS
 from .writer import ENTITY_POSTINGS_INSERT, POSTINGS_INSERT
 
-_FLAGS = frozenset({"live", "embedded", "orphan"})
+_FLAGS = frozenset({"live", "embedded", "orphan", "read_only"})
 # tables whose scope is filled in by ``finish`` (their rows arrive without one)
 _SCOPE_FROM = [
     "UPDATE versions t SET scope = d.scope FROM documents d WHERE d.id = t.document_id",
@@ -32,7 +32,7 @@ _SCOPE_FROM = [
 _NO_SCOPE = ("versions", "chunks", "names", "mention_queue", "name_changes", "entity_fts",
              "entity_initials", "vector_log")
 _IDS = {"documents": "id", "versions": "id", "chunks": "id", "entities": "id", "facts": "id",
-        "events": "id", "name_changes": "id", "vector_log": "seq"}
+        "events": "id", "name_changes": "id", "vector_log": "seq", "tokens": "id"}
 
 
 def _vector_text(blob: bytes) -> str:
