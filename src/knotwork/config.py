@@ -59,8 +59,8 @@ class Settings:
     debounce_ms: int = _setting(500, "Watcher debounce: file events closer than this are"
                                 " merged.")
     embedder: str = _setting("minilm", "Embedding model for semantic search: minilm (bundled,"
-                             " offline), openai:<model>, st:<model>, hash (tests only) or"
-                             " none.")
+                             " offline), minilm-static (distilled from it: fast, weaker),"
+                             " openai:<model>, st:<model>, hash (tests only) or none.")
     fusion: str = _setting("adaptive", "How hybrid search fuses BM25 and vector ranks:"
                            " adaptive (BM25 weighed by the store's size, agreement), zscore"
                            " (fixed weights) or rrf.")
