@@ -62,10 +62,11 @@ class Settings:
     debounce_ms: int = _setting(500, "Watcher debounce: file events closer than this are"
                                 " merged.")
     embedder: str = _setting("minilm", "Embedding model for semantic search: minilm (bundled,"
-                             " offline), openai:<model>, st:<model>, hash (tests only) or"
-                             " none.")
-    fusion: str = _setting("zscore", "How hybrid search fuses BM25 and vector ranks: zscore or"
-                           " rrf.")
+                             " offline), minilm-static (distilled from it: fast, weaker),"
+                             " openai:<model>, st:<model>, hash (tests only) or none.")
+    fusion: str = _setting("adaptive", "How hybrid search fuses BM25 and vector ranks:"
+                           " adaptive (BM25 weighed by the store's size, agreement), zscore"
+                           " (fixed weights) or rrf.")
     ann_threshold: int = _setting(50_000, "Live chunk vectors past which vector search uses an"
                                   " HNSW index (0 = always exact).")
     assemble_config: str = _setting("", "TOML file of the tiers and budget `assemble` uses"

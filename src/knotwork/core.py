@@ -22,7 +22,8 @@ from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, TypeVar
 
 from . import checks, limits
 from .config import Settings
-from .embed import Embedder, open_embedder
+from .embed import Embedder
+from .embed.shared import shared_embedder
 from .errors import ConfigError, InvalidQuery, NotFound
 from .render import renderer
 from .retrieve import ContextOptions, Measure, build_context, token_counter
@@ -242,7 +243,7 @@ class Knotwork:
         if self._embedding_off():
             return None
         if self._embedder is None:
-            self._embedder = open_embedder(self.settings.embedder)
+            self._embedder = shared_embedder(self.settings.embedder)  # one a process
         return self._embedder
 
     def embed(self, *, progress: _sync.Progress | None = None, batch: int = 64,

@@ -3,6 +3,7 @@
 Backends are chosen by a short spec string, so a setting can name one::
 
     "minilm"            the default: all-MiniLM-L6-v2 int8 ONNX, offline, no torch
+    "minilm-static"     opt-in: a static table distilled from it (embed.static), fast
     "hash"              a deterministic bag-of-hashes, for unit tests only
     "openai:<model>"    any OpenAI-compatible ``/v1/embeddings`` endpoint (Ollama, vLLM, …)
     "st:<model>"        sentence-transformers (optional, needs ``knotwork[torch]``)
@@ -42,6 +43,12 @@ def _hash(**options: Any) -> Embedder:
     return HashEmbedder(**options)
 
 
+def _static(**options: Any) -> Embedder:
+    from knotwork.embed.static import StaticEmbedder
+
+    return StaticEmbedder(**options)
+
+
 def _openai(model: str, **options: Any) -> Embedder:
     from knotwork.embed.openai_compat import OpenAIEmbedder
 
@@ -70,6 +77,7 @@ def _options_of(class_path: str) -> Callable[[], set[str]]:
 _PLAIN: dict[str, tuple[Callable[..., Embedder], Callable[[], set[str]]]] = {
     "minilm": (_minilm, _options_of("knotwork.embed.minilm.MiniLMEmbedder")),
     "hash": (_hash, _options_of("knotwork.embed.hashing.HashEmbedder")),
+    "minilm-static": (_static, _options_of("knotwork.embed.static.StaticEmbedder")),
 }
 _WITH_MODEL: dict[str, tuple[Callable[..., Embedder], Callable[[], set[str]]]] = {
     "openai": (_openai, _options_of("knotwork.embed.openai_compat.OpenAIEmbedder")),

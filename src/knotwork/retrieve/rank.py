@@ -12,6 +12,8 @@ from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Generic, TypeVar
 
+from .adaptive import adaptive_sum
+
 K = TypeVar("K", bound=Hashable)
 
 EXACT_SCORE = 1.0
@@ -277,7 +279,8 @@ def bm25_moments(top: Sequence[float], n: int) -> tuple[float, float] | None:
     return mean, math.sqrt(var)
 
 
-FUSIONS: dict[str, Callable[..., dict[int, float]]] = {"rrf": rrf, "zscore": zscore_sum}
+FUSIONS: dict[str, Callable[..., dict[int, float]]] = {
+    "adaptive": adaptive_sum, "rrf": rrf, "zscore": zscore_sum}
 
 
 def fusion(name: str) -> Callable[..., dict[int, float]]:

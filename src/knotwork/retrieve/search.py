@@ -12,6 +12,7 @@ from ..errors import InvalidQuery
 from ..store import StoreReader
 from ..types import SearchHit
 from . import fulltext
+from .adaptive import adaptive_sum
 from .pipeline import says_something
 from .rank import HYBRID_WEIGHTS, bm25_moments, zscore_sum
 from .rank import fusion as fusion_by_name
@@ -57,8 +58,12 @@ def search(reader: StoreReader, query: str, *, k: int, mode: str, fusion: str,
         ranked = runs[0]
     else:
         fuse = fusion_by_name(fusion)
-        scores = (fuse(runs, weights=HYBRID_WEIGHTS, stats=stats) if fuse is zscore_sum
-                  else fuse(runs))
+        if fuse is adaptive_sum:
+            scores = fuse(runs, stats=stats, n=reader.live_chunk_count())
+        elif fuse is zscore_sum:
+            scores = fuse(runs, weights=HYBRID_WEIGHTS, stats=stats)
+        else:
+            scores = fuse(runs)
         ranked = sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))
     return _texts_first(reader, ranked, k=k, scopes=scopes, per_note=per_note)
 
