@@ -107,8 +107,10 @@ def test_sigterm_stops_the_pool_as_ctrl_c_does(tmp_path: Path) -> None:
     vault = make_vault(tmp_path / "vault", NOTES)
     db = tmp_path / "s.db"
     proc = _start(db, vault)
-    workers = _watch(proc, 1.5)
+    # 0.3 s after the first worker appears: mid-pool however fast the machine
+    workers = _watch(proc, 0.3, after_workers=True)
     assert workers, "the ingest started no worker processes"
+    assert proc.poll() is None, "the ingest ended before it could be stopped"
     proc.send_signal(signal.SIGTERM)
     _, stderr = proc.communicate(timeout=10)
     assert proc.returncode != 0 and b"Traceback" not in stderr, stderr.decode()
