@@ -30,8 +30,7 @@ RELATIONS_MAX = 2_000  # relations in one agent document
 SCOPE_CHARS = 200  # a scope name
 SCOPES_MAX = 50  # scopes named in one read
 TOKEN_MIN_CHARS = 16  # a bearer token: at least this long, not blank
-WIKI_CATEGORY_CHARS = 40  # a wiki page's category (one of the wiki_categories setting)
-PAGE_TITLE_CHARS = 500  # a wiki page's title
+PAGE_TITLE_CHARS = 500  # a wiki page's title (its category: one of wiki_categories)
 PAGE_CONTENT_CHARS = 2_000_000  # a wiki page's Markdown
 PAGE_SUMMARY_CHARS = 500  # a wiki page's one-line summary
 TIER_CHARS = 200  # an assemble tier's name
@@ -67,7 +66,6 @@ ALL: dict[str, tuple[int, str]] = {
     "SCOPE_CHARS": (SCOPE_CHARS, "scope name"),
     "SCOPES_MAX": (SCOPES_MAX, "scopes per read"),
     "TOKEN_MIN_CHARS": (TOKEN_MIN_CHARS, "bearer token, at least"),
-    "WIKI_CATEGORY_CHARS": (WIKI_CATEGORY_CHARS, "wiki page category"),
     "PAGE_TITLE_CHARS": (PAGE_TITLE_CHARS, "wiki page title"),
     "PAGE_CONTENT_CHARS": (PAGE_CONTENT_CHARS, "wiki page text"),
     "PAGE_SUMMARY_CHARS": (PAGE_SUMMARY_CHARS, "wiki page summary"),

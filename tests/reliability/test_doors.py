@@ -112,6 +112,12 @@ def test_the_parser_keeps_the_facts_limit_the_table_states() -> None:
     assert markdown.FACTS_PER_NOTE == limits.FACTS_PER_NOTE
 
 
+def test_the_wiki_keeps_the_title_limit_the_table_states() -> None:
+    from knotwork.wiki import names
+
+    assert names.MAX_TITLE == limits.PAGE_TITLE_CHARS
+
+
 def test_the_readme_states_every_limit() -> None:
     readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
     table = readme[readme.index("| what | at most |"):]

@@ -240,7 +240,11 @@ def within(vault: Path | None, path: str | os.PathLike[str]) -> Path:
     if vault is None:
         raise InvalidQuery("this server serves no vault: add-context reads only inside one")
     root = vault.resolve()
-    full = (root / path).resolve()
+    try:  # a NUL or a name past the file system's limit: no such path (was a ValueError)
+        full = (root / path).resolve()
+    except (OSError, ValueError) as exc:
+        raise NotFound("path", str(path)[:200],
+                       message=f"path cannot exist: {str(path)[:200]!r}: {exc}") from None
     if not full.is_relative_to(root):
         # the served vault has no such path (as a missing one): 404, not a bad request
         raise NotFound("path", str(path), message=f"{path} is outside the served vault")
