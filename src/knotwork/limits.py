@@ -41,6 +41,9 @@ PATTERNS_MAX = 100  # globs in one add-context call
 PATTERN_CHARS = 1_000  # one glob
 FACT_IDS_MAX = 10_000  # fact ids in one review decision
 SPAN_CHARS = 64  # the audit's since: 7d, 12h or an ISO time
+# How far a page may skip (history, the review queue): past SQLite's 64-bit integers an
+# offset was a 500 (OverflowError binding it); no store holds a billion facts of one page.
+OFFSET_MAX = 1_000_000_000
 # Facts one note may state: a note of 100,000 links took 9-17 s to sync; past this, the
 # first ones are kept and the note carries a warning (20,000 links: about 2 s).
 FACTS_PER_NOTE = 20_000
@@ -77,5 +80,6 @@ ALL: dict[str, tuple[int, str]] = {
     "PATTERN_CHARS": (PATTERN_CHARS, "add-context glob"),
     "FACT_IDS_MAX": (FACT_IDS_MAX, "fact ids per review decision"),
     "SPAN_CHARS": (SPAN_CHARS, "audit since"),
+    "OFFSET_MAX": (OFFSET_MAX, "offset of a page (history, review)"),
     "FACTS_PER_NOTE": (FACTS_PER_NOTE, "facts kept from one note file"),
 }

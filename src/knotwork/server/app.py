@@ -299,7 +299,7 @@ def entity(ref: Ref, request: Request, kw: KW,
 def history(request: Request, kw: KW,
             entity: Annotated[str, Query(min_length=1, max_length=L.REF_CHARS,
                                          description="The entity.")],
-            offset: Annotated[int, Query(ge=0)] = 0,
+            offset: Annotated[int, Query(ge=0, le=L.OFFSET_MAX)] = 0,
             limit: Annotated[int, Query(ge=1, le=1000)] = 100) -> dict[str, Any]:
     """Every fact ever recorded about an entity and the events that touched them, paged."""
     return kw.history(entity, offset=offset, limit=limit,

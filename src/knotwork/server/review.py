@@ -46,7 +46,8 @@ def review_queue(request: Request,
                  entity: Annotated[str | None, Query(max_length=L.REF_CHARS,
                                                      description="Facts about it.")] = None,
                  limit: Annotated[int, Query(ge=1, le=500)] = 50,
-                 offset: Annotated[int, Query(ge=0)] = 0) -> dict[str, object]:
+                 offset: Annotated[int, Query(ge=0, le=L.OFFSET_MAX)] = 0
+                 ) -> dict[str, object]:
     """The facts awaiting review, oldest first, each with its evidence; paged."""
     kw: Knotwork = request.app.state.kw
     return kw.review_queue(status=status or ["unreviewed"], trusts=trust or [],

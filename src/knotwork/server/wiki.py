@@ -42,9 +42,10 @@ def router_for(categories: Sequence[str]) -> APIRouter:
         category: Category = Field(description="One of the wiki_categories setting.")
         title: str = Field(min_length=1, max_length=L.PAGE_TITLE_CHARS, pattern=TITLE,
                            description="Names the page.")
-        content: str = Field(min_length=1, max_length=L.PAGE_CONTENT_CHARS, description=(
-            "Markdown; link as [[Name]], cite facts as kw:fact/<id>."))
-        summary: str = Field("", max_length=L.PAGE_SUMMARY_CHARS,
+        content: str = Field(min_length=1, max_length=L.PAGE_CONTENT_CHARS,
+                             pattern=r"^[^\x00]+$", description=(
+            "Markdown; link as [[Name]], cite facts as kw:fact/<id>. No NUL character."))
+        summary: str = Field("", max_length=L.PAGE_SUMMARY_CHARS, pattern=r"^[^\x00]*$",
                              description="One line for index.md.")
 
     @router.post("/wiki/pages", status_code=201)
