@@ -124,3 +124,13 @@ def test_the_readme_states_every_limit() -> None:
     table = table[:table.index("\n\n")]
     for name, (value, _) in limits.ALL.items():
         assert f"{value:,}" in table, name
+
+
+def test_a_name_holding_a_nul_is_the_same_entity_when_asserted_again(tmp_path: Path) -> None:
+    """SQLite's json_each cut the key at the NUL, so the second assertion inserted the
+    entity again and failed its UNIQUE key (a 500 at POST /facts)."""
+    with Knotwork.open(None, db=str(tmp_path / "s.db")) as kw:
+        first = kw.assert_fact("a\x00b", "p", "x\x00y", value_type="Entity")
+        again = kw.assert_fact("a\x00b", "p", "x\x00y", value_type="Entity")
+        assert (again.subject_id, again.object_id) == (first.subject_id, first.object_id)
+        assert kw.facts("a\x00b")[0].value_label == "x\x00y"
