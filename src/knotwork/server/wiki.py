@@ -67,7 +67,8 @@ def router_for(categories: Sequence[str]) -> APIRouter:
     @router.get("/wiki/pages/{category}/{title:path}")
     def read_page(request: Request, kw: KW,
                   category: Annotated[Category, Path(description="The page's category.")],
-                  title: Annotated[str, Path(max_length=L.PAGE_TITLE_CHARS, description=(
+                  title: Annotated[str, Path(max_length=L.PAGE_TITLE_CHARS, pattern=r"[^\W_]",
+                                             description=(
                       "The page's title (URL-encoded; slashes allowed)."))]
                   ) -> dict[str, object]:
         """One page with its text; 404 for an unknown title, and for one no page can
@@ -81,7 +82,8 @@ def router_for(categories: Sequence[str]) -> APIRouter:
 
     @router.get("/wiki/search")
     def search_wiki(request: Request, kw: KW,
-                    q: Annotated[str, Query(min_length=1, max_length=L.QUERY_CHARS)],
+                    q: Annotated[str, Query(min_length=1, max_length=L.QUERY_CHARS,
+                                            pattern=r"\S")],
                     k: Annotated[int, Query(ge=1, le=50)] = 10) -> dict[str, Any]:
         """The pages best matching the words, one hit per page (the fast path)."""
         auth.home_scope(request)
