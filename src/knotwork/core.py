@@ -586,6 +586,20 @@ class Knotwork:
         return _asm.run(query, cfg, env, encoding=s.token_encoding, max_tokens=max_tokens,
                         allow_partial=allow_partial, tiers=tiers)
 
+    def assemble_tiers(self) -> tuple[str, ...]:
+        """The names of the tiers ``assemble`` reads (the ``assemble_config`` setting's)."""
+        from .assemble import run as _asm
+
+        s = self.settings
+        cfg = _asm.resolve(s.assemble_config or None, max_tokens=s.context_max_tokens or None)
+        return tuple(t.name for t in cfg.tiers)
+
+    def parser_types(self) -> tuple[str, ...]:
+        """The parser names ``add_context(type=)`` takes."""
+        from .ingest.parsers import default_registry
+
+        return tuple(sorted(p.type for p in default_registry().parsers))
+
     def render(self, ctx: KnowledgeContext, fmt: str = "markdown") -> str:
         return renderer(fmt)(ctx)
 

@@ -30,6 +30,20 @@ RELATIONS_MAX = 2_000  # relations in one agent document
 SCOPE_CHARS = 200  # a scope name
 SCOPES_MAX = 50  # scopes named in one read
 TOKEN_MIN_CHARS = 16  # a bearer token: at least this long, not blank
+PAGE_TITLE_CHARS = 500  # a wiki page's title (its category: one of wiki_categories)
+PAGE_CONTENT_CHARS = 2_000_000  # a wiki page's Markdown
+PAGE_SUMMARY_CHARS = 500  # a wiki page's one-line summary
+TIER_CHARS = 200  # an assemble tier's name
+PATH_CHARS = 4_096  # a vault path to read from (add-context, extract)
+NAMESPACE_CHARS = 200  # add-context's scope prefix
+PARSER_CHARS = 100  # add-context's parser name
+PATTERNS_MAX = 100  # globs in one add-context call
+PATTERN_CHARS = 1_000  # one glob
+FACT_IDS_MAX = 10_000  # fact ids in one review decision
+SPAN_CHARS = 64  # the audit's since: 7d, 12h or an ISO time
+# How far a page may skip (history, the review queue): past SQLite's 64-bit integers an
+# offset was a 500 (OverflowError binding it); no store holds a billion facts of one page.
+OFFSET_MAX = 1_000_000_000
 # Facts one note may state: a note of 100,000 links took 9-17 s to sync; past this, the
 # first ones are kept and the note carries a warning (20,000 links: about 2 s).
 FACTS_PER_NOTE = 20_000
@@ -55,5 +69,17 @@ ALL: dict[str, tuple[int, str]] = {
     "SCOPE_CHARS": (SCOPE_CHARS, "scope name"),
     "SCOPES_MAX": (SCOPES_MAX, "scopes per read"),
     "TOKEN_MIN_CHARS": (TOKEN_MIN_CHARS, "bearer token, at least"),
+    "PAGE_TITLE_CHARS": (PAGE_TITLE_CHARS, "wiki page title"),
+    "PAGE_CONTENT_CHARS": (PAGE_CONTENT_CHARS, "wiki page text"),
+    "PAGE_SUMMARY_CHARS": (PAGE_SUMMARY_CHARS, "wiki page summary"),
+    "TIER_CHARS": (TIER_CHARS, "assemble tier name"),
+    "PATH_CHARS": (PATH_CHARS, "add-context / extract path"),
+    "NAMESPACE_CHARS": (NAMESPACE_CHARS, "add-context namespace"),
+    "PARSER_CHARS": (PARSER_CHARS, "add-context parser name"),
+    "PATTERNS_MAX": (PATTERNS_MAX, "globs per add-context call"),
+    "PATTERN_CHARS": (PATTERN_CHARS, "add-context glob"),
+    "FACT_IDS_MAX": (FACT_IDS_MAX, "fact ids per review decision"),
+    "SPAN_CHARS": (SPAN_CHARS, "audit since"),
+    "OFFSET_MAX": (OFFSET_MAX, "offset of a page (history, review)"),
     "FACTS_PER_NOTE": (FACTS_PER_NOTE, "facts kept from one note file"),
 }

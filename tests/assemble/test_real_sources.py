@@ -217,7 +217,8 @@ def test_post_assemble_answers_from_the_servers_tiers(remote: str) -> None:
         assert md.text.startswith("# Context: traefik") and md.text.count("\n### ") == 2
         assert count_tokens(md.text) <= 300
         bad = http.post("/assemble", json={"query": "q", "tiers": {"nope": {"top_k": 1}}})
-        assert bad.status_code == 400 and "no tier named 'nope'" in bad.json()["message"]
+        # the schema names the server's tiers: another is refused by name
+        assert bad.status_code == 422 and "tiers.nope" in bad.json()["message"], bad.text
         assert http.post("/assemble", json={"query": "q", "sources": []}).status_code == 422
 
 

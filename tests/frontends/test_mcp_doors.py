@@ -38,6 +38,11 @@ WRONG_TYPES: list[tuple[str, dict[str, Any]]] = [
                          "min_confidence": "0.5"}),
     ("ingest_document", {"doc_id": "d", "title": "t", "raw_content": "text",
                          "entities": '[{"name": "text"}]'}),
+    ("add_context", {"dry_run": 0}),
+    ("add_context", {"type": "no-such-parser"}),
+    ("write_page", {"category": "nope", "title": "t", "content": "c"}),
+    ("list_pages", {"category": "nope"}),
+    ("assemble", {"query": "q", "allow_partial": 0}),
 ]
 
 TOO_LONG: list[tuple[str, dict[str, Any]]] = [
@@ -50,6 +55,12 @@ TOO_LONG: list[tuple[str, dict[str, Any]]] = [
     ("retract_fact", {"fact_id": 1, "reason": "r" * (limits.REASON_CHARS + 1)}),
     ("ingest_document", {"doc_id": "d", "title": "t", "raw_content": "text",
                          "entities": [{"name": "n" * (limits.NAME_CHARS + 1)}]}),
+    ("add_context", {"path": "p" * (limits.PATH_CHARS + 1)}),
+    ("write_page", {"category": "topic", "title": "t" * (limits.PAGE_TITLE_CHARS + 1),
+                    "content": "c"}),
+    ("search_wiki", {"query": "x" * (limits.QUERY_CHARS + 1)}),
+    ("assemble", {"query": "x" * (limits.QUERY_CHARS + 1)}),
+    ("list_notes", {"since": "2" * (limits.DATE_CHARS + 1)}),
 ]
 
 

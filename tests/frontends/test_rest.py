@@ -284,6 +284,6 @@ def test_add_context_reads_only_inside_the_vault(api: Api) -> None:
     facts = api.client.get("/entities/ADR-0002/facts").json()
     assert {"status": "proposed"}.items() <= {f["predicate"]: f["value"] for f in facts}.items()
     r = api.client.post("/add-context", json={"path": "/etc"})
-    assert r.status_code == 400 and "outside the served vault" in r.json()["message"]
+    assert r.status_code == 404 and "outside the served vault" in r.json()["message"]
     r = api.client.post("/add-context", json={"path": "decisions", "nope": 1})
     assert r.status_code == 422

@@ -42,8 +42,15 @@ def test_pages_log_search_and_lint(api: Api) -> None:
 
 def test_bad_wiki_input_gets_a_precise_4xx(api: Api) -> None:
     c = api.client
+    # the schema names the categories and a title's rule, so these are 422s naming the field
     r = c.post("/wiki/pages", json={"category": "../../etc", "title": "x", "content": "y"})
-    assert r.status_code == 400 and r.json()["error"] == "UnsafePath"
+    assert r.status_code == 422 and "body.category" in r.json()["message"], r.text
+    assert "'summary', 'entity' or 'topic'" in r.json()["message"], r.text
+    r = c.post("/wiki/pages", json={"category": "topic", "title": "../../x", "content": "y"})
+    assert r.status_code == 422 and "body.title" in r.json()["message"], r.text
+    assert c.get("/wiki/pages/nope/x").status_code == 422
+    r = c.get("/wiki/pages/topic/%2E%2E%2Fx")  # no page can have it: none found
+    assert r.status_code == 404 and "out of the wiki folder" in r.json()["message"], r.text
     r = c.post("/wiki/pages", json={"category": "topic", "title": "x", "content": "y",
                                     "extra": 1})
     assert r.status_code == 422

@@ -112,9 +112,25 @@ def test_the_parser_keeps_the_facts_limit_the_table_states() -> None:
     assert markdown.FACTS_PER_NOTE == limits.FACTS_PER_NOTE
 
 
+def test_the_wiki_keeps_the_title_limit_the_table_states() -> None:
+    from knotwork.wiki import names
+
+    assert names.MAX_TITLE == limits.PAGE_TITLE_CHARS
+
+
 def test_the_readme_states_every_limit() -> None:
     readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
     table = readme[readme.index("| what | at most |"):]
     table = table[:table.index("\n\n")]
     for name, (value, _) in limits.ALL.items():
         assert f"{value:,}" in table, name
+
+
+def test_a_name_holding_a_nul_is_the_same_entity_when_asserted_again(tmp_path: Path) -> None:
+    """SQLite's json_each cut the key at the NUL, so the second assertion inserted the
+    entity again and failed its UNIQUE key (a 500 at POST /facts)."""
+    with Knotwork.open(None, db=str(tmp_path / "s.db")) as kw:
+        first = kw.assert_fact("a\x00b", "p", "x\x00y", value_type="Entity")
+        again = kw.assert_fact("a\x00b", "p", "x\x00y", value_type="Entity")
+        assert (again.subject_id, again.object_id) == (first.subject_id, first.object_id)
+        assert kw.facts("a\x00b")[0].value_label == "x\x00y"

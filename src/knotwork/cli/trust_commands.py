@@ -12,6 +12,7 @@ from typing import Annotated
 import typer
 from rich.markup import escape
 
+from .. import limits as L
 from ..errors import InvalidQuery
 from ..types import FactRow
 from .main import JsonOpt, _fail, _kw, _print_facts, _print_json, _scopes, _split, app, out
@@ -53,7 +54,7 @@ def review_list(ctx: typer.Context, status: StatusOpt = "unreviewed", trust: Tru
                 predicate: PredicateOpt = None, entity: EntityOpt = None,
                 limit: Annotated[int, typer.Option("--limit", min=1,
                                                    help="Facts per page.")] = 50,
-                offset: Annotated[int, typer.Option("--offset", min=0,
+                offset: Annotated[int, typer.Option("--offset", min=0, max=L.OFFSET_MAX,
                                                     help="Skip this many facts.")] = 0,
                 as_json: JsonOpt = False) -> None:
     """List the facts awaiting review, each with its evidence (the default action)."""

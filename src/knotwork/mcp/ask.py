@@ -13,6 +13,7 @@ from mcp.server.mcpserver import MCPServer
 from mcp_types import CallToolResult, ToolAnnotations
 from pydantic import Field
 
+from .. import limits as L
 from ..core import Knotwork
 
 # It reads the store, but calls a remote model: open-world, and not idempotent (a model
@@ -29,7 +30,7 @@ def register(app: MCPServer[Any], kw: Knotwork, read_scopes: Sequence[str] | Non
 
     @app.tool(title="Ask the notes", annotations=ASK)
     def ask(
-        question: Annotated[str, Field(min_length=1, max_length=2000, description=(
+        question: Annotated[str, Field(min_length=1, max_length=L.QUERY_CHARS, description=(
             "A question about the notes, in words."))],
         max_tokens: Annotated[int, Field(ge=200, le=32_000, description=(
             "Token budget of the context the model is given."))] = 3000,

@@ -10,6 +10,7 @@ from mcp_types import CallToolResult, ToolAnnotations
 from pydantic import Field
 from typing_extensions import TypedDict
 
+from .. import limits as L
 from ..core import Knotwork
 
 
@@ -39,14 +40,15 @@ def register(app: MCPServer[Any], kw: Knotwork, read_scopes: Sequence[str] | Non
 
     @app.tool(title="Assemble context from tiers of sources", annotations=hints)
     def assemble(
-        query: Annotated[str, Field(min_length=1, max_length=2000, description=(
+        query: Annotated[str, Field(min_length=1, max_length=L.QUERY_CHARS, description=(
             "What you need context about, in words."))],
         max_tokens: Annotated[int | None, Field(ge=100, le=200_000, description=(
             "Token budget of the text (default: the server's config). Pinned items are"
             " kept even past it (truncated then says so)."))] = None,
         allow_partial: Annotated[bool | None, Field(description=(
             "Cut an item that does not fit at a sentence boundary."))] = None,
-        tiers: Annotated[dict[str, TierOverride] | None, Field(description=(
+        tiers: Annotated[dict[Annotated[str, Field(max_length=L.TIER_CHARS)], TierOverride]
+                         | None, Field(description=(
             "Per-tier changes for this call, e.g. {\"notes\": {\"top_k\": 3}}."))] = None,
         format: Annotated[Literal["json", "markdown"], Field(description=(
             "The text content: the JSON answer, or the Markdown citing each item (which"

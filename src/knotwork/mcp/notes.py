@@ -8,6 +8,7 @@ from typing import Annotated, Any
 from mcp.server.mcpserver import MCPServer
 from pydantic import Field
 
+from .. import limits as L
 from ..core import Knotwork
 from ..errors import Forbidden
 from .server import READ, Budget4000, Json, _first_catch_up, _fresh, _result, _tool_errors
@@ -27,7 +28,7 @@ def register(app: MCPServer[Any], kw: Knotwork, read_scopes: Sequence[str] | Non
 
     @app.tool(title="Read a note", annotations=READ)
     def read_note(
-        ref: Annotated[str, Field(min_length=1, max_length=1000, description=(
+        ref: Annotated[str, Field(min_length=1, max_length=L.REF_CHARS, description=(
             "The note: its path ('services/Traefik.md'), title or any name it is known"
             " by."))],
         start_line: Annotated[int, Field(ge=1, description="First line to show.")] = 1,
@@ -63,11 +64,11 @@ def register(app: MCPServer[Any], kw: Knotwork, read_scopes: Sequence[str] | Non
 
     @app.tool(title="List notes", annotations=READ)
     def list_notes(
-        folder: Annotated[str | None, Field(max_length=1000, description=(
+        folder: Annotated[str | None, Field(max_length=L.PATH_CHARS, description=(
             "Only notes under this folder of the vault ('services')."))] = None,
-        type: Annotated[str | None, Field(max_length=200, description=(
+        type: Annotated[str | None, Field(max_length=L.TYPE_CHARS, description=(
             "Only notes of this type (frontmatter `type`: 'adr', 'service')."))] = None,
-        since: Annotated[str | None, Field(description=(
+        since: Annotated[str | None, Field(max_length=L.DATE_CHARS, description=(
             "Only notes changed at or after this ISO time, newest first: what changed"
             " while you were away."))] = None,
         limit: Annotated[int, Field(ge=1, le=1000, description="At most this many.")] = 100,

@@ -346,7 +346,8 @@ def build_server(kw: Knotwork, *, scopes: Sequence[str] | None = None,
     @app.tool(title="History of an entity", annotations=READ)
     def history(
         ref: Ref,
-        offset: Annotated[int, Field(ge=0, description="Skip this many facts.")] = 0,
+        offset: Annotated[int, Field(ge=0, le=L.OFFSET_MAX,
+                                     description="Skip this many facts.")] = 0,
         limit: Annotated[int, Field(ge=1, le=200, description="Facts per page.")] = 50,
         max_tokens: Budget4000 = 4000,
     ) -> Json:

@@ -4,7 +4,8 @@ Registered by ``build_server`` (``register``); each tool is one facade call, its
 bounded (pages and findings are capped and say how many there were).
 """
 
-from __future__ import annotations
+# (no ``from __future__ import annotations``: a category is one of the wiki_categories
+# setting, known when the tools are registered, and the SDK reads annotations at run time)
 
 from collections.abc import Sequence
 from typing import Annotated, Any, Literal
@@ -12,13 +13,11 @@ from typing import Annotated, Any, Literal
 from mcp.server.mcpserver import MCPServer
 from pydantic import Field
 
+from .. import limits as L
 from ..core import Knotwork
 from .server import ADD, READ, Json, _capped, _result, _tool_errors, home_scope, whole_store
 
-Category = Annotated[str, Field(min_length=1, max_length=40, description=(
-    "The page's category: 'summary' (of one source), 'entity' (one thing), 'topic' (a"
-    " synthesis across sources)."))]
-Title = Annotated[str, Field(min_length=1, max_length=500, description=(
+Title = Annotated[str, Field(min_length=1, max_length=L.PAGE_TITLE_CHARS, description=(
     "The page's title, e.g. 'Incident 42: memory leak'. It names the page: writing the same"
     " title again updates it."))]
 Kind = Literal["broken_link", "missing_page", "orphan_page", "isolated_page",
@@ -29,14 +28,19 @@ def register(app: MCPServer[Any], kw: Knotwork, read_scopes: Sequence[str] | Non
     """Add the wiki tools to ``app``. The wiki is the store's scope's: a server limited
     to other scopes refuses its tools, and ``lint`` (whose checks span every scope) is
     refused on any server limited to scopes."""
+    cats = tuple(c.strip() for c in kw.settings.wiki_categories.split(",") if c.strip())
+    Name: Any = Literal[cats] if cats else str  # noqa: N806
+    Category: Any = Annotated[Name, Field(description=(  # noqa: N806
+        "The page's category: 'summary' (of one source), 'entity' (one thing), 'topic' (a"
+        " synthesis across sources); this wiki's are " + ", ".join(cats) + "."))]
 
     @app.tool(title="Write a wiki page", annotations=ADD)
     def write_page(
         category: Category, title: Title,
-        content: Annotated[str, Field(min_length=1, max_length=2_000_000, description=(
+        content: Annotated[str, Field(min_length=1, max_length=L.PAGE_CONTENT_CHARS, description=(
             "The page in Markdown: link entities as [[Name]], cite facts as kw:fact/<id>"
             " (ids from `context`), so `lint` can tell when a claim goes stale."))],
-        summary: Annotated[str, Field(max_length=500, description=(
+        summary: Annotated[str, Field(max_length=L.PAGE_SUMMARY_CHARS, description=(
             "One line for the wiki's index.md."))] = "",
     ) -> Json:
         """Write (or rewrite) a Markdown page in the vault's wiki folder. It is ingested
@@ -56,7 +60,7 @@ def register(app: MCPServer[Any], kw: Knotwork, read_scopes: Sequence[str] | Non
 
     @app.tool(title="List wiki pages", annotations=READ)
     def list_pages(
-        category: Annotated[str | None, Field(description="Only this category.")] = None,
+        category: Annotated[Name | None, Field(description="Only this category.")] = None,
         limit: Annotated[int, Field(ge=1, le=1000, description="At most this many.")] = 200,
     ) -> Json:
         """The wiki's pages (path, category, title, summary), by category."""
@@ -67,7 +71,7 @@ def register(app: MCPServer[Any], kw: Knotwork, read_scopes: Sequence[str] | Non
 
     @app.tool(title="Search the wiki", annotations=READ)
     def search_wiki(
-        query: Annotated[str, Field(min_length=1, max_length=2000, description=(
+        query: Annotated[str, Field(min_length=1, max_length=L.QUERY_CHARS, description=(
             "Words to find in the wiki's pages."))],
         k: Annotated[int, Field(ge=1, le=50, description="Pages to return.")] = 10,
     ) -> Json:

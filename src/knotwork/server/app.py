@@ -299,7 +299,7 @@ def entity(ref: Ref, request: Request, kw: KW,
 def history(request: Request, kw: KW,
             entity: Annotated[str, Query(min_length=1, max_length=L.REF_CHARS,
                                          description="The entity.")],
-            offset: Annotated[int, Query(ge=0)] = 0,
+            offset: Annotated[int, Query(ge=0, le=L.OFFSET_MAX)] = 0,
             limit: Annotated[int, Query(ge=1, le=1000)] = 100) -> dict[str, Any]:
     """Every fact ever recorded about an entity and the events that touched them, paged."""
     return kw.history(entity, offset=offset, limit=limit,
@@ -418,20 +418,21 @@ def create_app(kw: Knotwork, *, token: str | None = None, max_body: int = MAX_BO
     app.state.sync_vault = sync_vault
     app.state.watcher = None
     app.include_router(router)
+    from . import assemble as _assemble  # they import this module's pieces
     from . import wiki
 
-    app.include_router(wiki.router)
-    from .assemble import router as assemble_router  # it imports this module's pieces
-
-    app.include_router(assemble_router)
+    app.include_router(wiki.router_for(tuple(
+        c.strip() for c in kw.settings.wiki_categories.split(",") if c.strip())))
+    app.include_router(_assemble.router_for(_assemble.tier_names(kw)))
     from . import llm as _llm
 
-    app.include_router(_llm.router, responses=ERRORS)
+    app.include_router(_llm.router, responses={**ERRORS, 503: {"model": ErrorOut}},
+                       dependencies=[Depends(_known_params)])
     from . import add_context as _add_context
 
-    app.include_router(_add_context.router, responses=ERRORS,
+    app.include_router(_add_context.router_for(kw.parser_types()), responses=ERRORS,
                        dependencies=[Depends(_known_params)])
-    app.include_router(review_router)
+    app.include_router(review_router, responses=ERRORS, dependencies=[Depends(_known_params)])
     app.include_router(web_router)
     app.state.mcp = McpOverHttp(kw, app.state.scopes)
     app.mount("/mcp", app.state.mcp)

@@ -17,6 +17,7 @@ from fastapi.encoders import jsonable_encoder
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException
+from starlette.routing import Match
 
 from ..errors import (
     BackendUnavailable,
@@ -107,7 +108,21 @@ async def _http_error(request: Request, exc: Exception) -> JSONResponse:
         message = f"no route {request.method} {request.url.path}"
     response = error_response(exc.status_code, kind, message)
     response.headers.update(exc.headers or {})
+    if exc.status_code == 405:
+        response.headers["Allow"] = ", ".join(_methods(request))
     return response
+
+
+def _methods(request: Request) -> list[str]:
+    """Every method some route takes at this path: Starlette's 405 names only the first
+    route that matched the path, so ``OPTIONS /wiki/pages`` said ``Allow: POST`` of a
+    path that is also read with GET."""
+    found: set[str] = set()
+    for route in request.app.router.routes:
+        match, _ = route.matches({**request.scope, "method": "-"})
+        if match is Match.PARTIAL:
+            found |= set(getattr(route, "methods", None) or ())
+    return sorted(found)
 
 
 def install(app: FastAPI) -> None:

@@ -7,7 +7,10 @@ up on 100,000 nested brackets with a RecursionError, which FastAPI answered as a
 levels. The scan costs one regular-expression pass over the brackets and quotes.
 
 ``SafeHeaders`` adds to every answer what a browser needs so a page or JSON of the store
-cannot be sniffed as another type, framed by another site, or leak its URL as a referrer.
+cannot be sniffed as another type, framed by another site, or leak its URL as a referrer
+to another site. Why ``same-origin`` and not ``no-referrer``: under ``no-referrer`` a
+browser sends ``Origin: null`` with a form's POST, so the web page's own Approve buttons
+were refused as posted from another site.
 No CORS header is ever sent: browsers on other origins cannot read the API.
 """
 
@@ -31,7 +34,7 @@ _TOKENS = re.compile(rb'[\[\]{}"\\]')
 SAFE_HEADERS: tuple[tuple[bytes, bytes], ...] = (
     (b"x-content-type-options", b"nosniff"),
     (b"x-frame-options", b"DENY"),
-    (b"referrer-policy", b"no-referrer"),
+    (b"referrer-policy", b"same-origin"),
     (b"cross-origin-opener-policy", b"same-origin"),
 )
 # For HTML (the /docs page): no framing, no plugins, forms post only here.

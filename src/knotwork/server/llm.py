@@ -13,38 +13,41 @@ import threading
 import time
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, Path, Request, Response
-from pydantic import BaseModel, ConfigDict, Field
+from fastapi import APIRouter, Path, Request, Response
+from pydantic import Field
 
+from .. import limits as L
 from ..core import Knotwork
 from ..errors import BackendUnavailable, Conflict, KnotworkError, NotFound
 from . import auth
+from .schemas import _Request
 
 
-class AskRequest(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    question: str = Field(min_length=1, max_length=2000, description="A question about the notes.")
+class AskRequest(_Request):
+    question: str = Field(min_length=1, max_length=L.QUERY_CHARS, pattern=r"\S",
+                          description="A question about the notes.")
     max_tokens: int = Field(3000, ge=200, le=200_000, description=(
         "Token budget of the context the model is given."))
-    scopes: list[str] | None = Field(None, description="Read only these scopes.")
+    scopes: list[Annotated[str, Field(max_length=L.SCOPE_CHARS)]] | None = Field(
+        None, max_length=L.SCOPES_MAX, description="Read only these scopes.")
 
 
-class ExtractRequest(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    path: str | None = Field(None, description=(
+class ExtractRequest(_Request):
+    path: str | None = Field(None, min_length=1, max_length=L.PATH_CHARS,
+                             pattern=r"^[^\x00]+$", description=(
         "A folder or one note to sync and extract from (default: every note of the scope)."))
-    budget: int | None = Field(None, ge=1, description="At most this many tokens.")
+    budget: int | None = Field(None, ge=1, le=1_000_000_000,
+                               description="At most this many tokens.")
 
 
-def _kw(request: Request) -> Knotwork:
+def _model(request: Request) -> Knotwork:
+    """The facade, once the request is known good: without a model, 503 (the request's
+    own faults are still 422 first, so a client learns them without a model)."""
     kw: Knotwork = request.app.state.kw
     if not kw.llm_configured():
         raise BackendUnavailable("model", hint="no model is configured: set KNOTWORK_LLM_URL"
                                  " and KNOTWORK_LLM_MODEL")
     return kw
-
-
-KW = Annotated[Knotwork, Depends(_kw)]
 
 
 class Jobs:
@@ -92,20 +95,21 @@ def _jobs(request: Request) -> Jobs:
 
 
 @router.post("/ask")
-def ask(body: AskRequest, request: Request, kw: KW) -> dict[str, object]:
+def ask(body: AskRequest, request: Request) -> dict[str, object]:
     """An answer from the notes only, with [path:line] citations, each checked against the
     notes (``flagged``), or the fixed refusal when the notes do not answer. A token's
-    question reads its own scopes only."""
+    question reads its own scopes only. 503 when no model is configured."""
+    kw = _model(request)
     return kw.ask(body.question, max_tokens=body.max_tokens,
                   scopes=auth.read_scopes(request, body.scopes)).as_dict()
 
 
 @router.post("/extract", status_code=202)
-def extract(body: ExtractRequest, request: Request, response: Response,
-            kw: KW) -> dict[str, object]:
+def extract(body: ExtractRequest, request: Request, response: Response) -> dict[str, object]:
     """Start extracting facts with the model (cached per chunk, within ``budget``);
     poll ``GET /extract/{job}``. The facts land in the store's scope: a token whose
-    scopes lack it is refused."""
+    scopes lack it is refused. 503 when no model is configured."""
+    kw = _model(request)
     auth.write_scope(request, kw.settings.scope)
     job = _jobs(request).start(kw, body)
     response.headers["Location"] = f"/extract/{job['job']}"

@@ -29,8 +29,9 @@ _DATE = (rf"({_YEAR}-((0[13578]|1[02])-(0[1-9]|[12][0-9]|3[01])|(0[469]|11)-(0[1
          rf"|30)|02-(0[1-9]|1[0-9]|2[0-8]))|{_LEAP}-02-29)")
 ISO_TIME = (rf"^\s*{_DATE}([T ]([01][0-9]|2[0-3]):[0-5][0-9](:[0-5][0-9](\.[0-9]{{1,6}})?)?"
             r"(Z|[+-](0[0-9]|1[0-4]):[0-5][0-9])?)?\s*$")
-# What ``sync.agent`` takes for a doc_id: letters, digits, . - _ / and spaces, no ".." part.
-DOC_ID = r"^(?!(.*/)?\.\.(/|$))[\w.\-/ ]{1,200}$"
+# What ``sync.agent`` takes for a doc_id: letters, digits, . - _ / and spaces, no ".." part,
+# not only spaces.
+DOC_ID = r"^(?!(.*/)?\.\.(/|$))(?! *$)[\w.\-/ ]{1,200}$"
 
 
 def _time(description: str) -> Any:

@@ -19,6 +19,7 @@ import anyio.to_thread
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
+from .. import limits as L
 from ..core import Knotwork
 from ..errors import KnotworkError, NotFound
 from ..types import FactRow
@@ -194,7 +195,7 @@ def entity_page(request: Request, ref: Annotated[str, Query(min_length=1)]) -> R
 def review_page(request: Request,
                 status: Annotated[str, Query(pattern="^(unreviewed|approved|rejected)$")]
                 = "unreviewed",
-                offset: Annotated[int, Query(ge=0)] = 0) -> Response:
+                offset: Annotated[int, Query(ge=0, le=L.OFFSET_MAX)] = 0) -> Response:
     """The review queue, 50 facts a page, each with its evidence and its decisions."""
     kw = _kw(request)
     page = kw.review_queue(status=[status], scopes=auth.read_scopes(request, None),

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..domain.ids import root_key
-from ..errors import InvalidQuery, KnotworkError
+from ..errors import InvalidQuery, KnotworkError, NotFound
 from ..ingest.mentions import MentionFinder
 from ..ingest.sources import DEFAULT_PATTERNS, scan, unreadable
 from ..store import Store
@@ -132,9 +132,14 @@ def add_context(store: Store, path: str | os.PathLike[str], *, namespace: str | 
     from ..ingest.parsers.sidecar import note_of
     from .files import refresh_mentions
 
-    target = Path(path).expanduser().resolve()
-    if not target.exists():
-        raise InvalidQuery(f"path does not exist: {path}")
+    try:  # a name past the file system's limit raised OSError here (a 500 at the server)
+        target = Path(path).expanduser().resolve()
+        found = target.exists()
+    except (OSError, ValueError) as exc:
+        raise NotFound("path", str(path)[:200],
+                       message=f"path cannot exist: {str(path)[:200]!r}: {exc}") from None
+    if not found:
+        raise NotFound("path", str(path), message=f"path does not exist: {path}")
     registry = default_registry()
     if type is not None:
         registry.get(type)  # an unknown type fails before anything is read
@@ -235,9 +240,14 @@ def within(vault: Path | None, path: str | os.PathLike[str]) -> Path:
     if vault is None:
         raise InvalidQuery("this server serves no vault: add-context reads only inside one")
     root = vault.resolve()
-    full = (root / path).resolve()
+    try:  # a NUL or a name past the file system's limit: no such path (was a ValueError)
+        full = (root / path).resolve()
+    except (OSError, ValueError) as exc:
+        raise NotFound("path", str(path)[:200],
+                       message=f"path cannot exist: {str(path)[:200]!r}: {exc}") from None
     if not full.is_relative_to(root):
-        raise InvalidQuery(f"{path} is outside the served vault")
+        # the served vault has no such path (as a missing one): 404, not a bad request
+        raise NotFound("path", str(path), message=f"{path} is outside the served vault")
     return full
 
 

@@ -17,11 +17,13 @@ def since_time(since: str, *, now: datetime | None = None) -> str:
     """``7d``, ``12h``, ``30m``, ``2w`` back from now, or an ISO date or time, as a record
     time."""
     m = _SPAN.match(since)
-    if m:
-        delta = timedelta(**{_UNITS[m.group(2)]: int(m.group(1))})
-        return record_time((now or datetime.now(UTC)) - delta)
     try:
+        if m:
+            delta = timedelta(**{_UNITS[m.group(2)]: int(m.group(1))})
+            return record_time((now or datetime.now(UTC)) - delta)
         return record_time(datetime.fromisoformat(since.strip()))
+    except OverflowError:  # a span of a million weeks, year 1 at +14:00 (once a 500)
+        raise InvalidQuery(f"--since {since!r} is outside the years 1 to 9999") from None
     except ValueError:
         raise InvalidQuery(f"--since must be a span (7d, 12h, 30m, 2w) or an ISO date or"
                            f" time, got {since!r}") from None

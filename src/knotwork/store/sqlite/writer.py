@@ -612,6 +612,11 @@ class Writer(TrustWrites):
             found = self.con.execute(
                 "SELECT key, id, orphan FROM entities WHERE key IN"
                 " (SELECT value FROM json_each(?))", (json.dumps(missing),)).fetchall()
+            # json_each cuts a text at a NUL, so a key holding one was never found and its
+            # second assertion failed the UNIQUE key (a 500): those are looked up one by one
+            for e in (e for e in missing if "\x00" in e):
+                found += self.con.execute("SELECT key, id, orphan FROM entities WHERE key = ?",
+                                          (e,)).fetchall()
             known.update((k, i) for k, i, _ in found)
             adopted = [i for _, i, orphan in found if orphan]
             if adopted:  # referred to again: back in the index (``_index_entity`` clears it)
