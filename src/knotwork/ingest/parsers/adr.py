@@ -25,7 +25,7 @@ import re
 
 from ...types import SELF, EntityRef, Issue, NameRef, ParsedDocument
 from ..markdown import HEADING
-from .typed import Facts, Source, iso_date, metadata, split_list, typed_document
+from .typed import Facts, Source, iso_date, metadata, read_typed, split_list, typed_document
 
 __all__ = ["AdrParser", "normalise_status"]
 
@@ -107,13 +107,12 @@ class AdrParser:
 
     def parse(self, path: str, data: bytes, *, max_bytes: int, chunk_tokens: int
               ) -> ParsedDocument | Issue:
-        from ..markdown import parse_markdown
-
-        base = parse_markdown(path, data, max_bytes=max_bytes, chunk_tokens=chunk_tokens)
-        if isinstance(base, Issue):
-            return base
-        src = Source.of(path, base.text)
-        facts = Facts(src, "adr", VERSION)
+        read = read_typed(path, data, max_bytes=max_bytes, chunk_tokens=chunk_tokens,
+                          extractor="adr", version=VERSION)
+        if isinstance(read, Issue):
+            return read
+        base, facts = read
+        src = facts.source
         number, title = _number_title(src, base.title)
         names: list[tuple[str, str]] = []
         first = _title_line(src)

@@ -19,7 +19,7 @@ import re
 
 from ...types import EntityRef, Issue, NameRef, ParsedDocument
 from ..frontmatter import Entry
-from .typed import Facts, Source, iso_date, metadata, typed_document
+from .typed import Facts, Source, iso_date, metadata, read_typed, typed_document
 
 __all__ = ["KepParser", "kep_facts"]
 
@@ -47,13 +47,12 @@ class KepParser:
 
     def parse(self, path: str, data: bytes, *, max_bytes: int, chunk_tokens: int
               ) -> ParsedDocument | Issue:
-        from ..markdown import parse_markdown
-
-        base = parse_markdown(path, data, max_bytes=max_bytes, chunk_tokens=chunk_tokens)
-        if isinstance(base, Issue):
-            return base
-        src = Source.of(path, base.text)
-        facts = Facts(src, "kep", VERSION)
+        read = read_typed(path, data, max_bytes=max_bytes, chunk_tokens=chunk_tokens,
+                          extractor="kep", version=VERSION)
+        if isinstance(read, Issue):
+            return read
+        base, facts = read
+        src = facts.source
         h1 = next((s for s in src.sections if s.level == 1), None)
         first = h1.line if h1 else 1
         metadata(facts, "kep", "kep", first)

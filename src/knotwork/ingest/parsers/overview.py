@@ -16,7 +16,7 @@ import posixpath
 import re
 
 from ...types import Issue, ParsedDocument
-from .typed import Facts, Source, metadata, typed_document
+from .typed import Facts, Source, metadata, read_typed, typed_document
 
 __all__ = ["OverviewParser"]
 
@@ -46,13 +46,12 @@ class OverviewParser:
 
     def parse(self, path: str, data: bytes, *, max_bytes: int, chunk_tokens: int
               ) -> ParsedDocument | Issue:
-        from ..markdown import parse_markdown
-
-        base = parse_markdown(path, data, max_bytes=max_bytes, chunk_tokens=chunk_tokens)
-        if isinstance(base, Issue):
-            return base
-        src = Source.of(path, base.text)
-        facts = Facts(src, "overview", VERSION)
+        read = read_typed(path, data, max_bytes=max_bytes, chunk_tokens=chunk_tokens,
+                          extractor="overview", version=VERSION)
+        if isinstance(read, Issue):
+            return read
+        base, facts = read
+        src = facts.source
         h1 = next((s for s in src.sections if s.level == 1), None)
         first = h1.line if h1 else 1
         metadata(facts, "project-overview", "overview", first)

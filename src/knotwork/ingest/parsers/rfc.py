@@ -15,7 +15,7 @@ import posixpath
 import re
 
 from ...types import Issue, ParsedDocument
-from .typed import Facts, Source, iso_date, metadata, typed_document
+from .typed import iso_date, metadata, read_typed, typed_document
 
 __all__ = ["RfcParser"]
 
@@ -47,13 +47,12 @@ class RfcParser:
 
     def parse(self, path: str, data: bytes, *, max_bytes: int, chunk_tokens: int
               ) -> ParsedDocument | Issue:
-        from ..markdown import parse_markdown
-
-        base = parse_markdown(path, data, max_bytes=max_bytes, chunk_tokens=chunk_tokens)
-        if isinstance(base, Issue):
-            return base
-        src = Source.of(path, base.text)
-        facts = Facts(src, "rfc", VERSION)
+        read = read_typed(path, data, max_bytes=max_bytes, chunk_tokens=chunk_tokens,
+                          extractor="rfc", version=VERSION)
+        if isinstance(read, Issue):
+            return read
+        base, facts = read
+        src = facts.source
         fields = {k.replace("#", "").strip("_"): v for k, v in src.header_fields().items()}
         first = next((lines[0][0] for lines in fields.values()), 1)
         metadata(facts, "rfc", "rfc", first)

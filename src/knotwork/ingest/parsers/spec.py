@@ -24,7 +24,7 @@ import re
 from collections.abc import Callable
 
 from ...types import SELF, EntityRef, Issue, NameRef, ParsedDocument
-from .typed import Facts, Source, metadata, split_list, typed_document
+from .typed import Facts, Source, metadata, read_typed, split_list, typed_document
 
 __all__ = ["FeatureSpecParser"]
 
@@ -64,13 +64,12 @@ class FeatureSpecParser:
 
     def parse(self, path: str, data: bytes, *, max_bytes: int, chunk_tokens: int
               ) -> ParsedDocument | Issue:
-        from ..markdown import parse_markdown
-
-        base = parse_markdown(path, data, max_bytes=max_bytes, chunk_tokens=chunk_tokens)
-        if isinstance(base, Issue):
-            return base
-        src = Source.of(path, base.text)
-        facts = Facts(src, "feature_spec", VERSION)
+        read = read_typed(path, data, max_bytes=max_bytes, chunk_tokens=chunk_tokens,
+                          extractor="feature_spec", version=VERSION)
+        if isinstance(read, Issue):
+            return read
+        base, facts = read
+        src = facts.source
         h1 = next((s for s in src.sections if s.level == 1), None)
         first = h1.line if h1 else 1
         feature_id, fid_line = _feature_id(src, h1.title if h1 else "")

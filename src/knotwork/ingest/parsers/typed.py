@@ -32,7 +32,7 @@ from ...types import (
 )
 from ..frontmatter import Entry, read_frontmatter
 from ..links import find_mdlinks, find_wikilinks
-from ..markdown import CODE, HEADING, decode, scan_body, split_lines
+from ..markdown import CODE, HEADING, decode, parse_markdown, scan_body, split_lines
 from ..validity import apply_validity
 
 __all__ = ["Facts", "Section", "Source", "iso_date", "metadata", "typed_document"]
@@ -324,6 +324,16 @@ def split_list(text: str) -> list[str]:
     text = re.sub(r"\[\[([^\]|]*)(?:\|([^\]]*))?\]\]", lambda m: m.group(2) or m.group(1), text)
     parts = re.split(r"\s*(?:,|;|\band\b|&)\s*", text)
     return [p.strip(" *_`\"'<>") for p in parts if p.strip(" *_`\"'<>")]
+
+
+def read_typed(path: str, data: bytes, *, max_bytes: int, chunk_tokens: int,
+               extractor: str, version: str) -> tuple[ParsedDocument, Facts] | Issue:
+    """What every typed parser starts from: the note parser's reading of the file (the base
+    ``typed_document`` puts the typed facts in), and an empty ``Facts`` over its text."""
+    base = parse_markdown(path, data, max_bytes=max_bytes, chunk_tokens=chunk_tokens)
+    if isinstance(base, Issue):
+        return base
+    return base, Facts(Source.of(path, base.text), extractor, version)
 
 
 def metadata(facts: Facts, entity_type: str, parser_type: str, line: int = 1, *,
