@@ -17,24 +17,23 @@ from collections.abc import Iterator
 
 import numpy as np
 
+from ..integrity import MAX_LISTED, capped, citation_problems
 from ..records import Problem, VectorSample
-from ..sqlite.integrity import _capped, _holds, _lines
 from . import text
 from .connection import Con
 from .schema import REFERENCE_TABLES, SCOPED_TABLES
 from .trust import ENTITY_COUNTS
 
 _WORD = re.compile(r"[^\W_]{3,}")
-_MAX_LISTED = 20
 
 
 def check(con: Con, *, sample: int = 200) -> list[Problem]:
     """Every invariant, on one connection inside one snapshot (the caller's)."""
     problems = _database(con)
-    problems += _capped("citations", _citations(con))
-    problems += _capped("text_index", _text_index(con, sample))
-    problems += _capped("vector_index", _vectors(con))
-    problems += _capped("ownership", _ownership(con))
+    problems += capped("citations", _citations(con))
+    problems += capped("text_index", _text_index(con, sample))
+    problems += capped("vector_index", _vectors(con))
+    problems += capped("ownership", _ownership(con))
     problems += _mentions(con)
     return problems
 
@@ -46,39 +45,20 @@ def _database(con: Con) -> list[Problem]:
         " AND c.relnamespace = current_schema()::regnamespace AND c.relname = ANY(?)"
         " ORDER BY 1, 2", ([*SCOPED_TABLES, *REFERENCE_TABLES],)).fetchall()
     return [Problem("database", f"index {i} of {t} is invalid (REINDEX it)")
-            for t, i in rows[:_MAX_LISTED]]
+            for t, i in rows[:MAX_LISTED]]
 
 
 def _citations(con: Con) -> Iterator[str]:
     """Each live fact read from a document cites lines of its version, holding its text."""
+    from .reader import Reader
+
     rows = con.execute(
         "SELECT f.id, f.version_id, f.line_start, f.line_end, f.supporting_text,"
         " f.document_id, v.document_id FROM facts f"
         " LEFT JOIN versions v ON v.id = f.version_id AND v.scope = f.scope"
         " WHERE f.retracted_at IS NULL AND f.document_id IS NOT NULL ORDER BY f.version_id")
-    current: int | None = None
-    lines: list[str] = []
-    for fid, vid, start, end, supporting, doc, vdoc in rows:
-        if vid is None:
-            continue  # a fact no version backs (an agent's assertion about a document)
-        if vdoc is None:
-            yield f"fact #{fid} cites version {vid}, which does not exist"
-            continue
-        if vdoc != doc:
-            yield f"fact #{fid} of document {doc} cites version {vid} of document {vdoc}"
-            continue
-        if vid != current:
-            from .reader import Reader
-
-            lines, current = _lines(Reader(con).version_text(vid) or ""), vid
-        if start is None:
-            continue
-        if not (1 <= start <= (end or start) <= max(len(lines), 1)):
-            yield (f"fact #{fid} cites lines {start}-{end} of version {vid}, which has"
-                   f" {len(lines)}")
-            continue
-        if supporting and not _holds(lines[start - 1:(end or start)], supporting):
-            yield f"fact #{fid}: its supporting text is not in lines {start}-{end}"
+    reader = Reader(con)
+    return citation_problems(rows, lambda vid: reader.version_text(vid) or "")
 
 
 def _text_index(con: Con, sample: int) -> Iterator[str]:

@@ -15,43 +15,17 @@ import sqlite3
 import zlib
 from collections.abc import Iterator
 
+from ..integrity import MAX_LISTED, capped, citation_problems
 from ..records import Problem, VectorSample
 from .connection import map_driver_errors
 from .writer import Writer
 
 _WORD = re.compile(r"[^\W_]{3,}")
-_MAX_LISTED = 20  # problems of one kind listed one by one; the rest are counted
 
 
 def _text(row: tuple[object, object]) -> str:
     text, packed = row
     return zlib.decompress(packed).decode() if isinstance(packed, bytes) else str(text)
-
-
-def _lines(text: str) -> list[str]:
-    """A version's lines as the parser numbers them: split on "\n" only (a lone "\r" ends
-    no line; a CRLF's "\r" is dropped)."""
-    lines = text.split("\n")
-    if lines and lines[-1] == "":
-        lines.pop()
-    return [line.removesuffix("\r") for line in lines]
-
-
-def _squash(text: str) -> str:
-    return " ".join(text.split())
-
-
-def _capped(check: str, details: Iterator[str]) -> list[Problem]:
-    out: list[Problem] = []
-    extra = 0
-    for d in details:
-        if len(out) < _MAX_LISTED:
-            out.append(Problem(check, d))
-        else:
-            extra += 1
-    if extra:
-        out.append(Problem(check, f"… and {extra} more"))
-    return out
 
 
 def check(con: sqlite3.Connection, *, sample: int = 200) -> list[Problem]:
@@ -62,10 +36,10 @@ def check(con: sqlite3.Connection, *, sample: int = 200) -> list[Problem]:
             con.execute("BEGIN")
         try:
             problems = _database(con)
-            problems += _capped("citations", _citations(con))
-            problems += _capped("text_index", _text_index(con, sample))
-            problems += _capped("vector_index", _vectors(con))
-            problems += _capped("ownership", _ownership(con))
+            problems += capped("citations", _citations(con))
+            problems += capped("text_index", _text_index(con, sample))
+            problems += capped("vector_index", _vectors(con))
+            problems += capped("ownership", _ownership(con))
             problems += _mentions(con)
         finally:
             if began:
@@ -76,7 +50,7 @@ def check(con: sqlite3.Connection, *, sample: int = 200) -> list[Problem]:
 
 def _database(con: sqlite3.Connection) -> list[Problem]:
     rows = [str(r[0]) for r in con.execute("PRAGMA quick_check")]
-    return [] if rows == ["ok"] else [Problem("database", r) for r in rows[:_MAX_LISTED]]
+    return [] if rows == ["ok"] else [Problem("database", r) for r in rows[:MAX_LISTED]]
 
 
 def _citations(con: sqlite3.Connection) -> Iterator[str]:
@@ -85,36 +59,12 @@ def _citations(con: sqlite3.Connection) -> Iterator[str]:
         "SELECT f.id, f.version_id, f.line_start, f.line_end, f.supporting_text,"
         " f.document_id, v.document_id FROM facts f LEFT JOIN versions v ON v.id = f.version_id"
         " WHERE f.retracted_at IS NULL AND f.document_id IS NOT NULL ORDER BY f.version_id")
-    current: int | None = None
-    lines: list[str] = []
-    for fid, vid, start, end, supporting, doc, vdoc in rows:
-        if vid is None:
-            continue  # a fact no version backs (an agent's assertion about a document)
-        if vdoc is None:
-            yield f"fact #{fid} cites version {vid}, which does not exist"
-            continue
-        if vdoc != doc:
-            yield f"fact #{fid} of document {doc} cites version {vid} of document {vdoc}"
-            continue
-        if vid != current:
-            got = con.execute("SELECT text, text_z FROM versions WHERE id = ?",
-                              (vid,)).fetchone()
-            lines, current = _lines(_text(got)), vid
-        if start is None:
-            continue
-        if not (1 <= start <= (end or start) <= max(len(lines), 1)):
-            yield (f"fact #{fid} cites lines {start}-{end} of version {vid}, which has"
-                   f" {len(lines)}")
-            continue
-        if supporting and not _holds(lines[start - 1:(end or start)], supporting):
-            yield f"fact #{fid}: its supporting text is not in lines {start}-{end}"
 
+    def text_of(vid: int) -> str:
+        return _text(con.execute("SELECT text, text_z FROM versions WHERE id = ?",
+                                 (vid,)).fetchone())
 
-def _holds(lines: list[str], supporting: str) -> bool:
-    """Whether the cited lines hold the supporting text, blanks aside (a sentence cited
-    across wrapped lines is one line of text; a long one is cut around '…')."""
-    cited = _squash(" ".join(lines))
-    return all(_squash(part) in cited for part in supporting.split("…") if part.strip())
+    return citation_problems(rows, text_of)
 
 
 def _text_index(con: sqlite3.Connection, sample: int) -> Iterator[str]:
