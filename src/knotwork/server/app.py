@@ -160,16 +160,7 @@ class BodyLimit:
                 await self._refuse(scope, receive, send)
                 return
             chunks.append(message.get("body", b""))
-        replayed = False
-
-        async def replay() -> Message:
-            nonlocal replayed
-            if replayed:
-                return await receive()
-            replayed = True
-            return {"type": "http.request", "body": b"".join(chunks), "more_body": False}
-
-        await self.app(scope, replay, send)
+        await self.app(scope, guard.replaying(b"".join(chunks), receive), send)
 
     async def _drain(self, receive: Receive, size: int, more: bool) -> None:
         while more and size <= _DRAIN_LIMIT:

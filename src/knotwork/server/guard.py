@@ -69,6 +69,21 @@ def too_deep(body: bytes, limit: int = MAX_JSON_DEPTH) -> int | None:
     return None
 
 
+def replaying(body: bytes, receive: Receive) -> Receive:
+    """A ``receive`` that gives the app ``body`` (read already by a middleware) as one
+    message, then whatever ``receive`` brings next (a disconnect)."""
+    replayed = False
+
+    async def replay() -> Message:
+        nonlocal replayed
+        if replayed:
+            return await receive()
+        replayed = True
+        return {"type": "http.request", "body": body, "more_body": False}
+
+    return replay
+
+
 class JsonDepth:
     """Answer 422 to a JSON body nested deeper than ``limit``, before it is parsed."""
 
@@ -98,16 +113,7 @@ class JsonDepth:
                                                       "msg": "JSON nested too deep"}])
             await response(scope, receive, send)
             return
-        replayed = False
-
-        async def replay() -> Message:
-            nonlocal replayed
-            if replayed:
-                return await receive()
-            replayed = True
-            return {"type": "http.request", "body": body, "more_body": False}
-
-        await self.app(scope, replay, send)
+        await self.app(scope, replaying(body, receive), send)
 
 
 class SafeHeaders:
