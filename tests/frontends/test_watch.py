@@ -233,3 +233,29 @@ def test_a_link_to_a_retargeted_link_is_resynced_with_it(vault: Path, tmp_path: 
         proc.send_signal(2)
         assert proc.wait(timeout=10) == 0
     assert "Traceback" not in (tmp_path / "watch.log").read_text(encoding="utf-8")
+
+
+def _ignore_sigint() -> None:
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def test_watch_started_by_a_script_in_the_background_still_stops_on_sigint(
+        vault: Path, tmp_path: Path) -> None:
+    """A shell script's ``knotwork watch … &`` inherits SIGINT ignored; ``kill -INT`` must
+    still stop it cleanly (exit 0, the store closed), as uvicorn-style servers do."""
+    out = tmp_path / "watch.jsonl"
+    cmd = knotwork_cmd("--db", str(tmp_path / "s.db"), "watch", "--vault", str(vault), "--json")
+    with open(out, "w", encoding="utf-8") as stdout, \
+            open(tmp_path / "watch.log", "w", encoding="utf-8") as errlog, \
+            subprocess.Popen(cmd, stdout=stdout, stderr=errlog, stdin=subprocess.DEVNULL,
+                             env=child_env(), text=True, preexec_fn=_ignore_sigint) as proc:
+        try:
+            wait_for(lambda: any(e["event"] == "watching" for e in _events(out)), timeout=20)
+            proc.send_signal(2)
+            assert proc.wait(timeout=10) == 0, (tmp_path / "watch.log").read_text()
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()

@@ -199,10 +199,8 @@ def ingest(path: Annotated[str, typer.Argument(
     """Ingest a folder of Markdown, or one note of it, then embed the new chunks.
 
     Only what changed since the last ingest is applied."""
-    import signal
-
     # stop on SIGTERM as on Ctrl-C: the worker pool is shut down, nothing half written
-    signal.signal(signal.SIGTERM, signal.default_int_handler)
+    _stop_on_signals()
     show = not (quiet or as_json)
     with _kw(patterns=pattern, ingest=path) as kw, _bars(enabled=show) as bar:
         report = kw.ingest(path, force=force, dry_run=dry_run, embed=not no_embed,
@@ -443,6 +441,19 @@ def main() -> None:
     app()
 
 
+def _stop_on_signals() -> None:
+    """Make SIGINT and SIGTERM both raise KeyboardInterrupt in a long-running command.
+
+    SIGINT is set too, not only SIGTERM: a command started in the background by a script
+    (``knotwork watch … &``) inherits SIGINT *ignored*, and Python then installs no
+    handler, so ``kill -INT`` would never stop it, and never let it close its store.
+    """
+    import signal
+
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    signal.signal(signal.SIGTERM, signal.default_int_handler)
+
+
 # ---------------------------------------------------------------- long-running front ends
 # Their heavier imports (FastAPI, uvicorn, the MCP SDK, Rich Live) are local, so the
 # short commands above do not pay for them on every call.
@@ -543,13 +554,12 @@ def watch_command(
             "--json", help="One JSON line per applied batch on stdout.")] = False,
         pattern: PatternOpt = None) -> None:
     """Keep the store in step with a vault as its files change (foreground; Ctrl-C stops)."""
-    import signal
     import time
 
     from rich.live import Live
     from rich.text import Text
 
-    signal.signal(signal.SIGTERM, signal.default_int_handler)  # stop on SIGTERM as on Ctrl-C
+    _stop_on_signals()
     status = _WatchStatus(vault, as_json=as_json)
     live = err.is_terminal and not as_json
     with _kw(vault, patterns=pattern) as kw:
