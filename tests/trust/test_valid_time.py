@@ -81,8 +81,40 @@ def test_a_superseded_decision_is_closed_at_its_successors_date(kw: Knotwork) ->
     assert uses and all(f.valid_to == "2025-06-01" for f in uses)
     assert all("superseded" in (f.valid_to_reason or "") for f in uses)
     assert _values(kw.facts("ADR-1", valid_at="2025-01-01"), "status") == {"accepted"}
-    assert _values(kw.facts("ADR-1", valid_at="2025-07-01"), "status") == set()
+    # after it, what it decided no longer holds; that it is superseded does, and so does
+    # what describes the record itself
+    later = kw.facts("ADR-1", valid_at="2025-07-01")
+    assert _values(later, "status") == {"superseded"}
+    assert _values(later, "title") and _values(later, "date") == {"2024-02-01"}
+    assert not [f for f in later if f.predicate == "links_to"]
     assert _values(kw.facts("ADR-2", valid_at="2025-07-01"), "status") == {"accepted"}
+
+
+def test_superseded_by_in_the_old_record_closes_it_at_the_successors_own_date(
+        tmp_path: Path) -> None:
+    """"Superseded by" written in the old record carries the old record's date; the
+    supersession starts at the successor's date, and nothing gets an empty interval."""
+    notes = {
+        "decisions/0021-multi-cluster.md": "# 21. Multi-cluster\n\nDate: 2021-05-11\n\n"
+        "## Status\n\nSuperseded by [36. Multi-cluster](0036-multi-cluster.md)\n\n"
+        "## Context\n\nOne cluster.\n\n## Decision\n\nWe run [[Kops]].\n",
+        "decisions/0036-multi-cluster.md": "# 36. Multi-cluster\n\nDate: 2022-09-16\n\n"
+        "## Status\n\nAccepted\n\n## Context\n\nMany.\n\n## Decision\n\nWe run [[EKS]].\n",
+    }
+    for rel, text in notes.items():
+        (tmp_path / "v" / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / "v" / rel).write_text(text, encoding="utf-8")
+    with Knotwork.open(tmp_path / "v", db=str(tmp_path / "s.db"), embedder="none") as kw:
+        kw.ingest()
+        rows = kw.facts("ADR-0021")
+        assert all(f.valid_to is None or f.valid_from is None or f.valid_from < f.valid_to
+                   for f in rows), [(f.predicate, f.valid_from, f.valid_to) for f in rows]
+        closed = [f for f in rows if f.valid_to is not None]
+        assert closed and {f.valid_to for f in closed} == {"2022-09-16"}
+        assert _values(kw.facts("ADR-0021", valid_at="2022-01-01"), "links_to") == {"Kops"}
+        then = kw.facts("ADR-0021", valid_at="2023-01-01")
+        assert _values(then, "status") == {"superseded"} and not _values(then, "links_to")
+        assert _values(then, "number") == {"ADR-0021"}
 
 
 def test_context_valid_at_is_the_same_rule(kw: Knotwork) -> None:

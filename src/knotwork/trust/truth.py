@@ -8,7 +8,12 @@ the note stating it) closes the one before it: the older fact's ``valid_to`` bec
 newer one's start, and
 ``valid_to_reason`` says which fact closed it and why. A record that is superseded (a
 live ``superseded_by``, or another's ``supersedes`` / ``replaces`` pointing at it) is
-closed, all its facts, at its successor's start, when that is known.
+closed at its successor's start (the successor's ``date``, else its earliest start), when
+that is known: what it decided (its status, options, consequences, links) stops holding
+then. What describes the record itself (``RECORD``: its number, title, date, deciders,
+the supersession facts) stays true of it, and so does a fact that begins at or after the
+successor's start, or says the record is superseded: closing those would leave a
+superseded record with no status at all, or an interval that ends where it begins.
 
 Facts without a start decide nothing: two of them with different values stay two live
 values, for lint to report. The rule runs where facts are read, the same in every
@@ -32,6 +37,11 @@ SINGLE_VALUED = frozenset({"status", "state", "stage", "phase", "version", "owne
                            "role", "team", "runs_on", "located_at", "priority", "decision"})
 SUCCESSOR = frozenset({"superseded_by"})  # subject —superseded_by→ successor
 PREDECESSOR = frozenset({"supersedes", "replaces"})  # successor —supersedes→ subject
+# what describes a record rather than what it decided: a supersession does not close it
+RECORD = SUCCESSOR | PREDECESSOR | frozenset({
+    "type", "entity_type", "source_file", "parser_type", "parser_version", "number", "title",
+    "alias", "tag", "date", "created_at", "updated_at", "deciders", "consulted", "informed",
+    "amends", "amended_by"})
 
 
 def close(facts: Sequence[FactRow], *, successors: dict[int, tuple[int, str]] | None = None,
@@ -74,9 +84,11 @@ def close(facts: Sequence[FactRow], *, successors: dict[int, tuple[int, str]] | 
                                     f" {newer.value_label or newer.value} {how} {at}")
     for fid, f in list(out.items()):
         succ = (successors or {}).get(f.subject_id)
-        if succ is None or f.retracted_at is not None or f.predicate in SUCCESSOR:
+        if succ is None or f.retracted_at is not None or f.predicate in RECORD:
             continue
         by, start = succ
+        if (f.valid_from or "") >= start or "supersed" in f.value.lower():
+            continue  # it begins with the supersession, or states it
         if f.valid_to is None or f.valid_to > start:
             out[fid] = replace(f, valid_to=start,
                                valid_to_reason=f"superseded from {start} (fact #{by})")
@@ -105,10 +117,23 @@ def successors(reader: StoreReader, facts: Iterable[FactRow], *,
     if not pairs:
         return {}
     starts: dict[int, str] = {}
+    dated: dict[int, str] = {}  # the successor's own date: when it was decided
     for f in reader.facts({succ for _, succ in pairs.values()}, scopes=scopes):
-        if f.valid_from and (f.subject_id not in starts or f.valid_from < starts[f.subject_id]):
+        if f.retracted_at is not None:
+            continue
+        if f.predicate == "date" and f.value_type == "Literal" and _iso(f.value):
+            dated[f.subject_id] = min(f.value, dated.get(f.subject_id, f.value))
+        # a supersession fact about the successor carries the *predecessor's* date when
+        # the predecessor's file states it ("Superseded by …"): no start of the successor
+        elif f.valid_from and f.predicate not in SUCCESSOR | PREDECESSOR and (
+                f.subject_id not in starts or f.valid_from < starts[f.subject_id]):
             starts[f.subject_id] = f.valid_from
+    starts.update(dated)
     return {old: (fid, starts[succ]) for old, (fid, succ) in pairs.items() if succ in starts}
+
+
+def _iso(value: str) -> bool:
+    return len(value) >= 10 and value[4] == "-" and value[7] == "-" and value[:4].isdigit()
 
 
 def updated_dates(reader: StoreReader, facts: Sequence[FactRow]) -> dict[int, str]:
