@@ -200,12 +200,14 @@ class Knotwork:
                     type: str | None = None, force: bool = False, dry_run: bool = False,
                     patterns: Sequence[str] | None = None, vault_only: bool = False,
                     progress: _sync.Progress | None = None,
-                    scopes: Sequence[str] | None = None) -> ContextReport:
+                    scopes: Sequence[str] | None = None, embed: bool = True,
+                    embed_progress: _sync.Progress | None = None) -> ContextReport:
         """Read project documents (ADRs, specs, KEPs, RFCs, docs) into typed records in
         scopes ``{namespace}__{category}`` (``knotwork.sync.context``). ``vault_only``
         (the server's and MCP's): ``path`` is taken in the vault and must stay inside it.
         ``scopes`` (a scoped caller's): ``Forbidden``, writing nothing, when a record
-        would land in a scope outside them."""
+        would land in a scope outside them. Then, as ``ingest`` does, the new chunks are
+        embedded (``embed``), so the records are found by meaning too."""
         from .sync import context as _context
 
         if vault_only:
@@ -230,7 +232,10 @@ class Knotwork:
                 targets |= {sc for c in _context.CATEGORIES
                             if self.store.reader.document_index(sc := _context.scope_of(ns, c))}
             tokens.within_scopes(targets, scopes)
-        return run(dry_run)
+        report = run(dry_run)
+        if embed and not dry_run and self.embedder() is not None:
+            self.embed(progress=embed_progress)
+        return report
 
     def patterns(self, given: Sequence[str] | None = None) -> tuple[str, ...]:
         """The globs of the vault's notes: ``given``, else ``Settings.patterns``."""

@@ -57,3 +57,24 @@ def test_the_question_s_words_pick_the_facts(tmp_path: Path) -> None:
         assert box.facts[0].predicate == "owner"
         [box] = kw.context("box", max_entities=1, max_tokens=0).entities
         assert [f.predicate for f in box.facts[:2]] == ["key_0", "key_1"]  # the note's order
+
+
+def test_a_typed_record_s_bookkeeping_comes_after_what_it_decided(tmp_path: Path) -> None:
+    """An ADR's ``entity_type``/``source_file``/``parser_*`` facts say what its citation and
+    types say already: they come last, even for a question that names "adr", so a budget
+    cuts them before the decision's status and consequences."""
+    docs = tmp_path / "docs" / "adr"
+    docs.mkdir(parents=True)
+    (docs / "0001-use-kafka.md").write_text(
+        "# 1. Use Kafka\n\nDate: 2024-02-01\n\n## Status\n\nAccepted\n\n## Context\n\n"
+        "Queues.\n\n## Decision\n\nWe use Kafka.\n\n## Consequences\n\n- More brokers to run.\n",
+        encoding="utf-8")
+    with Knotwork.open(db=str(tmp_path / "s.db"), embedder="none") as kw:
+        kw.add_context(tmp_path / "docs", namespace="app")
+        [adr] = kw.context("kafka adr", max_entities=1, max_tokens=0,
+                           scopes=["app__project_decisions"]).entities
+        order = [f.predicate for f in adr.facts]
+        tail = {"entity_type", "source_file", "parser_type", "parser_version"}
+        assert tail <= set(order), order
+        assert set(order[-len(tail):]) == tail, order
+        assert order.index("status") < order.index("entity_type")

@@ -347,3 +347,30 @@ def test_ingest_reads_a_notes_sidecar_and_follows_its_edits(tmp_path: Path) -> N
     report = json.loads(out)
     assert (report["updated"], report["facts_added"], report["facts_retracted"]) == (1, 1, 1)
     assert [r["value"] for r in by(facts(db, "Traefik"), "port")] == ["8443"]
+
+
+def test_the_issue_s_own_commands_scope_after_the_command_and_vectors(
+        tmp_path: Path, docs: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`context "…" --scope myapp__project_decisions` as written (the option after the
+    command), and the records embedded as `ingest` embeds notes (`--no-embed` not)."""
+    monkeypatch.setenv("KNOTWORK_EMBEDDER", "hash")
+    db = tmp_path / "s.db"
+    code, out = run(db, "add-context", str(docs), "--namespace", "myapp", "-q")
+    assert code == 0, out
+    code, out = run(db, "stats", "--json")
+    assert json.loads(out)["embedding_status"] != "none", out
+    code, out = run(db, "context", "why did we move the edge caches to postgres",
+                    "--scope", "myapp__project_decisions", "--json")
+    assert code == 0, out
+    ctx = json.loads(out)
+    assert ctx["entities"] and ctx["summary"]["embedding_status"] != "none"
+    assert {e["iri"].split("/")[0] for e in ctx["entities"]} == {
+        "kw:myapp__project_decisions"}
+    code, out = run(db, "context", "edge caches", "--scope", "myapp__project_docs", "--json")
+    assert code == 0 and all(e["iri"].startswith("kw:myapp__project_docs/")
+                             for e in json.loads(out)["entities"])
+    bare = tmp_path / "bare.db"
+    code, out = run(bare, "add-context", str(docs), "--namespace", "myapp", "-q", "--no-embed")
+    assert code == 0, out
+    code, out = run(bare, "stats", "--json")
+    assert json.loads(out)["embedding_status"] == "none", out

@@ -26,6 +26,8 @@ def add_context(
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="One line per file.")]
     = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print only errors.")] = False,
+    no_embed: Annotated[bool, typer.Option(
+        "--no-embed", help="Leave the new chunks without vectors (embed later).")] = False,
     as_json: JsonOpt = False,
 ) -> None:
     """Add project documents as typed records: ADRs, feature specs, overviews, KEPs,
@@ -35,7 +37,8 @@ def add_context(
     show = not (quiet or as_json)
     with _kw(patterns=pattern) as kw, _bars(enabled=show) as bar:
         report = kw.add_context(path, namespace=namespace, type=type, force=force,
-                                dry_run=dry_run, patterns=pattern, progress=bar("parsing"))
+                                dry_run=dry_run, patterns=pattern, progress=bar("parsing"),
+                                embed=not no_embed, embed_progress=bar("embedding"))
     if as_json:
         _print_json(report.as_dict())
     elif not quiet:

@@ -43,6 +43,9 @@ EXIT_CODES: dict[type[KnotworkError], int] = {
 }
 
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON for scripts.")]
+ScopesOpt = Annotated[str | None, typer.Option(
+    "--scope", help="Read only these scopes, comma-separated (here, after the command, as"
+                    " well as before it: knotwork --scope S …).")]
 PatternOpt = Annotated[list[str] | None, typer.Option(
     "--pattern", help="Glob of the vault files read as notes (repeatable; default the"
                       " patterns setting, **/*.md).")]
@@ -172,8 +175,9 @@ def _split(text: str | None) -> list[str] | None:
     return items or None
 
 
-def _scopes() -> list[str] | None:
-    return [state.scope] if state.scope else None
+def _scopes(given: str | None = None) -> list[str] | None:
+    """The scopes a read names: the command's own ``--scope a,b``, else the global one."""
+    return _split(given) or ([state.scope] if state.scope else None)
 
 
 @app.command()
@@ -277,6 +281,7 @@ def context(query: Annotated[str, typer.Argument(help="What the agent needs cont
             = 0.0,
             explain: Annotated[bool, typer.Option("--explain", help="Say why each scored.")]
             = False,
+            scope: ScopesOpt = None,
             as_json: JsonOpt = False) -> None:
     """Ranked, cited context for a query (Markdown, or the KnowledgeContext as JSON)."""
     fmt = "json" if as_json else "markdown"
@@ -284,7 +289,7 @@ def context(query: Annotated[str, typer.Argument(help="What the agent needs cont
         ctx = kw.context(query, link_depth=depth, max_entities=max_entities,
                          max_tokens=max_tokens, as_of=as_of, min_confidence=min_confidence,
                          valid_at=valid_at, trusts=_split(trust),
-                         scopes=_scopes(), explain=explain, fmt=fmt)
+                         scopes=_scopes(scope), explain=explain, fmt=fmt)
         sys.stdout.write(kw.render(ctx, fmt).rstrip("\n") + "\n")
 
 
@@ -295,10 +300,11 @@ def search(query: Annotated[str, typer.Argument(help="Words to find in the notes
                "--mode", help="bm25 | vector | hybrid")] = "bm25",
            per_note: Annotated[int | None, typer.Option(
                "--per-note", min=1, help="At most this many hits of one note.")] = None,
+           scope: ScopesOpt = None,
            as_json: JsonOpt = False) -> None:
     """Search chunks by BM25, vectors or both, with citations (path, heading, lines)."""
     with _kw(read_only=True) as kw:
-        hits = kw.search(query, k=k, scopes=_scopes(), mode=mode, per_note=per_note)
+        hits = kw.search(query, k=k, scopes=_scopes(scope), mode=mode, per_note=per_note)
         if mode == "hybrid" and kw.embedding_status() == "none":
             err.print("note: no chunk vectors: searched the full text only", highlight=False)
     if as_json:  # the shape REST and MCP answer with
@@ -313,10 +319,11 @@ def search(query: Annotated[str, typer.Argument(help="Words to find in the notes
 
 @app.command()
 def entity(ref: Annotated[str, typer.Argument(help="Label, alias, name or iri.")],
+           scope: ScopesOpt = None,
            as_json: JsonOpt = False) -> None:
     """One entity: names, types, facts and the facts that point at it."""
     with _kw(read_only=True) as kw:
-        view = kw.entity(ref)
+        view = kw.entity(ref, scopes=_scopes(scope))
     if as_json:
         _print_json(view.as_dict())
         return
@@ -343,11 +350,12 @@ def facts(ref: Annotated[str, typer.Argument(help="Label, alias, name or iri.")]
           = None,
           trust: Annotated[str | None, typer.Option(
               "--trust", help="Only facts of these trust states (comma-separated).")] = None,
+          scope: ScopesOpt = None,
           as_json: JsonOpt = False) -> None:
     """Facts whose subject is the entity, with provenance."""
     with _kw(read_only=True) as kw:
         rows = kw.facts(ref, history=history, as_of=as_of, valid_at=valid_at,
-                        trusts=_split(trust), scopes=_scopes())
+                        trusts=_split(trust), scopes=_scopes(scope))
     if as_json:
         _print_json([f.as_dict() for f in rows])
         return

@@ -37,5 +37,7 @@ def register(app: MCPServer[Any], kw: Knotwork, read_scopes: Sequence[str] | Non
         scopes, a run whose records would land outside them is refused whole."""
         with _tool_errors():
             report = kw.add_context(path, namespace=namespace, type=type, dry_run=dry_run,
-                                    vault_only=True, scopes=read_scopes)
+                                    vault_only=True, scopes=read_scopes, embed=False)
+            if not dry_run:  # the answer does not wait for the model
+                kw.embed_in_background()
             return _result(report.as_dict())

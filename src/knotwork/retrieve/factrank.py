@@ -1,7 +1,9 @@
 """Order an entity's facts by how well each answers the question.
 
 An answer lists at most ``max_facts`` facts of an entity and, under a token budget,
-drops them from the end; so the order decides what the agent sees. Facts are ranked:
+drops them from the end; so the order decides what the agent sees. A typed record's
+bookkeeping (``entity_type``, ``source_file``, ``parser_*``: its citation and types say it
+already) comes after every other fact, whatever the question; the others are ranked:
 
 1. by the question's words each holds — in its predicate or value (``port = 443`` for
    "traefik port"), a little in its supporting text — the words naming the entity itself
@@ -37,6 +39,11 @@ def fact_terms(query_terms: Iterable[str], label: str) -> frozenset[str]:
     return frozenset(t for t in (fold(w) for w in query_terms) if t not in own)
 
 
+# the standard metadata of a typed record: true, and least worth an agent's tokens
+_BOOKKEEPING = frozenset({"entity_type", "source_file", "parser_type", "parser_version",
+                          "created_at", "updated_at"})
+
+
 def _kind(f: FactRow) -> int:
     if f.extractor == "mention":
         return 2
@@ -61,6 +68,7 @@ def rank_facts(facts: Sequence[FactRow], terms: frozenset[str], *,
     out = sorted(facts, key=lambda f: f.id)
     out.sort(key=lambda f: f.recorded_at, reverse=True)  # stable: ids order equal times
     out.sort(key=lambda f: (
+        f.predicate in _BOOKKEEPING,
         -_relevance(f, terms),
         f.source is None or f.source.document_id != own_document,
         _kind(f)))

@@ -3,6 +3,7 @@
 # (no ``from __future__ import annotations``: the routes are built per app, and FastAPI
 # reads their annotations, which name models made in the function, at run time)
 
+import logging
 from collections.abc import Sequence
 from typing import Annotated, Any, Literal
 
@@ -14,6 +15,8 @@ from ..core import Knotwork
 from ..errors import Forbidden
 from . import auth
 from .schemas import _Request
+
+log = logging.getLogger("knotwork.server")
 
 # What ``checks.globs`` takes: not blank, inside the vault (no leading or trailing slash,
 # no ".." part, no drive)
@@ -70,9 +73,12 @@ def router_for(parser_types: Sequence[str]) -> APIRouter:
             report = kw.add_context(body.path, namespace=body.namespace, type=body.type,
                                     force=body.force, dry_run=body.dry_run,
                                     patterns=body.pattern, vault_only=True,
-                                    scopes=auth.principal(request).scopes or None)
+                                    scopes=auth.principal(request).scopes or None,
+                                    embed=False)
         except Forbidden as exc:  # a record would land outside the token's scopes
             raise auth.denied(request, exc) from None
+        if not body.dry_run:  # the answer does not wait for the model
+            kw.embed_in_background(lambda exc: log.warning("embedding: %s", exc))
         return report.as_dict()
 
     return router
