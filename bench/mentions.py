@@ -19,6 +19,12 @@ Per corpus: notes, facts, mentions (and their share of the facts), how many ment
 of a one-word name, and for the sample: how many are judged, how many ``y``, and the
 precision (y / judged) — ``null`` while any sampled mention is unjudged (run ``--write``,
 then fill in its verdict by reading it).
+
+    python bench/mentions.py --plant Data,Name,Find,Build,Example,Release
+
+adds an empty note for each title to a copy of each corpus and counts the mentions of
+them: every one is noise (the notes say nothing), which is what a Dendron vault's notes
+titled by common words made of its prose.
 """
 
 from __future__ import annotations
@@ -28,6 +34,7 @@ import csv
 import json
 import random
 import re
+import shutil
 import sys
 import tempfile
 from pathlib import Path
@@ -135,6 +142,26 @@ def measure(corpus: str, vault: Path, *, n: int, seed: int, write: bool, verbose
             else None}
 
 
+def planted(corpus: str, vault: Path, titles: list[str], *, verbose: bool) -> dict[str, Any]:
+    """Mentions of notes titled ``titles`` added to a copy of ``vault``: each is noise, as
+    the notes say nothing (the Dendron vault's "data", "Find", "Release")."""
+    with tempfile.TemporaryDirectory() as tmp:
+        copy = Path(tmp) / "v"
+        shutil.copytree(vault, copy)
+        for title in titles:
+            (copy / "_planted").mkdir(exist_ok=True)
+            (copy / "_planted" / f"{title}.md").write_text(f"# {title}\n", encoding="utf-8")
+        _, rows = mentions_of(copy)
+    hits = [r for r in rows if r["target"].startswith("kw:note/_planted/")]
+    if verbose:
+        for r in hits:
+            print(f"  {r['path']}:{r['line']}  [{r['matched']}]  {r['snippet'][:200]}",
+                  file=sys.stderr)
+    by_title = {t: sum(r["title"] == t for r in hits) for t in titles}
+    return {"corpus": corpus, "planted": len(titles), "mentions_of_planted": len(hits),
+            "by_title": by_title}
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--corpus", action="append", choices=sorted(CORPORA),
@@ -145,14 +172,21 @@ def main() -> int:
     ap.add_argument("--write", action="store_true",
                     help="add the sample's unjudged mentions to bench/mentions/<corpus>.tsv")
     ap.add_argument("-v", "--verbose", action="store_true", help="print each sampled mention")
+    ap.add_argument("--plant", default="",
+                    help="comma-separated titles: count the mentions of empty notes so titled"
+                         " added to a copy of each corpus, instead of sampling")
     args = ap.parse_args()
     for corpus in args.corpus or list(CORPORA):
         vault = args.datasets / CORPORA[corpus]
         if not vault.is_dir():
             print(f"{corpus}: no folder {vault} (see --datasets)", file=sys.stderr)
             return 2
-        print(json.dumps(measure(corpus, vault, n=args.n, seed=args.seed, write=args.write,
-                                 verbose=args.verbose)), flush=True)
+        if args.plant:
+            out = planted(corpus, vault, args.plant.split(","), verbose=args.verbose)
+        else:
+            out = measure(corpus, vault, n=args.n, seed=args.seed, write=args.write,
+                          verbose=args.verbose)
+        print(json.dumps(out), flush=True)
     return 0
 
 

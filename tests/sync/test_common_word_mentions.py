@@ -35,6 +35,10 @@ def test_a_common_word_is_a_name_only_capitalised_as_written_and_inside_a_senten
     assert _find(finder, "Release notes follow. Data first: Release later.") == []
     assert _find(finder, "- Data\n- [ ] Release\n1. **Data** moves\n| Release | x |") == []
     assert _find(finder, "We cut a RELEASE, and the rest works.") == []
+    # a word of a longer name, a word in quotes, the first word after a dash
+    assert _find(finder, "- Feature Name: the Release Signoff checklist, Plain Old Data.") == []
+    assert _find(finder, 'Write "Data" rather than \u2018Release\u2019.') == []
+    assert _find(finder, "`Ctrl+R` - Release the lock; **Sync** \u2014 Data moves.") == []
     # written as the note's name: capitalised, inside a sentence
     assert _find(finder, "Tomorrow we freeze the Release for good.") == ["release"]
     assert _find(finder, "It is written in Python; python.org hosts it.") == ["python"]

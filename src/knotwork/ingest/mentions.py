@@ -55,8 +55,12 @@ references appendix abstract context consequences goals decision decisions""".sp
 # What a sentence, a list item or a cell may begin with before its first word: spaces,
 # emphasis, opening quotes and brackets, code or a link blanked ("_"), a quote's ">".
 _MARKUP = " \t*_~\"'“‘([`>#\x01"
+_QUOTES = "\"'“‘«`"
 _LIST_MARK = re.compile(r"\s*(?:[-+*]|\d+[.)])(?:\s+\[[ xX]\])?")
 _GAP = re.compile(r"\W+")  # what lies between the words of a name (``_WORD`` runs)
+# the word just before or after another, across spaces, a hyphen or a slash
+_BESIDE_BEFORE = re.compile(r"(\w+)[ \t/-]+$")
+_BESIDE_AFTER = re.compile(r"[ \t/-]+(\w+)")
 _STOPS = frozenset(",.;:!?()")
 
 
@@ -261,12 +265,13 @@ def _means(line: str, words: tuple[str, ...], keys: dict[str, list[Any]], index:
     are likely meant as.
 
     - One common word ("data", "Release", "tags": ``COMMON_WORDS``) names a note only when
-      written as a name: as one of the note's names spells it, with a capital, and not
-      where a sentence starts, where any word has one. "The data is stale", "Release
-      notes follow" and "- tags" name nothing; "we moved to Python" names the note
-      "Python". A name all in capitals ("CLI") is a name wherever it stands. On a Dendron
-      vault of 1,012 notes, titles such as "data", "name", "Find", "Build" and "Example"
-      made most of its facts.
+      written as a name: as one of the note's names spells it, with a capital, not where
+      a sentence starts (where any word has one), and not beside another capitalised
+      word (a longer name's: "- Feature Name:" heads every Rust RFC). "The data is
+      stale", "Release notes follow", "- tags" and "the Release Signoff checklist" name
+      nothing; "we moved to Python" names the note "Python". A name all in capitals
+      ("REST") is a name wherever it stands. On a Dendron vault of 1,012 notes, titles
+      such as "data", "name", "Find", "Build" and "Example" made most of its facts.
     - Several words do not span a sentence's punctuation where the name has a space
       between them: "Foam: Search Tag" (a command's name) is no mention of the note
       "foam search", nor "we use foam, search later".
@@ -276,7 +281,8 @@ def _means(line: str, words: tuple[str, ...], keys: dict[str, list[Any]], index:
         if place is None:
             return {}
         written = line[place[0]:place[1]]
-        if written.islower() or (not written.isupper() and _opens(line, place[0])):
+        if written.islower() or (not written.isupper() and (
+                _opens(line, place[0]) or _titled(line, *place))):
             return {}
         return {k: v for k, v in keys.items()
                 if any(_WORD.findall(form) == [written] for form in v[2])}
@@ -299,11 +305,25 @@ def _spans(gaps: list[str], name_gaps: list[str]) -> bool:
                for g, n in zip(gaps, name_gaps, strict=True))
 
 
+def _titled(line: str, start: int, end: int) -> bool:
+    """Whether the word at ``[start, end)`` of ``line`` has a capitalised word beside it: it
+    is then a word of a longer name ("Feature Name", "Release Signoff checklist", "Plain
+    Old Data"), which is what made it capitalised."""
+    before = _BESIDE_BEFORE.search(line, 0, start)
+    after = _BESIDE_AFTER.match(line, end)
+    return bool(before and before.group(1)[0].isupper()
+                or after and after.group(1)[0].isupper())
+
+
 def _opens(line: str, start: int) -> bool:
     """Whether the word at ``start`` of ``line`` opens a sentence (or a list item, a table
-    cell, the text after a colon), where any word may be capitalised."""
+    cell, the text after a colon or a dash), where any word may be capitalised; or stands
+    in quotes, where it is the word itself that is spoken of ('than "Example"')."""
+    if start and line[start - 1] in _QUOTES:
+        return True
     before = line[:start].rstrip(_MARKUP)
-    return not before or before[-1] in ".!?:;|" or _LIST_MARK.fullmatch(before) is not None
+    return (not before or before[-1] in ".!?:;|—–" or before.endswith((" -", "\t-"))
+            or _LIST_MARK.fullmatch(before) is not None)
 
 
 def _named(hits: list[_Hit], skip_keys: frozenset[str]) -> list[tuple[str, str, int]]:
