@@ -178,8 +178,8 @@ class MentionFinder:
         else:
             slot[2].pop(written, None)
         if slot[1] > 0:
-            if slot[0] not in slot[2]:
-                slot[0] = min(slot[2])
+            if slot[0] not in slot[2] and slot[2]:
+                slot[0] = min(slot[2])  # the label shown: a spelling still declared
             return
         del entry[key]
         if entry:
