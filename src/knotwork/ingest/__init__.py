@@ -24,7 +24,7 @@ EXTRACTION_RULES = 18
 # labels ``types.mention_labels`` keeps): raise it with every change to what the same
 # notes and names give (``tests/ingest/test_rules.py`` fails until it is raised). A sync
 # then finds every note's mentions again.
-MENTION_RULES = 3
+MENTION_RULES = 4
 
 
 def extraction_key(chunk_tokens: int) -> str:
