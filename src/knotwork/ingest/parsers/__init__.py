@@ -31,6 +31,7 @@ __all__ = ["ENTRY_POINT_GROUP", "HEAD_BYTES", "NoteParser", "Parser", "ParserReg
 ENTRY_POINT_GROUP = "knotwork.parsers"
 HEAD_BYTES = 4096  # what a content parser may look at to claim a file
 NOTE = "note"  # the generic parser's type
+SIDECAR = "sidecar"  # the YAML sidecar parser's type (``sidecar.SidecarParser``)
 
 
 @runtime_checkable
@@ -138,10 +139,15 @@ class ParserRegistry:
               chunk_tokens: int = 220, type: str | None = None) -> ParsedDocument | Issue:
         """Read ``data`` with the parser ``choose`` picks, its extraction key set."""
         from .. import extraction_key
+        from ..dialects import current
+        from ..hierarchy import with_folders  # (with the parser's modules: not at import)
 
         parser = self.choose(path, data[:HEAD_BYTES], type=type)
         out = parser.parse(path, data, max_bytes=max_bytes, chunk_tokens=chunk_tokens)
         if isinstance(out, ParsedDocument):
+            if parser.type != SIDECAR:  # (a sidecar's facts are its note's)
+                # what the file's place states, whichever parser read what it says
+                out = with_folders(out, current())
             key = self.key(parser, extraction_key(chunk_tokens))
             if out.extraction != key:
                 out = replace(out, extraction=key)

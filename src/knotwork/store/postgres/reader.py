@@ -27,6 +27,7 @@ from ..records import (
     Warnings,
 )
 from ..sqlite.reader import TRUST_LABELS, _as_of, _fact_row, _file_state
+from ..sqlite.schema import NO_PAGELESS_FOLDER
 from . import text
 from .connection import Con
 from .trust import TrustReads
@@ -268,7 +269,8 @@ class Reader(WikiQueries, TrustReads):
             rows = self.con.execute(
                 f"SELECT f.{col}, COALESCE(e.resolved_id, e.id), f.predicate, f.confidence"
                 f" FROM facts f JOIN entities e ON e.id = f.{far} AND e.scope = f.scope"
-                f" WHERE {' AND '.join(where)} LIMIT {int(limit)}", args).fetchall()
+                f" WHERE {' AND '.join(where)} AND {NO_PAGELESS_FOLDER}"
+                f" LIMIT {int(limit)}", args).fetchall()
             if col == "subject_id":
                 out.extend(Edge(members[near], other, p, c) for near, other, p, c in rows)
             else:
@@ -460,7 +462,7 @@ class Reader(WikiQueries, TrustReads):
                                 " ORDER BY document_id, key, kind").fetchall()
         titled = {doc for doc, _, kind, _ in rows if kind == "title"}
         return [(t, key) for doc, key, kind, t in rows
-                if doc not in titled or mentionable(kind, t, True)]
+                if mentionable(kind, t, doc in titled)]
 
     def documents_mentioning(self, phrases: Sequence[str], *, limit: int = 100_000
                              ) -> set[int]:
@@ -606,7 +608,8 @@ class Reader(WikiQueries, TrustReads):
             "  (SELECT 1 FROM documents l WHERE l.deleted_at IS NULL"
             "   AND l.scope = documents.scope AND l.path = documents.path)),"
             " (SELECT COUNT(*) FROM versions), (SELECT COUNT(*) FROM chunks WHERE live),"
-            " (SELECT COUNT(*) FROM entities WHERE resolved_id IS NULL),"
+            " (SELECT COUNT(*) FROM entities e WHERE resolved_id IS NULL"
+            f" AND {NO_PAGELESS_FOLDER}),"
             " (SELECT COUNT(*) FROM facts WHERE retracted_at IS NULL),"
             " (SELECT COUNT(*) FROM facts WHERE retracted_at IS NOT NULL),"
             " (SELECT COUNT(*) FROM events),"
