@@ -107,6 +107,13 @@ def test_nested_folders_chain_page_to_page(tmp_path: Path) -> None:
         assert _parents(kw, "docs/services/auth/README") == [iri["docs/services/README"]]
         assert _parents(kw, "docs/services/README") == [iri["docs/index"]]
         assert _parents(kw, "docs/index") == []  # the vault's root is no folder with a page
+        # the page names the folder it is the page of; a note no folder's page, none
+        names = kw.entity("docs/services/README").names
+        assert ("folder_readme", "docs/services/") in names
+        assert not [k for k, _ in kw.entity("docs/services/auth/tokens").names
+                    if k.startswith("folder")]
+        # the two pages of auth/ compete by rule: no ambiguity (the stem "readme" is one)
+        assert [a.name for a in kw.stats().ambiguous_names] == ["readme"]
 
 
 def test_a_kep_s_readme_is_its_folder_s_page(tmp_path: Path) -> None:

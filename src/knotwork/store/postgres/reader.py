@@ -27,7 +27,7 @@ from ..records import (
     Warnings,
 )
 from ..sqlite.reader import TRUST_LABELS, _as_of, _fact_row, _file_state
-from ..sqlite.schema import NO_PAGELESS_FOLDER
+from ..sqlite.schema import NO_PAGELESS_FOLDER, PAGE_OF_NOTES
 from . import text
 from .connection import Con
 from .trust import TrustReads
@@ -121,7 +121,8 @@ class Reader(WikiQueries, TrustReads):
 
     def names_of(self, entity_id: int) -> list[EntityName]:
         return [EntityName(r[0], r[1]) for r in self.con.execute(
-            "SELECT kind, text FROM names WHERE entity_id=? ORDER BY rank, text", (entity_id,))]
+            f"SELECT kind, text FROM names n WHERE entity_id=? AND {PAGE_OF_NOTES}"
+            " ORDER BY rank, text", (entity_id,))]
 
     def types(self, entity_ids: Iterable[int]) -> dict[int, list[str]]:
         members = self.members(entity_ids)
@@ -646,6 +647,7 @@ class Reader(WikiQueries, TrustReads):
         out = []
         for key, paths in self.con.execute(
                 "SELECT key, array_agg(path ORDER BY rank, length(path), path) FROM names"
+                " WHERE key NOT LIKE '%/'"  # (a folder's pages compete by their kinds' rank)
                 " GROUP BY key HAVING COUNT(DISTINCT path) > 1 ORDER BY key"
                 f" LIMIT {int(limit)}"):
             out.append((key, list(dict.fromkeys(paths))))

@@ -40,7 +40,7 @@ from ..records import (
     Warnings,
 )
 from .fts import match_string
-from .schema import NO_PAGELESS_FOLDER
+from .schema import NO_PAGELESS_FOLDER, PAGE_OF_NOTES
 from .trust import TrustReads
 from .wiki import WikiQueries
 
@@ -199,7 +199,8 @@ class Reader(WikiQueries, TrustReads):
 
     def names_of(self, entity_id: int) -> list[EntityName]:
         return [EntityName(r[0], r[1]) for r in self.con.execute(
-            "SELECT kind, text FROM names WHERE entity_id=? ORDER BY rank, text", (entity_id,))]
+            f"SELECT kind, text FROM names n WHERE entity_id=? AND {PAGE_OF_NOTES}"
+            " ORDER BY rank, text", (entity_id,))]
 
     def types(self, entity_ids: Iterable[int]) -> dict[int, list[str]]:
         members = self.members(entity_ids)
@@ -809,6 +810,8 @@ class Reader(WikiQueries, TrustReads):
         out = []
         for key, paths in self.con.execute(
                 "SELECT key, group_concat(path, char(10)) FROM (SELECT key, path FROM names"
+                # (a folder's pages compete by their kinds' rank, not by accident)
+                " WHERE key NOT LIKE '%/'"
                 " ORDER BY key, rank, length(path), path) GROUP BY key"
                 f" HAVING COUNT(DISTINCT path) > 1 LIMIT {int(limit)}"):
             out.append((key, list(dict.fromkeys(str(paths).split("\n")))))

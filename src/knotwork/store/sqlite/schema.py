@@ -230,6 +230,12 @@ RESOLVE_NAMES = f"UPDATE entities SET resolved_id = {NAME_WINNER}"
 # PostgreSQL's store reads it too.
 NO_PAGELESS_FOLDER = ("(e.resolved_id IS NOT NULL OR e.name_key IS NULL"
                       " OR e.name_key NOT LIKE '%/')")
+# The name row ``n`` is no folder's name, or that of a folder whose notes it is the page of:
+# every note declares the folder beside it (``a/x.md``: ``a/x/``), which is worth showing
+# only where that folder holds notes and this note won it.
+PAGE_OF_NOTES = ("(n.kind NOT LIKE 'folder%' OR EXISTS (SELECT 1 FROM entities f"
+                 " WHERE f.name_key = n.key AND f.resolved_id = n.entity_id"
+                 " AND NOT f.orphan))")
 # after name entities changed in bulk: resolve them all, find the orphans, index the rest
 _REINDEX_NAMES = [
     f"""{RESOLVE_NAMES} WHERE kind = 'name'""",
