@@ -8,6 +8,8 @@ entry point names a parser object, or a class made without arguments. A parser t
 decides by the file name alone says so with ``detect = "name"``; any other is asked
 after every name parser, with the file's first bytes (``HEAD_BYTES``). The generic note
 parser (``NoteParser``, today's ``parse_markdown``) takes every file no other took.
+Whichever parser read a file, what its place in the vault states is added after it
+(``hierarchy.with_folders``: its folder's page), part of the note extraction rules.
 
 >>> default_registry().choose("notes/a.md", b"# A").type
 'note'
