@@ -106,7 +106,8 @@ def test_an_agent_document_cannot_take_over_a_vault_note(tmp_path: Path) -> None
             with pytest.raises(Conflict, match="services/Traefik"):
                 k.ingest_document(doc_id, "Hijack", "", "Traefik is owned by Mallory.")
         assert k.entity("Traefik").entity.label == "Traefik"
-        assert [f.predicate for f in k.facts("Traefik")] == ["runs_on"]
+        # (and part_of its folder's name: services/ has no page)
+        assert sorted(f.predicate for f in k.facts("Traefik")) == ["part_of", "runs_on"]
         # the other way round: a vault file arriving where an agent's document lives is
         # reported for that file, and the rest of the sync goes on
         k.ingest_document("notes/plan", "Plan", "", "The plan.")

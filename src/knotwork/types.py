@@ -15,6 +15,7 @@ from typing import Literal, NamedTuple
 # The domain rules own these (``domain.words``, ``domain.ids``); named here too, as they
 # were before the rules had a home.
 from .domain.ids import DEFAULT_SCOPE as DEFAULT_SCOPE
+from .domain.names import FOLDER_KINDS as FOLDER_KINDS
 from .domain.words import STOPWORDS as STOPWORDS
 from .domain.words import label_initials as label_initials
 from .domain.words import label_words as label_words
@@ -25,7 +26,8 @@ Trust = Literal["stated", "asserted", "extracted"]
 Review = Literal["unreviewed", "approved", "rejected"]
 ValueType = Literal["Entity", "Literal"]
 Relevance = Literal["Direct", "Linked", "Semantic"]
-NameKind = Literal["path", "stem", "title", "alias"]
+NameKind = Literal["path", "stem", "title", "alias", "folder_index", "folder_file",
+                   "folder_note", "folder_readme"]
 
 # A context answer quotes at most this much of a fact's supporting text; the line span
 # (and the evidence section) lead to the rest.
@@ -68,7 +70,12 @@ def mentionable(kind: str, text: str, titled: bool) -> bool:
     name (``kota.md``, untitled or titled "kota") keeps it. The file name is a "stem", or
     the "path" of a note at the vault's root. A function of one note's own names, so it
     stays exact as notes change one at a time.
+
+    A folder's name (``domain.names.FOLDER_KINDS``) is no name at all to prose: it is
+    how the folder's notes find their page.
     """
+    if kind in FOLDER_KINDS:
+        return False
     return not (titled and kind in ("stem", "path") and text.isalpha() and text.islower())
 
 

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from knotwork import Knotwork
 from knotwork.ingest import EXTRACTION_RULES, MENTION_RULES, extraction_key, parse_markdown
+from knotwork.ingest.hierarchy import with_folders
 from knotwork.types import ParsedDocument
 
 from ..sync.test_no_stale import canon
@@ -44,6 +45,8 @@ FINGERPRINTS = {
     16: "95fe8bf9bb9aac32d51fdf10856637110a1e7ac416a4362a619a7f12c2da5eb5",
     17: "7e9dbf65e4a6e23f1661e1b2fa0ccd771e3c326abb2bd3a9036ef91e8551c158",  # valid time
     18: "ae3e05b7afbd1f894448c032d501fa4d532875df3948a80f8472f296ad307df3",  # + vault dialects
+    # + folder pages (``hierarchy.with_folders``, counted from here on)
+    19: "ad2d5a271b6ac04e52fc700d800c79c5549f61bcc875be8dbfe421c5afcac1db",
 }
 
 # The mention facts of the same corpus, by (extraction rules, mention rules): a parser
@@ -71,6 +74,8 @@ MENTION_FINGERPRINTS = {
     (18, 3): "2c6df93040db8622cc94c69ec03f7d34e4169f128ea2c73129c7185ff6a67a39",
     # one common word names a note only as a name is written; section names of RFCs
     (18, 4): "1fce966c047557aca7e7fe18df393f792ee8adcabd7e51416a479d7eaa0585e9",
+    (19, 3): "2c6df93040db8622cc94c69ec03f7d34e4169f128ea2c73129c7185ff6a67a39",
+    (19, 4): "1fce966c047557aca7e7fe18df393f792ee8adcabd7e51416a479d7eaa0585e9",
 }
 
 # Beside the example vault: the syntax it does not show, each in a few lines.
@@ -137,6 +142,8 @@ def fingerprint() -> str:
     digest = hashlib.sha256()
     for path, data in _corpus():
         doc = parse_markdown(path, data)
+        if isinstance(doc, ParsedDocument):  # and what its folder states (``parsers.parse``)
+            doc = with_folders(doc, "markdown")
         out = (dataclasses.asdict(dataclasses.replace(doc, extraction=""))
                if isinstance(doc, ParsedDocument) else dataclasses.asdict(doc))
         digest.update(json.dumps(out, sort_keys=True, default=repr).encode())

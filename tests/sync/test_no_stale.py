@@ -19,8 +19,11 @@ from knotwork.types import FactRow
 # and go (the longest known name wins)
 # and "kestrel-queue" is a file name of the same words: a note linking one of the two
 # means it by those words, and the words' mentions move between them
+# and "ops/README", "ops/index", "ops" (beside the folder) and "ops/deep/deep" (a folder
+# note) compete to be a folder's page: its notes' ``part_of`` must follow the winner as
+# pages come and go, without the notes being read again
 NAMES = ["Alpha", "Beta", "ops/Gamma", "ops/deep/Delta", "Kestrel Queue", "kota", "Kestrel",
-         "x/kestrel-queue", "ops/README"]
+         "x/kestrel-queue", "ops/README", "ops/index", "ops", "ops/deep/deep"]
 TARGETS = ["Alpha", "Beta", "Gamma", "Delta", "Kestrel Queue", "kota", "KQ", "Missing Note",
            "ops/Gamma", "kestrel-queue"]
 

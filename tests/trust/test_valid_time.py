@@ -70,9 +70,10 @@ def test_since_until_and_frontmatter_give_valid_time(kw: Knotwork) -> None:
     assert _values(kw.facts("Heliograph", valid_at="2025-04-01"), "status") == {"beta"}
     assert _values(kw.facts("Heliograph", valid_at="2025-05-01"), "owner") == {"Dana"}
     assert _values(kw.facts("Heliograph", valid_at="2025-07-01"), "owner") == set()
-    # before the note's valid_from nothing it states held; what names and dates it does
+    # before the note's valid_from nothing it states held; what names and dates it does,
+    # and where it is (its folder's page: ``part_of``)
     early = kw.facts("Heliograph", valid_at="2023-01-01")
-    assert {f.predicate for f in early} == {"type", "valid_from", "since", "until"}
+    assert {f.predicate for f in early} == {"type", "valid_from", "since", "until", "part_of"}
 
 
 def test_a_superseded_decision_is_closed_at_its_successors_date(kw: Knotwork) -> None:

@@ -18,6 +18,15 @@ reports it with its paths, the winner first.
 >>> name_winner(claims), ranked_paths(claims)
 (2, ('x.md', 'deep/nested/x.md'))
 
+A folder's page claims the folder's name (``folder_key``: the folder's path and a slash,
+a key no written link spells, since ``name_key`` strips slashes) by one of four kinds,
+ranked among themselves: ``folder/index.md`` (``folder_index``, also Hugo's
+``_index.md``) before ``folder.md`` beside the folder (``folder_file``) before the
+folder note ``folder/folder.md`` (``folder_note``) before ``folder/README.md``
+(``folder_readme``). Why this order: a docs site's ``index.md`` is the page a folder is
+read through, a note named after the folder was written for it on purpose, and a
+README is often the repository's page for people browsing it, kept beside the site's.
+
 The SQLite store writes the same rule as SQL (``store/sqlite/schema.NAME_WINNER``), tested
 equal to this one.
 """
@@ -28,19 +37,28 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Literal
 
-__all__ = ["NAME_RANK", "NameClaim", "name_winner", "ranked_paths"]
+__all__ = ["FOLDER_KINDS", "NAME_RANK", "NameClaim", "folder_key", "is_folder_key",
+           "name_winner", "ranked_paths"]
 
-# how strongly a way of declaring a name claims it (lower wins)
-NAME_RANK: Mapping[str, int] = {"path": 0, "stem": 1, "title": 1, "alias": 2}
+# how strongly a way of declaring a name claims it (lower wins); the folder kinds only
+# ever compete with each other (their keys end in a slash, no other name's does)
+NAME_RANK: Mapping[str, int] = {"path": 0, "stem": 1, "title": 1, "alias": 2,
+                                "folder_index": 3, "folder_file": 4, "folder_note": 5,
+                                "folder_readme": 6}
+# the kinds by which a note is a folder's page: not names prose or a search finds it by
+FOLDER_KINDS = frozenset({"folder_index", "folder_file", "folder_note", "folder_readme"})
+
+Kind = Literal["path", "stem", "title", "alias", "folder_index", "folder_file",
+               "folder_note", "folder_readme"]
 
 
 @dataclass(frozen=True, slots=True)
 class NameClaim:
     """A note's claim to one name: the note's entity id, how it declares the name
-    (``path``, ``stem``, ``title`` or ``alias``) and the note's path."""
+    (``path``, ``stem``, ``title``, ``alias`` or a folder kind) and the note's path."""
 
     entity_id: int
-    kind: Literal["path", "stem", "title", "alias"]
+    kind: Kind
     path: str
 
     def order(self) -> tuple[int, int, str]:
@@ -58,3 +76,17 @@ def ranked_paths(claims: Iterable[NameClaim]) -> tuple[str, ...]:
     """The distinct paths claiming the name, the winner's first; more than one is an
     ambiguous name."""
     return tuple(dict.fromkeys(c.path for c in sorted(claims, key=NameClaim.order)))
+
+
+def folder_key(folder_name_key: str) -> str:
+    """The name key of a folder, from its path's ``name_key``: the key and a slash.
+
+    >>> folder_key("docs/services")
+    'docs/services/'
+    """
+    return folder_name_key + "/"
+
+
+def is_folder_key(key: str | None) -> bool:
+    """Whether ``key`` names a folder (``folder_key``) rather than a note."""
+    return key is not None and key.endswith("/")

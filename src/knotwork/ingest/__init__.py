@@ -18,7 +18,7 @@ __all__ = ["EXTRACTION_RULES", "MENTION_RULES", "extraction_key", "parse_markdow
 # same bytes give other names, chunks or facts (``tests/ingest/test_rules.py`` fails until
 # it is raised). A sync reads again every note extracted under other rules, so a store
 # never keeps facts the current code would not find, and no one has to rebuild it.
-EXTRACTION_RULES = 18
+EXTRACTION_RULES = 19
 
 # The version of how plain-text mentions are found (``mentions.MentionFinder``, the
 # labels ``types.mention_labels`` keeps): raise it with every change to what the same

@@ -494,10 +494,11 @@ class _Loader:
     def _read(self, eid: int, *, out_limit: int, in_limit: int
               ) -> tuple[list[FactRow], list[FactRow]]:
         o = self.opts
-        return self.reader.entity_facts(
+        out, inc = self.reader.entity_facts(
             eid, out_limit=out_limit, in_limit=in_limit, as_of=o.as_of, scopes=o.scopes,
             min_confidence=o.min_confidence, trusts=o.trusts, valid_at=o.valid_at,
             own_document=self.rows[eid].document_id)
+        return [f for f in out if not _pageless_folder(f)], inc
 
     def load(self, eid: int, *, incoming: bool = True, facts: int | None = None
              ) -> ContextEntity:
@@ -522,6 +523,12 @@ class _Loader:
             iri=row.iri, label=row.label, types=tuple(self._types(eid)),
             relevance=c.relevance, score=c.score, facts=facts,
             incoming=tuple(incoming), why=tuple(c.why), entity_id=eid, wiki=c.wiki)
+
+
+def _pageless_folder(f: FactRow) -> bool:
+    """Whether ``f`` points at a folder no note is the page of (its name's IRI ends in a
+    slash, ``domain.names.folder_key``): the folder says nothing an answer could use."""
+    return f.value_type == "Entity" and f.value.endswith("/")
 
 
 def _evidence(reader: StoreReader, ranked: list[tuple[int, _Cand]], opts: ContextOptions

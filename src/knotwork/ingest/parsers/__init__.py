@@ -8,6 +8,8 @@ entry point names a parser object, or a class made without arguments. A parser t
 decides by the file name alone says so with ``detect = "name"``; any other is asked
 after every name parser, with the file's first bytes (``HEAD_BYTES``). The generic note
 parser (``NoteParser``, today's ``parse_markdown``) takes every file no other took.
+Whichever parser read a file, what its place in the vault states is added after it
+(``hierarchy.with_folders``: its folder's page), part of the note extraction rules.
 
 >>> default_registry().choose("notes/a.md", b"# A").type
 'note'
@@ -31,6 +33,7 @@ __all__ = ["ENTRY_POINT_GROUP", "HEAD_BYTES", "NoteParser", "Parser", "ParserReg
 ENTRY_POINT_GROUP = "knotwork.parsers"
 HEAD_BYTES = 4096  # what a content parser may look at to claim a file
 NOTE = "note"  # the generic parser's type
+SIDECAR = "sidecar"  # the YAML sidecar parser's type (``sidecar.SidecarParser``)
 
 
 @runtime_checkable
@@ -138,10 +141,15 @@ class ParserRegistry:
               chunk_tokens: int = 220, type: str | None = None) -> ParsedDocument | Issue:
         """Read ``data`` with the parser ``choose`` picks, its extraction key set."""
         from .. import extraction_key
+        from ..dialects import current
+        from ..hierarchy import with_folders  # (with the parser's modules: not at import)
 
         parser = self.choose(path, data[:HEAD_BYTES], type=type)
         out = parser.parse(path, data, max_bytes=max_bytes, chunk_tokens=chunk_tokens)
         if isinstance(out, ParsedDocument):
+            if parser.type != SIDECAR:  # (a sidecar's facts are its note's)
+                # what the file's place states, whichever parser read what it says
+                out = with_folders(out, current())
             key = self.key(parser, extraction_key(chunk_tokens))
             if out.extraction != key:
                 out = replace(out, extraction=key)

@@ -27,6 +27,7 @@ from ..records import (
     Warnings,
 )
 from ..sqlite.reader import TRUST_LABELS, _as_of, _fact_row, _file_state
+from ..sqlite.schema import NO_PAGELESS_FOLDER, PAGE_OF_NOTES
 from . import text
 from .connection import Con
 from .trust import TrustReads
@@ -120,7 +121,8 @@ class Reader(WikiQueries, TrustReads):
 
     def names_of(self, entity_id: int) -> list[EntityName]:
         return [EntityName(r[0], r[1]) for r in self.con.execute(
-            "SELECT kind, text FROM names WHERE entity_id=? ORDER BY rank, text", (entity_id,))]
+            f"SELECT kind, text FROM names n WHERE entity_id=? AND {PAGE_OF_NOTES}"
+            " ORDER BY rank, text", (entity_id,))]
 
     def types(self, entity_ids: Iterable[int]) -> dict[int, list[str]]:
         members = self.members(entity_ids)
@@ -268,7 +270,8 @@ class Reader(WikiQueries, TrustReads):
             rows = self.con.execute(
                 f"SELECT f.{col}, COALESCE(e.resolved_id, e.id), f.predicate, f.confidence"
                 f" FROM facts f JOIN entities e ON e.id = f.{far} AND e.scope = f.scope"
-                f" WHERE {' AND '.join(where)} LIMIT {int(limit)}", args).fetchall()
+                f" WHERE {' AND '.join(where)} AND {NO_PAGELESS_FOLDER}"
+                f" LIMIT {int(limit)}", args).fetchall()
             if col == "subject_id":
                 out.extend(Edge(members[near], other, p, c) for near, other, p, c in rows)
             else:
@@ -460,7 +463,7 @@ class Reader(WikiQueries, TrustReads):
                                 " ORDER BY document_id, key, kind").fetchall()
         titled = {doc for doc, _, kind, _ in rows if kind == "title"}
         return [(t, key) for doc, key, kind, t in rows
-                if doc not in titled or mentionable(kind, t, True)]
+                if mentionable(kind, t, doc in titled)]
 
     def documents_mentioning(self, phrases: Sequence[str], *, limit: int = 100_000
                              ) -> set[int]:
@@ -606,7 +609,8 @@ class Reader(WikiQueries, TrustReads):
             "  (SELECT 1 FROM documents l WHERE l.deleted_at IS NULL"
             "   AND l.scope = documents.scope AND l.path = documents.path)),"
             " (SELECT COUNT(*) FROM versions), (SELECT COUNT(*) FROM chunks WHERE live),"
-            " (SELECT COUNT(*) FROM entities WHERE resolved_id IS NULL),"
+            " (SELECT COUNT(*) FROM entities e WHERE resolved_id IS NULL"
+            f" AND {NO_PAGELESS_FOLDER}),"
             " (SELECT COUNT(*) FROM facts WHERE retracted_at IS NULL),"
             " (SELECT COUNT(*) FROM facts WHERE retracted_at IS NOT NULL),"
             " (SELECT COUNT(*) FROM events),"
@@ -643,6 +647,7 @@ class Reader(WikiQueries, TrustReads):
         out = []
         for key, paths in self.con.execute(
                 "SELECT key, array_agg(path ORDER BY rank, length(path), path) FROM names"
+                " WHERE key NOT LIKE '%/'"  # (a folder's pages compete by their kinds' rank)
                 " GROUP BY key HAVING COUNT(DISTINCT path) > 1 ORDER BY key"
                 f" LIMIT {int(limit)}"):
             out.append((key, list(dict.fromkeys(paths))))

@@ -31,6 +31,7 @@ class WikiQueries:
             " AND f.retracted_at IS NULL"
             " JOIN documents d ON d.id = f.document_id AND d.scope = f.scope"
             " WHERE o.kind = 'name' AND o.resolved_id IS NULL AND o.scope = ?"
+            " AND o.name_key NOT LIKE '%/'"  # a folder with no page of its own is no link
             " AND d.deleted_at IS NULL AND d.source_kind = 'file' AND f.predicate <> 'mentions'"
             " AND NOT EXISTS (SELECT 1 FROM facts r"
             " JOIN documents rd ON rd.id = r.document_id AND rd.scope = r.scope"

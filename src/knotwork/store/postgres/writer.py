@@ -27,6 +27,7 @@ from typing import Any, cast
 import numpy as np
 
 from ...domain.ids import entity_key, fact_key, name_iri, note_iri, note_key
+from ...domain.names import is_folder_key
 from ...domain.ownership import diff_facts
 from ...domain.words import label_initials
 from ...errors import Conflict
@@ -585,7 +586,9 @@ class Writer(TrustWrites):
                     (scope, ts, *([r[i] for r in rows] for i in range(5)))).rows)
                 known.update(made)
                 mine = [r for r in rows if r[1] in made]
-                self._name_fts.extend((r[0], scope, r[3]) for r in mine)
+                # (a folder's name is no words to search: ``_index_entities``)
+                self._name_fts.extend((r[0], scope, r[3]) for r in mine
+                                      if not is_folder_key(r[4]))
                 self._new_names.update(r[0] for r in mine)
                 if len(made) < len(rows):  # another writer made these meanwhile
                     theirs = [r[1] for r in rows if r[1] not in made]
@@ -681,15 +684,20 @@ class Writer(TrustWrites):
         rows, tokens = -int(gone[0]), -int(gone[1])
         found = {r[0]: (r[1], r[2], r[3]) for r in self.con.execute(
             "SELECT id, label, kind, scope FROM entities WHERE id = ANY(?)", (ids,))}
+        # a folder's name is how its notes find their page: no words to search it by
+        folders = {r[0] for r in self.con.execute(
+            "SELECT id FROM entities WHERE id = ANY(?) AND kind = 'name'"
+            " AND name_key LIKE '%/'", (ids,))}
         aliases: dict[int, list[str]] = {}
         for eid, t in self.con.execute("SELECT DISTINCT entity_id, text FROM names"
-                                       " WHERE entity_id = ANY(?) ORDER BY 1, 2", (ids,)):
+                                       " WHERE entity_id = ANY(?) AND kind NOT LIKE 'folder%'"
+                                       " ORDER BY 1, 2", (ids,)):
             aliases.setdefault(eid, []).append(t)
         names = [i for i in ids if i in found and found[i][1] == "name"]
         orphans = {r[0] for r in self.con.execute(
             f"UPDATE entities SET orphan = NOT ({NAME_REFERRED}) WHERE id = ANY(?)"
             " RETURNING id, orphan", (names,)) if r[1]} if names else set()
-        keep = [i for i in ids if i in found and i not in orphans
+        keep = [i for i in ids if i in found and i not in orphans and i not in folders
                 and not (found[i][1] == "note" and not aliases.get(i))]
         if not keep:
             return [], rows, tokens

@@ -40,6 +40,7 @@ from ..records import (
     Warnings,
 )
 from .fts import match_string
+from .schema import NO_PAGELESS_FOLDER, PAGE_OF_NOTES
 from .trust import TrustReads
 from .wiki import WikiQueries
 
@@ -198,7 +199,8 @@ class Reader(WikiQueries, TrustReads):
 
     def names_of(self, entity_id: int) -> list[EntityName]:
         return [EntityName(r[0], r[1]) for r in self.con.execute(
-            "SELECT kind, text FROM names WHERE entity_id=? ORDER BY rank, text", (entity_id,))]
+            f"SELECT kind, text FROM names n WHERE entity_id=? AND {PAGE_OF_NOTES}"
+            " ORDER BY rank, text", (entity_id,))]
 
     def types(self, entity_ids: Iterable[int]) -> dict[int, list[str]]:
         members = self.members(entity_ids)
@@ -370,7 +372,8 @@ class Reader(WikiQueries, TrustReads):
             rows = self.con.execute(
                 f"SELECT f.{col}, COALESCE(e.resolved_id, e.id), f.predicate, f.confidence"
                 f" FROM facts f JOIN entities e ON e.id = f.{far}"
-                f" WHERE {' AND '.join(where)} LIMIT {int(limit)}", args).fetchall()
+                f" WHERE {' AND '.join(where)} AND {NO_PAGELESS_FOLDER}"
+                f" LIMIT {int(limit)}", args).fetchall()
             if col == "subject_id":
                 out.extend(Edge(members[near], other, p, c) for near, other, p, c in rows)
             else:
@@ -604,7 +607,7 @@ class Reader(WikiQueries, TrustReads):
         rows = self.con.execute("SELECT document_id, key, kind, text FROM names").fetchall()
         titled = {doc for doc, _, kind, _ in rows if kind == "title"}
         return [(text, key) for doc, key, kind, text in rows
-                if doc not in titled or mentionable(kind, text, True)]
+                if mentionable(kind, text, doc in titled)]
 
     def documents_mentioning(self, phrases: Sequence[str], *, limit: int = 100_000
                              ) -> set[int]:
@@ -773,7 +776,8 @@ class Reader(WikiQueries, TrustReads):
                             ).fetchone()[0],
             "versions": q("SELECT COUNT(*) FROM versions").fetchone()[0],
             "chunks": q("SELECT COUNT(*) FROM chunks WHERE live = 1").fetchone()[0],
-            "entities": q("SELECT COUNT(*) FROM entities WHERE resolved_id IS NULL").fetchone()[0],
+            "entities": q(f"SELECT COUNT(*) FROM entities e WHERE resolved_id IS NULL"
+                          f" AND {NO_PAGELESS_FOLDER}").fetchone()[0],
             "facts": q("SELECT COUNT(*) FROM facts WHERE retracted_at IS NULL").fetchone()[0],
             "retracted_facts": q("SELECT COUNT(*) FROM facts WHERE retracted_at IS NOT NULL"
                                  ).fetchone()[0],
@@ -806,6 +810,8 @@ class Reader(WikiQueries, TrustReads):
         out = []
         for key, paths in self.con.execute(
                 "SELECT key, group_concat(path, char(10)) FROM (SELECT key, path FROM names"
+                # (a folder's pages compete by their kinds' rank, not by accident)
+                " WHERE key NOT LIKE '%/'"
                 " ORDER BY key, rank, length(path), path) GROUP BY key"
                 f" HAVING COUNT(DISTINCT path) > 1 LIMIT {int(limit)}"):
             out.append((key, list(dict.fromkeys(str(paths).split("\n")))))

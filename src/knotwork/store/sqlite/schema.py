@@ -224,6 +224,18 @@ NAME_WINNER = ("(SELECT n.entity_id FROM names n JOIN documents d ON d.id = n.do
                " WHERE n.key = entities.name_key AND d.scope = entities.scope"
                " ORDER BY n.rank, length(n.path), n.path LIMIT 1)")
 RESOLVE_NAMES = f"UPDATE entities SET resolved_id = {NAME_WINNER}"
+# The entity ``e`` is not a folder no note is the page of. A note is ``part_of`` its folder's
+# name (``ingest.hierarchy``), a key ending in a slash that no link spells; while no note
+# declares it, it is no entity to reach, find, count or write a page for. Portable SQL:
+# PostgreSQL's store reads it too.
+NO_PAGELESS_FOLDER = ("(e.resolved_id IS NOT NULL OR e.name_key IS NULL"
+                      " OR e.name_key NOT LIKE '%/')")
+# The name row ``n`` is no folder's name, or that of a folder whose notes it is the page of:
+# every note declares the folder beside it (``a/x.md``: ``a/x/``), which is worth showing
+# only where that folder holds notes and this note won it.
+PAGE_OF_NOTES = ("(n.kind NOT LIKE 'folder%' OR EXISTS (SELECT 1 FROM entities f"
+                 " WHERE f.name_key = n.key AND f.resolved_id = n.entity_id"
+                 " AND NOT f.orphan))")
 # after name entities changed in bulk: resolve them all, find the orphans, index the rest
 _REINDEX_NAMES = [
     f"""{RESOLVE_NAMES} WHERE kind = 'name'""",

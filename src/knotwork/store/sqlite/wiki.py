@@ -44,6 +44,8 @@ class WikiQueries:
             " FROM entities o JOIN facts f ON f.object_id = o.id AND f.retracted_at IS NULL"
             " JOIN documents d ON d.id = f.document_id"
             " WHERE o.kind = 'name' AND o.resolved_id IS NULL AND o.scope = ?"
+            # a folder with no page of its own (``domain.names.folder_key``) is no link
+            " AND o.name_key NOT LIKE '%/'"
             " AND d.deleted_at IS NULL AND d.source_kind = 'file' AND f.predicate != 'mentions'"
             # a record of a note (``### TASK-1: …`` with fields) is an entity a vault
             # states, though no note declares its name

@@ -26,6 +26,7 @@ from operator import itemgetter
 from typing import Any, cast
 
 from ...domain.ids import entity_key, fact_key, name_iri, note_iri, note_key
+from ...domain.names import is_folder_key
 from ...domain.ownership import diff_facts
 from ...domain.words import label_initials
 from ...errors import Conflict
@@ -630,7 +631,8 @@ class Writer(TrustWrites):
                 self.con.executemany(
                     "INSERT INTO entities(id, key, kind, scope, iri, label, name_key, created_at)"
                     " VALUES(?,?,?,?,?,?,?,?)", rows)
-                self._name_fts.extend((r[0], r[5]) for r in rows)
+                # (a folder's name is no words to search: ``_index_entity``)
+                self._name_fts.extend((r[0], r[5]) for r in rows if not is_folder_key(r[6]))
                 self._new_names.update(r[0] for r in rows)
                 self._resolve_names(k[5:] for k, _ in new)
         return {k: known[e] for k, e in keyed.items()}
@@ -723,19 +725,24 @@ class Writer(TrustWrites):
         index when nothing is left to find it by; return what a note's label spells by its
         initials if it stays (``entity_initials``, written by the caller)."""
         self.con.execute("DELETE FROM entity_fts WHERE rowid=?", (eid,))
-        row = self.con.execute("SELECT label, kind FROM entities WHERE id=?", (eid,)).fetchone()
+        row = self.con.execute("SELECT label, kind, name_key FROM entities WHERE id=?",
+                               (eid,)).fetchone()
         if row is None:
             return ()  # created in a savepoint that was rolled back
+        # (a folder's name is how its notes find their page, no words to search it by)
         aliases = " ".join(r[0] for r in self.con.execute(
-            "SELECT DISTINCT text FROM names WHERE entity_id=?", (eid,)))
+            "SELECT DISTINCT text FROM names WHERE entity_id=? AND kind NOT LIKE 'folder%'",
+            (eid,)))
         if row[1] == "note" and not aliases:
             return ()  # a deleted note: nothing left to find it by
         if row[1] == "name":
             orphan = self.con.execute(
                 f"SELECT NOT ({NAME_REFERRED}) FROM entities WHERE id=?", (eid,)).fetchone()[0]
             self.con.execute("UPDATE entities SET orphan=? WHERE id=?", (orphan, eid))
-            if orphan:
-                return ()  # nothing refers to it any more: a fresh ingest would not have it
+            if orphan or is_folder_key(row[2]):
+                # nothing refers to it any more (a fresh ingest would not have it), or it
+                # is a folder's name: found through its page, if it has one
+                return ()
         literals = " ".join(r[0] for r in self.con.execute(
             "SELECT value FROM facts WHERE subject_id=? AND retracted_at IS NULL"
             " AND object_id IS NULL AND review != 'rejected' LIMIT 200", (eid,)))
