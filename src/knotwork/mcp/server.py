@@ -27,7 +27,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Annotated, Any, Literal, NotRequired
 
-from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import Field
@@ -286,6 +286,7 @@ def build_server(kw: Knotwork, *, scopes: Sequence[str] | None = None,
         = None,
         min_confidence: Annotated[float | None, Field(ge=0.0, le=1.0, description=(
             "Drop relations below this confidence (default: the store's setting)."))] = None,
+        ctx: Context | None = None,
     ) -> Json:
         """Store a document you read or wrote, with the entities and relations you extracted
         from it. Each one must be backed by text in raw_content; those that are not (or whose
@@ -295,7 +296,7 @@ def build_server(kw: Knotwork, *, scopes: Sequence[str] | None = None,
             return _result(kw.ingest_document(
                 doc_id, title, source, raw_content, entities=[dict(e) for e in entities or ()],
                 relations=[dict(r) for r in relations or ()], scope=write_scope,
-                min_confidence=min_confidence).as_dict())
+                min_confidence=min_confidence, actor=actor_of(ctx)).as_dict())
 
     @app.tool(title="Assert a fact", annotations=ADD)
     def assert_fact(
@@ -320,6 +321,7 @@ def build_server(kw: Knotwork, *, scopes: Sequence[str] | None = None,
             "ISO date it holds until."))] = None,
         reason: Annotated[str | None, Field(max_length=L.REASON_CHARS, description=(
             "Recorded in the audit log."))] = None,
+        ctx: Context | None = None,
     ) -> Json:
         """Record one fact you know (trust 'asserted', kept apart from what the notes say).
         Returns the stored fact with its id, which `retract_fact` takes."""
@@ -327,7 +329,8 @@ def build_server(kw: Knotwork, *, scopes: Sequence[str] | None = None,
             row = kw.assert_fact(subject, predicate, value, value_type=value_type,
                                  datatype=datatype, confidence=confidence,
                                  supporting_text=supporting_text, valid_from=valid_from,
-                                 valid_to=valid_to, scope=write_scope, reason=reason)
+                                 valid_to=valid_to, scope=write_scope, reason=reason,
+                                 actor=actor_of(ctx))
             return _result(row.as_dict())
 
     @app.tool(title="Retract a fact", annotations=RETRACT)
@@ -335,13 +338,14 @@ def build_server(kw: Knotwork, *, scopes: Sequence[str] | None = None,
         fact_id: Annotated[int, Field(ge=1, description="The fact's id (from any answer).")],
         reason: Annotated[str, Field(min_length=1, max_length=L.REASON_CHARS, description=(
             "Why it is wrong or stale."))],
+        ctx: Context | None = None,
     ) -> Json:
         """Retract a fact that is wrong or no longer true. It is never deleted: `history`
         still shows it, with your reason. Fails if the id is unknown or already retracted.
         A fact stated in a note comes back when the note is re-ingested: edit the note."""
         with _tool_errors():
-            return _result(kw.retract_fact(fact_id, reason=reason,
-                                           scopes=read_scopes).as_dict())
+            return _result(kw.retract_fact(fact_id, reason=reason, scopes=read_scopes,
+                                           actor=actor_of(ctx)).as_dict())
 
     @app.tool(title="History of an entity", annotations=READ)
     def history(
@@ -421,6 +425,23 @@ def _strict_arguments(app: MCPServer[Any]) -> None:
         tool.fn_metadata.arg_model = type(model.__name__, (model,), {"model_config": config})
         object.__setattr__(tool.fn_metadata, "pre_parse_json", _as_sent)
         tool.parameters = {**tool.parameters, "additionalProperties": False}
+
+
+def actor_of(ctx: Context | None) -> str | None:
+    """Who a tool call writes as. Over HTTP (``/mcp``), the actor the REST door found for
+    the request (``server.auth``: the token's name, ``X-Actor``, the client's address);
+    over stdio, ``mcp:<clientInfo.name>`` from the client's ``initialize``; else None
+    (the facade's own). Read from the call's context: calls run side by side."""
+    if ctx is None:
+        return None
+    request = ctx.request_context.request
+    state = getattr(request, "scope", {}).get("state") if request is not None else None
+    if isinstance(state, dict) and isinstance(state.get("actor"), str):
+        return str(state["actor"])
+    params = ctx.session.client_params
+    name = params.client_info.name if params is not None else ""
+    name = "".join(c for c in name if c.isprintable()).strip()[:L.ACTOR_CHARS - 4]
+    return f"mcp:{name}" if name else None
 
 
 def whole_store(read_scopes: Sequence[str] | None, what: str) -> None:

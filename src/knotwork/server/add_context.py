@@ -70,7 +70,8 @@ def router_for(parser_types: Sequence[str]) -> APIRouter:
             report = kw.add_context(body.path, namespace=body.namespace, type=body.type,
                                     force=body.force, dry_run=body.dry_run,
                                     patterns=body.pattern, vault_only=True,
-                                    scopes=auth.principal(request).scopes or None)
+                                    scopes=auth.principal(request).scopes or None,
+                                    actor=auth.actor(request))
         except Forbidden as exc:  # a record would land outside the token's scopes
             raise auth.denied(request, exc) from None
         return report.as_dict()

@@ -308,7 +308,7 @@ def documents(body: DocumentRequest, request: Request, kw: KW) -> dict[str, obje
         entities=[e.model_dump(exclude_none=True) for e in body.entities],
         relations=[r.model_dump(exclude_none=True) for r in body.relations],
         scope=auth.write_scope(request, body.scope),
-        min_confidence=body.min_confidence).as_dict()
+        min_confidence=body.min_confidence, actor=auth.actor(request)).as_dict()
 
 
 @router.post("/facts", status_code=201, response_model=FactOut,
@@ -319,8 +319,7 @@ def assert_fact(body: FactRequest, request: Request, kw: KW) -> dict[str, object
                           datatype=body.datatype, confidence=body.confidence,
                           supporting_text=body.supporting_text, valid_from=body.valid_from,
                           valid_to=body.valid_to, scope=auth.write_scope(request, body.scope),
-                          reason=body.reason
-                          ).as_dict()
+                          reason=body.reason, actor=auth.actor(request)).as_dict()
 
 
 @router.delete("/facts/{fact_id}", response_model=FactOut, response_model_exclude_unset=True,
@@ -335,7 +334,8 @@ def retract_fact(fact_id: Annotated[int, Path(ge=1, description="The fact's id."
 
     Why no body: a DELETE's body is ignored by many clients and proxies, and a reason
     that could come in either place could be declared required in neither."""
-    return kw.retract_fact(fact_id, reason=reason, scopes=_scopes(request, None)).as_dict()
+    return kw.retract_fact(fact_id, reason=reason, scopes=_scopes(request, None),
+                           actor=auth.actor(request)).as_dict()
 
 
 @router.get("/health", response_model=HealthOut, tags=["meta"])
