@@ -94,6 +94,29 @@ def test_the_openapi_spec_declares_what_the_routes_check(api: Api) -> None:
     assert schemas["FactRequest"]["properties"]["subject"]["maxLength"] == limits.SUBJECT_CHARS
 
 
+def test_the_docs_page_works_offline_and_lists_every_route(api: Api) -> None:
+    """FastAPI's /docs and /redoc loaded Swagger UI and ReDoc from a CDN: blank offline."""
+    import re
+
+    page = api.client.get("/docs")
+    assert page.status_code == 200 and page.headers["content-type"].startswith("text/html")
+    html = page.text
+    # nothing fetched from anywhere: no script, stylesheet, image or frame, no URL at all
+    assert not re.search(r"https?://|//[a-z0-9.-]+\.[a-z]{2,}/", html, re.I), \
+        re.findall(r".{40}https?://.{40}", html)[:3]
+    assert not re.search(r"<(script|link|img|iframe)\b", html, re.I)
+    spec = api.client.get("/openapi.json").json()
+    listed = 0
+    for path, item in spec["paths"].items():
+        for method in item:
+            assert f"<code>{method.upper()} {path}</code>" in html, (method, path)
+            listed += 1
+    assert listed > 20
+    # the limits and defaults are on the page, as the spec states them
+    assert f"at most {limits.QUERY_CHARS} characters" in html and "default <code>10</code>" in html
+    assert api.client.get("/redoc").status_code == 404
+
+
 def test_no_cors_and_safe_headers_on_html(api: Api) -> None:
     hello = {"Origin": "https://evil.example"}
     r = api.client.get("/health", headers=hello)

@@ -401,9 +401,10 @@ def create_app(kw: Knotwork, *, token: str | None = None, max_body: int = MAX_BO
                scopes: Sequence[str] | None = None, sync_vault: bool = True) -> FastAPI:
     """The REST app over ``kw``; with ``token``, every request must present it."""
     check_token(token)
-    app = FastAPI(title="knotwork", version=_version(), lifespan=_lifespan,
-                  description="A local-first context graph for AI agents: Markdown in, "
-                              "cited and current context out.")
+    # docs_url/redoc_url: FastAPI's pages load from a CDN; ``server.docs`` serves /docs
+    app = FastAPI(title="knotwork", version=_version(), lifespan=_lifespan, docs_url=None,
+                  redoc_url=None, description="A local-first context graph for AI agents:"
+                  " Markdown in, cited and current context out.")
     app.state.kw = kw
     app.state.scopes = list(scopes) if scopes else None
     app.state.sync_vault = sync_vault
@@ -425,6 +426,9 @@ def create_app(kw: Knotwork, *, token: str | None = None, max_body: int = MAX_BO
                        dependencies=[Depends(_known_params)])
     app.include_router(review_router, responses=ERRORS, dependencies=[Depends(_known_params)])
     app.include_router(web_router)
+    from .docs import router as docs_router
+
+    app.include_router(docs_router)
     app.state.mcp = McpOverHttp(kw, app.state.scopes)
     app.mount("/mcp", app.state.mcp)
     errors.install(app)
