@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from fastapi import APIRouter, Request
@@ -92,7 +92,7 @@ def _rules(s: Schema) -> str:
     return "; ".join(parts)
 
 
-def _fields_table(rows: list[tuple[str, Schema, bool, str]]) -> str:
+def _fields_table(rows: Sequence[tuple[str, Schema, bool, str]]) -> str:
     """A table of (name, schema, required, where) rows; ``where`` only for parameters."""
     if not rows:
         return '<p class="dim">None.</p>'
