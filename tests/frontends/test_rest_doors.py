@@ -94,6 +94,34 @@ def test_the_openapi_spec_declares_what_the_routes_check(api: Api) -> None:
     assert schemas["FactRequest"]["properties"]["subject"]["maxLength"] == limits.SUBJECT_CHARS
 
 
+def test_a_422_says_which_field_and_why_and_never_echoes_the_input(api: Api) -> None:
+    """Before, ``detail`` carried each refused value back whole (a 200,000-character
+    subject came back in the error) in the validator's own words."""
+    huge = "s" * 200_000
+    r = api.client.post("/facts", json={**FACT, "subject": huge, "value": 3000, "frob": 1,
+                                        "confidence": 2})
+    assert r.status_code == 422, r.text
+    assert len(r.content) < 2_000 and "sss" not in r.text
+    assert "pydantic" not in r.text and "http" not in r.text and "input" not in r.text
+    body = r.json()
+    assert body["message"] == ("body.subject: at most 1000 characters; body.value: must be a"
+                               " string; body.confidence: must be at most 1; body.frob: not a"
+                               " field of this request")
+    assert body["detail"][0] == {"loc": ["body", "subject"], "type": "string_too_long",
+                                 "msg": "at most 1000 characters"}
+    # the error schema the spec declares is the one sent
+    spec = api.client.get("/openapi.json").json()["components"]["schemas"]
+    declared = set(spec["ErrorDetail"]["properties"])
+    assert all(set(d) == declared for d in body["detail"])
+    assert set(body) <= set(spec["ErrorOut"]["properties"])
+    typo = api.client.get("/search", params={"q": "x", "mdoe": "vector"}).json()
+    assert typo["message"] == ("query.mdoe: not a parameter of this route (it takes: k, mode,"
+                               " q, scope)")
+    nan = api.client.post("/context", content=b'{"query": "x", "min_confidence": NaN}',
+                          headers={"content-type": "application/json"})
+    assert nan.status_code == 422 and "body.min_confidence" in nan.json()["message"]
+
+
 def test_the_docs_page_works_offline_and_lists_every_route(api: Api) -> None:
     """FastAPI's /docs and /redoc loaded Swagger UI and ReDoc from a CDN: blank offline."""
     import re

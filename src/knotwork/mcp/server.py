@@ -28,11 +28,12 @@ from contextlib import contextmanager
 from typing import Annotated, Any, Literal, NotRequired
 
 from mcp.server.mcpserver import Context, MCPServer
-from mcp.server.mcpserver.exceptions import ToolError
+from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
 from mcp_types import CallToolResult, TextContent, ToolAnnotations
-from pydantic import Field
+from pydantic import Field, ValidationError
 from typing_extensions import TypedDict  # pydantic needs it below Python 3.12
 
+from .. import invalid
 from .. import limits as L
 from ..core import Knotwork
 from ..errors import (
@@ -179,11 +180,44 @@ def _version() -> str:
         return "unknown"
 
 
+class _Server(MCPServer[Any]):
+    """The SDK's server, with tool arguments refused in knotwork's words.
+
+    Why: the SDK sends a refused argument as Pydantic's text, with a documentation URL per
+    problem and the input echoed back (``input_value='ssss…'``, a whole document); the
+    model gets ``invalid arguments for <tool>: <field>: <why>`` instead
+    (``knotwork.invalid``), the same words REST's 422 uses.
+    """
+
+    async def call_tool(self, name: str, arguments: dict[str, Any],
+                        context: Any = None) -> Any:
+        try:
+            return await super().call_tool(name, arguments, context)
+        except ToolError as exc:
+            cause = exc.__cause__
+            if isinstance(exc, UnexpectedToolError) or not isinstance(cause, ValidationError):
+                raise
+            raise ToolError(_refused(self, name, cause)) from cause
+
+
+def _refused(app: MCPServer[Any], name: str, exc: ValidationError) -> str:
+    manager = getattr(app, "_tool_manager", None)
+    tool = manager.get_tool(name) if manager is not None else None
+    takes = sorted(tool.parameters.get("properties", {})) if tool is not None else []
+    parts = []
+    for p in exc.errors():
+        why = invalid.reason(p)
+        if p.get("type") == "extra_forbidden":
+            why = f"not an argument of {name} (it takes: {', '.join(takes) or 'none'})"
+        parts.append(f"{invalid.where(p['loc'])}: {why}")
+    return f"invalid arguments for {name}: " + "; ".join(parts)
+
+
 def build_server(kw: Knotwork, *, scopes: Sequence[str] | None = None,
                  read_only: bool = False) -> MCPServer[Any]:
     """An MCP server whose tools read and write ``kw``; ``scopes`` limits what reads see,
     and ``read_only`` leaves out the tools that write (``write_tools``)."""
-    app: MCPServer[Any] = MCPServer("knotwork", instructions=INSTRUCTIONS, log_level="WARNING",
+    app: MCPServer[Any] = _Server("knotwork", instructions=INSTRUCTIONS, log_level="WARNING",
                                     version=_version())
     read_scopes = list(scopes) if scopes else None
     # where its writes land: the store's scope, unless the server is limited to others
