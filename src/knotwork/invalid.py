@@ -13,10 +13,17 @@ reason; the input is never repeated.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 Problem = Mapping[str, Any]
+# A union member's tag in a location (``max_tokens.constrained-int``): the validator's
+# name for one alternative of a field, not a field
+_MEMBER = re.compile(
+    r"^(constrained-)?(int|float|str|bool|none|bytes|list|dict|tuple|set|decimal)(\[.*\])?$"
+    r"|^(function-(after|before|wrap|plain)|literal|json-or-python|lax-or-strict"
+    r"|tagged-union|is-instance|nullable|chain|union|typed-dict|model)\[.*\]$", re.S)
 
 
 def _n(ctx: Mapping[str, Any], key: str) -> str:
@@ -74,9 +81,20 @@ def reason(problem: Problem) -> str:
 
 
 def problems(found: Iterable[Problem]) -> list[dict[str, Any]]:
-    """Each problem as ``{loc, type, msg}``: no input, no URL."""
-    return [{"loc": list(p.get("loc", ())), "type": str(p.get("type", "")), "msg": reason(p)}
-            for p in found]
+    """Each refused field once, as ``{loc, type, msg}``: no input, no URL. A field of
+    several alternatives (``int | None``, 0 or 50-200000) refused by each is one problem,
+    its reasons joined by "or"."""
+    out: dict[tuple[object, ...], dict[str, Any]] = {}
+    for p in found:
+        raw = list(p.get("loc", ()))
+        loc = [part for part in raw if not (isinstance(part, str) and _MEMBER.match(part))]
+        why = reason(p)
+        seen = out.get(tuple(loc))
+        if seen is None:
+            out[tuple(loc)] = {"loc": loc, "type": str(p.get("type", "")), "msg": why}
+        elif why not in seen["msg"].split(" or "):
+            seen["msg"] += f" or {why}"
+    return list(out.values())
 
 
 def where(loc: Iterable[object]) -> str:

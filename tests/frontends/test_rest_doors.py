@@ -117,9 +117,19 @@ def test_a_422_says_which_field_and_why_and_never_echoes_the_input(api: Api) -> 
     typo = api.client.get("/search", params={"q": "x", "mdoe": "vector"}).json()
     assert typo["message"] == ("query.mdoe: not a parameter of this route (it takes: k, mode,"
                                " q, scope)")
+    # a field of alternatives (0, or 50 and more) is one problem, in words, not one per
+    # alternative under the validator's names for them ("max_tokens.constrained-int")
+    between = api.client.post("/context", json={"query": "x", "max_tokens": 20}).json()
+    assert between["message"] == "body.max_tokens: must be at most 0 or must be at least 50"
+    assert between["detail"][0]["loc"] == ["body", "max_tokens"]
     nan = api.client.post("/context", content=b'{"query": "x", "min_confidence": NaN}',
                           headers={"content-type": "application/json"})
     assert nan.status_code == 422 and "body.min_confidence" in nan.json()["message"]
+
+
+def test_a_fact_id_past_64_bits_is_unknown_not_a_500(api: Api) -> None:
+    r = api.client.post("/review/approve", json={"fact_ids": [2**64]})
+    assert r.status_code == 404 and r.json()["error"] == "NotFound", r.text
 
 
 def test_the_docs_page_works_offline_and_lists_every_route(api: Api) -> None:

@@ -205,9 +205,9 @@ def _refused(app: MCPServer[Any], name: str, exc: ValidationError) -> str:
     tool = manager.get_tool(name) if manager is not None else None
     takes = sorted(tool.parameters.get("properties", {})) if tool is not None else []
     parts = []
-    for p in exc.errors():
-        why = invalid.reason(p)
-        if p.get("type") == "extra_forbidden":
+    for p in invalid.problems(exc.errors()):
+        why = p["msg"]
+        if p["type"] == "extra_forbidden":
             why = f"not an argument of {name} (it takes: {', '.join(takes) or 'none'})"
         parts.append(f"{invalid.where(p['loc'])}: {why}")
     return f"invalid arguments for {name}: " + "; ".join(parts)

@@ -65,21 +65,19 @@ async def _validation_error(request: Request, exc: Exception) -> JSONResponse:
     """422 naming each bad field and why (``knotwork.invalid``: never the input sent back,
     nor a validator's boilerplate); malformed JSON says where the parser stopped."""
     assert isinstance(exc, RequestValidationError)
-    errors = list(exc.errors())
-    detail = problems(errors)
+    detail = problems(exc.errors())
     parts = []
-    for e, d in zip(errors, detail, strict=True):
-        if e.get("type") == "json_invalid":
-            at = e["loc"][-1] if len(e["loc"]) > 1 else 0
+    for d in detail:
+        if d["type"] == "json_invalid":
+            at = d["loc"][-1] if len(d["loc"]) > 1 else 0
             parts.append(f"malformed JSON at character {at}: "
-                         f"{e.get('ctx', {}).get('error', e['msg'])}")
-        elif tuple(e["loc"]) == ("body",) and "json" not in request.headers.get(
-                "content-type", ""):
+                         f"{d['msg'].removeprefix('malformed JSON (').removesuffix(')')}")
+        elif d["loc"] == ["body"] and "json" not in request.headers.get("content-type", ""):
             # curl -d sends a form; FastAPI then reads the body as text, not JSON
             parts.append("the body must be JSON sent with 'Content-Type: application/json'"
                          f" (this one came as {request.headers.get('content-type') or 'none'})")
         else:
-            parts.append(f"{where(e['loc'])}: {d['msg']}")
+            parts.append(f"{where(d['loc'])}: {d['msg']}")
     return error_response(422, "ValidationError", "; ".join(parts) or "invalid request",
                           detail=detail)
 
