@@ -16,6 +16,7 @@ ALLOWED: dict[str, set[str]] = {
     "results": {"types"},
     "errors": set(),
     "limits": set(),  # the size limits every interface shares: plain numbers
+    "invalid": set(),  # how every door words a refused argument
     "config": {"errors"},
     "checks": {"errors", "store", "limits"},
     "ingest": {"domain", "types", "errors"},  # (its parser: types and errors only)
@@ -34,8 +35,9 @@ ALLOWED: dict[str, set[str]] = {
              "limits"},
     "cli": {"core", "types", "render", "errors", "config", "server", "mcp", "sync",
             "assemble", "limits"},
-    "server": {"core", "types", "render", "errors", "config", "results", "mcp", "limits"},
-    "mcp": {"core", "types", "render", "errors", "config", "limits"},
+    "server": {"core", "types", "render", "errors", "config", "results", "mcp", "limits",
+               "invalid"},
+    "mcp": {"core", "types", "render", "errors", "config", "limits", "invalid"},
     "web": {"core", "types", "render", "errors"},
     "__init__": {"config", "core", "errors", "types"},
     "__main__": {"cli"},

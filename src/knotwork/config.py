@@ -34,7 +34,8 @@ class Settings:
     db: str = _setting(".knotwork/store.db", "Store location: a file path or sqlite:///path.")
     scope: str = _setting("default", "Scope that ingested documents and asserted facts belong"
                           " to.")
-    actor: str = _setting("", "Who writes, recorded on every event (default: cli:<user>).")
+    actor: str = _setting("", "Who writes, recorded on every event (default: cli:<user>;"
+                          " a server's requests record their own).")
     patterns: str = _setting("**/*.md", "Globs of the vault files read as notes, comma-separated"
                              " (`**/` spans folders; matched case-insensitively, relative to"
                              " the vault).")

@@ -200,14 +200,16 @@ class Knotwork:
                     type: str | None = None, force: bool = False, dry_run: bool = False,
                     patterns: Sequence[str] | None = None, vault_only: bool = False,
                     progress: _sync.Progress | None = None,
-                    scopes: Sequence[str] | None = None, embed: bool = True,
-                    embed_progress: _sync.Progress | None = None) -> ContextReport:
+                    scopes: Sequence[str] | None = None, actor: str | None = None,
+                    embed: bool = True, embed_progress: _sync.Progress | None = None
+                    ) -> ContextReport:
         """Read project documents (ADRs, specs, KEPs, RFCs, docs) into typed records in
         scopes ``{namespace}__{category}`` (``knotwork.sync.context``). ``vault_only``
         (the server's and MCP's): ``path`` is taken in the vault and must stay inside it.
         ``scopes`` (a scoped caller's): ``Forbidden``, writing nothing, when a record
-        would land in a scope outside them. Then, as ``ingest`` does, the new chunks are
-        embedded (``embed``), so the records are found by meaning too."""
+        would land in a scope outside them. ``actor``: who writes (default ``self.actor``),
+        as on every write method (a server's: the request's). Then, as ``ingest`` does,
+        the new chunks are embedded (``embed``), so the records are found by meaning too."""
         from .sync import context as _context
 
         if vault_only:
@@ -216,7 +218,7 @@ class Knotwork:
 
         def run(dry: bool) -> ContextReport:
             return _context.add_context(
-                self.store, path, namespace=namespace, actor=self.actor, type=type,
+                self.store, path, namespace=namespace, actor=actor or self.actor, type=type,
                 force=force, dry_run=dry, patterns=self.patterns(patterns),
                 max_bytes=s.max_file_bytes, chunk_tokens=s.chunk_tokens,
                 finder=self._mentions, progress=progress)
@@ -330,8 +332,8 @@ class Knotwork:
     def ingest_document(self, doc_id: str, title: str, source: str, raw_content: str, *,
                         entities: Sequence[Mapping[str, Any]] = (),
                         relations: Sequence[Mapping[str, Any]] = (),
-                        scope: str | None = None, min_confidence: float | None = None
-                        ) -> DocumentIngested:
+                        scope: str | None = None, min_confidence: float | None = None,
+                        actor: str | None = None) -> DocumentIngested:
         """Store an agent's document with the entities and relations it extracted.
 
         Re-sending a ``doc_id`` follows the ownership rule: facts the new payload no longer
@@ -349,7 +351,7 @@ class Knotwork:
             known=lambda keys: set(reader.lookup_names(keys)), chunk_tokens=s.chunk_tokens,
             ontology=self._ontology.get("types"), relation_ontology=self._ontology.get("relations"))
         applied = _writes.write_document(self.store, self._mentions, doc,
-                                         scope=scope or s.scope, actor=self.actor)
+                                         scope=scope or s.scope, actor=actor or self.actor)
         if applied is not None:
             if self.embedder() is not None:
                 self.embed()  # as ``ingest`` does: semantic search sees the document at once
@@ -371,7 +373,8 @@ class Knotwork:
                     value_type: str = "Literal", datatype: str = "string",
                     confidence: float = 1.0, supporting_text: str = "",
                     valid_from: str | None = None, valid_to: str | None = None,
-                    scope: str | None = None, reason: str | None = None) -> FactRow:
+                    scope: str | None = None, reason: str | None = None,
+                    actor: str | None = None) -> FactRow:
         """Record one fact an agent or a person asserts (trust ``asserted``)."""
         checks.fact_text(subject, predicate, value, supporting_text, reason)
         checks.assertion(subject, predicate, value, value_type=value_type, confidence=confidence)
@@ -384,12 +387,13 @@ class Knotwork:
         obj: NameRef | LiteralValue = NameRef.of(value) if value_type == "Entity" \
             else LiteralValue(value, datatype)
         return _writes.assert_fact(self.store, subject, pred, obj,
-                                   scope=scope or self.settings.scope, actor=self.actor,
+                                   scope=scope or self.settings.scope,
+                                   actor=actor or self.actor,
                                    confidence=confidence, supporting_text=supporting_text,
                                    valid_from=valid_from, valid_to=valid_to, reason=reason)
 
-    def retract_fact(self, fact_id: int, *, reason: str,
-                     scopes: Sequence[str] | None = None) -> FactRow:
+    def retract_fact(self, fact_id: int, *, reason: str, scopes: Sequence[str] | None = None,
+                     actor: str | None = None) -> FactRow:
         """Retract one fact (never deleted: ``as_of`` still sees it); a fact outside
         ``scopes`` is as unknown as one that does not exist."""
         from .sync import writes as _writes
@@ -399,7 +403,8 @@ class Knotwork:
         if scopes and not any(f.scope in scopes
                               for f in self.store.reader.facts_by_id([fact_id])):
             raise NotFound("fact", str(fact_id))
-        return _writes.retract_fact(self.store, fact_id, reason=reason, actor=self.actor)
+        return _writes.retract_fact(self.store, fact_id, reason=reason,
+                                    actor=actor or self.actor)
 
     def catch_up_in_background(self, *, on_report: Callable[[SyncReport], None],
                                on_error: Callable[[BaseException], None]) -> Freshness:
@@ -479,7 +484,8 @@ class Knotwork:
 
     def extract(self, path: str | os.PathLike[str] | None = None, *, budget: int | None = None,
                 scope: str | None = None, ingest: bool = True,
-                progress: _sync.Progress | None = None) -> ExtractReport:
+                progress: _sync.Progress | None = None, actor: str | None = None
+                ) -> ExtractReport:
         """Extract facts with the model from the notes of ``path`` (a folder or one note;
         default the whole scope), synced first unless ``ingest`` is False; at most
         ``budget`` tokens (``llm.extract``). Facts arrive ``extracted`` and unreviewed."""
@@ -499,7 +505,8 @@ class Knotwork:
             prefix = only[0] if only else ""
         cache = ExtractionCache(service.cache_path(self.store.path, s.llm_cache))
         try:
-            return run_extraction(self.store, client, cache, scope=scope, actor=self.actor,
+            return run_extraction(self.store, client, cache, scope=scope,
+                                  actor=actor or self.actor,
                                   prefix=prefix, budget=budget, progress=progress,
                                   count_tokens=token_counter(s.token_encoding))
         finally:
@@ -789,18 +796,20 @@ class Knotwork:
                               max_bytes=s.max_file_bytes, chunk_tokens=s.chunk_tokens)
         return self._wiki
 
-    def write_page(self, category: str, title: str, content: str, *, summary: str = ""
-                   ) -> str:
+    def write_page(self, category: str, title: str, content: str, *, summary: str = "",
+                   actor: str | None = None) -> str:
         """Write a wiki page, ingested before this returns; its path in the vault.
 
         ``UnsafePath`` for a title or category that would leave the wiki folder."""
-        written = self.write_wiki_page(category, title, content, summary=summary)
+        written = self.write_wiki_page(category, title, content, summary=summary,
+                                       actor=actor)
         return written.path
 
-    def write_wiki_page(self, category: str, title: str, content: str, *, summary: str = ""
-                        ) -> WrittenPage:
+    def write_wiki_page(self, category: str, title: str, content: str, *, summary: str = "",
+                        actor: str | None = None) -> WrittenPage:
         """``write_page`` with what it did: created, updated or unchanged, facts +/-."""
-        out = self.wiki().write_page(category, title, content, summary=summary)
+        out = self.wiki().write_page(category, title, content, summary=summary,
+                                     actor=actor or self.actor)
         if out.status != "unchanged" and self.embedder() is not None:
             self.embed()  # as ``ingest_document`` does: semantic search sees it at once
         return out

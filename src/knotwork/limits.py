@@ -41,6 +41,7 @@ PATTERNS_MAX = 100  # globs in one add-context call
 PATTERN_CHARS = 1_000  # one glob
 FACT_IDS_MAX = 10_000  # fact ids in one review decision
 SPAN_CHARS = 64  # the audit's since: 7d, 12h or an ISO time
+ACTOR_CHARS = 100  # who a REST or MCP-over-HTTP request says it is (the X-Actor header)
 # How far a page may skip (history, the review queue): past SQLite's 64-bit integers an
 # offset was a 500 (OverflowError binding it); no store holds a billion facts of one page.
 OFFSET_MAX = 1_000_000_000
@@ -80,6 +81,7 @@ ALL: dict[str, tuple[int, str]] = {
     "PATTERN_CHARS": (PATTERN_CHARS, "add-context glob"),
     "FACT_IDS_MAX": (FACT_IDS_MAX, "fact ids per review decision"),
     "SPAN_CHARS": (SPAN_CHARS, "audit since"),
+    "ACTOR_CHARS": (ACTOR_CHARS, "X-Actor header (who a request says it is)"),
     "OFFSET_MAX": (OFFSET_MAX, "offset of a page (history, review)"),
     "FACTS_PER_NOTE": (FACTS_PER_NOTE, "facts kept from one note file"),
 }

@@ -94,6 +94,67 @@ def test_the_openapi_spec_declares_what_the_routes_check(api: Api) -> None:
     assert schemas["FactRequest"]["properties"]["subject"]["maxLength"] == limits.SUBJECT_CHARS
 
 
+def test_a_422_says_which_field_and_why_and_never_echoes_the_input(api: Api) -> None:
+    """Before, ``detail`` carried each refused value back whole (a 200,000-character
+    subject came back in the error) in the validator's own words."""
+    huge = "s" * 200_000
+    r = api.client.post("/facts", json={**FACT, "subject": huge, "value": 3000, "frob": 1,
+                                        "confidence": 2})
+    assert r.status_code == 422, r.text
+    assert len(r.content) < 2_000 and "sss" not in r.text
+    assert "pydantic" not in r.text and "http" not in r.text and "input" not in r.text
+    body = r.json()
+    assert body["message"] == ("body.subject: at most 1000 characters; body.value: must be a"
+                               " string; body.confidence: must be at most 1; body.frob: not a"
+                               " field of this request")
+    assert body["detail"][0] == {"loc": ["body", "subject"], "type": "string_too_long",
+                                 "msg": "at most 1000 characters"}
+    # the error schema the spec declares is the one sent
+    spec = api.client.get("/openapi.json").json()["components"]["schemas"]
+    declared = set(spec["ErrorDetail"]["properties"])
+    assert all(set(d) == declared for d in body["detail"])
+    assert set(body) <= set(spec["ErrorOut"]["properties"])
+    typo = api.client.get("/search", params={"q": "x", "mdoe": "vector"}).json()
+    assert typo["message"] == ("query.mdoe: not a parameter of this route (it takes: k, mode,"
+                               " q, scope)")
+    # a field of alternatives (0, or 50 and more) is one problem, in words, not one per
+    # alternative under the validator's names for them ("max_tokens.constrained-int")
+    between = api.client.post("/context", json={"query": "x", "max_tokens": 20}).json()
+    assert between["message"] == "body.max_tokens: must be at most 0 or must be at least 50"
+    assert between["detail"][0]["loc"] == ["body", "max_tokens"]
+    nan = api.client.post("/context", content=b'{"query": "x", "min_confidence": NaN}',
+                          headers={"content-type": "application/json"})
+    assert nan.status_code == 422 and "body.min_confidence" in nan.json()["message"]
+
+
+def test_a_fact_id_past_64_bits_is_unknown_not_a_500(api: Api) -> None:
+    r = api.client.post("/review/approve", json={"fact_ids": [2**64]})
+    assert r.status_code == 404 and r.json()["error"] == "NotFound", r.text
+
+
+def test_the_docs_page_works_offline_and_lists_every_route(api: Api) -> None:
+    """FastAPI's /docs and /redoc loaded Swagger UI and ReDoc from a CDN: blank offline."""
+    import re
+
+    page = api.client.get("/docs")
+    assert page.status_code == 200 and page.headers["content-type"].startswith("text/html")
+    html = page.text
+    # nothing fetched from anywhere: no script, stylesheet, image or frame, no URL at all
+    assert not re.search(r"https?://|//[a-z0-9.-]+\.[a-z]{2,}/", html, re.I), \
+        re.findall(r".{40}https?://.{40}", html)[:3]
+    assert not re.search(r"<(script|link|img|iframe)\b", html, re.I)
+    spec = api.client.get("/openapi.json").json()
+    listed = 0
+    for path, item in spec["paths"].items():
+        for method in item:
+            assert f"<code>{method.upper()} {path}</code>" in html, (method, path)
+            listed += 1
+    assert listed > 20
+    # the limits and defaults are on the page, as the spec states them
+    assert f"at most {limits.QUERY_CHARS} characters" in html and "default <code>10</code>" in html
+    assert api.client.get("/redoc").status_code == 404
+
+
 def test_no_cors_and_safe_headers_on_html(api: Api) -> None:
     hello = {"Origin": "https://evil.example"}
     r = api.client.get("/health", headers=hello)

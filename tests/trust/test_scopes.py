@@ -374,9 +374,6 @@ ROUTES: dict[tuple[str, str], tuple[str, Call, set[int]]] = {
     ("POST", "/ui/login"): ("meta", ("/ui/login", None, None, {"token": "{rw}"}), {303}),
     ("GET", "/openapi.json"): ("meta", ("/openapi.json", None, None, None), {200}),
     ("GET", "/docs"): ("meta", ("/docs", None, None, None), {200}),
-    ("GET", "/docs/oauth2-redirect"): ("meta", ("/docs/oauth2-redirect", None, None, None),
-                                       {200}),
-    ("GET", "/redoc"): ("meta", ("/redoc", None, None, None), {200}),
     ("*", "/mcp"): ("mcp", ("", None, None, None), set()),
 }
 

@@ -31,9 +31,10 @@ from rich.progress import (
 from ..core import Knotwork
 from ..errors import ConfigError, InvalidQuery, KnotworkError, NotFound
 from ..types import FactRow, Issue
+from .usage import KnotworkGroup, knotwork_version
 
-app = typer.Typer(add_completion=False, no_args_is_help=True,
-                  context_settings={"help_option_names": ["-h", "--help"]},
+app = typer.Typer(name="knotwork", cls=KnotworkGroup, add_completion=False,
+                  no_args_is_help=True, context_settings={"help_option_names": ["-h", "--help"]},
                   help="knotwork: a local-first context graph for AI agents.")
 err = Console(stderr=True, soft_wrap=True)  # an error stays one line, however long
 out = Console(highlight=False, soft_wrap=True)
@@ -61,13 +62,7 @@ state = _State()
 
 def _print_version(value: bool) -> None:
     if value:
-        from importlib.metadata import PackageNotFoundError, version
-
-        try:
-            number = version("knotwork")
-        except PackageNotFoundError:
-            number = "unknown"
-        out.print(f"knotwork {number}", markup=False)
+        out.print(f"knotwork {knotwork_version()}", markup=False)
         raise typer.Exit()
 
 
@@ -446,7 +441,7 @@ _STATS_SHOWN = 10  # ambiguous names ``stats`` prints (a vault had 12 KB of them
 
 
 def main() -> None:
-    app()
+    app(prog_name="knotwork")  # its usage and help say ``knotwork``, however it was started
 
 
 def _stop_on_signals() -> None:

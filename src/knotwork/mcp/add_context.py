@@ -6,12 +6,12 @@
 from collections.abc import Sequence
 from typing import Annotated, Any, Literal
 
-from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver import Context, MCPServer
 from pydantic import Field
 
 from .. import limits as L
 from ..core import Knotwork
-from .server import Json, _hints, _result, _tool_errors
+from .server import Json, _hints, _result, _tool_errors, actor_of
 
 
 def register(app: MCPServer[Any], kw: Knotwork, read_scopes: Sequence[str] | None) -> None:
@@ -30,6 +30,7 @@ def register(app: MCPServer[Any], kw: Knotwork, read_scopes: Sequence[str] | Non
             "Force a parser: " + ", ".join(types) + "."))] = None,
         dry_run: Annotated[bool, Field(description="Report what would change; write "
                                                    "nothing.")] = False,
+        ctx: Context | None = None,
     ) -> Json:
         """Read the vault's ADRs, feature specs, overviews, KEPs and RFCs into typed
         records (status, dates, deciders, supersession, tasks…), each fact citing its
@@ -37,7 +38,8 @@ def register(app: MCPServer[Any], kw: Knotwork, read_scopes: Sequence[str] | Non
         scopes, a run whose records would land outside them is refused whole."""
         with _tool_errors():
             report = kw.add_context(path, namespace=namespace, type=type, dry_run=dry_run,
-                                    vault_only=True, scopes=read_scopes, embed=False)
+                                    vault_only=True, scopes=read_scopes, actor=actor_of(ctx),
+                                    embed=False)
             if not dry_run:  # the answer does not wait for the model
                 kw.embed_in_background()
             return _result(report.as_dict())

@@ -27,12 +27,13 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Annotated, Any, Literal, NotRequired
 
-from mcp.server.mcpserver import MCPServer
-from mcp.server.mcpserver.exceptions import ToolError
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
 from mcp_types import CallToolResult, TextContent, ToolAnnotations
-from pydantic import Field
+from pydantic import Field, ValidationError
 from typing_extensions import TypedDict  # pydantic needs it below Python 3.12
 
+from .. import invalid
 from .. import limits as L
 from ..core import Knotwork
 from ..errors import (
@@ -179,11 +180,44 @@ def _version() -> str:
         return "unknown"
 
 
+class _Server(MCPServer[Any]):
+    """The SDK's server, with tool arguments refused in knotwork's words.
+
+    Why: the SDK sends a refused argument as Pydantic's text, with a documentation URL per
+    problem and the input echoed back (``input_value='ssss…'``, a whole document); the
+    model gets ``invalid arguments for <tool>: <field>: <why>`` instead
+    (``knotwork.invalid``), the same words REST's 422 uses.
+    """
+
+    async def call_tool(self, name: str, arguments: dict[str, Any],
+                        context: Any = None) -> Any:
+        try:
+            return await super().call_tool(name, arguments, context)
+        except ToolError as exc:
+            cause = exc.__cause__
+            if isinstance(exc, UnexpectedToolError) or not isinstance(cause, ValidationError):
+                raise
+            raise ToolError(_refused(self, name, cause)) from cause
+
+
+def _refused(app: MCPServer[Any], name: str, exc: ValidationError) -> str:
+    manager = getattr(app, "_tool_manager", None)
+    tool = manager.get_tool(name) if manager is not None else None
+    takes = sorted(tool.parameters.get("properties", {})) if tool is not None else []
+    parts = []
+    for p in invalid.problems(exc.errors()):
+        why = p["msg"]
+        if p["type"] == "extra_forbidden":
+            why = f"not an argument of {name} (it takes: {', '.join(takes) or 'none'})"
+        parts.append(f"{invalid.where(p['loc'])}: {why}")
+    return f"invalid arguments for {name}: " + "; ".join(parts)
+
+
 def build_server(kw: Knotwork, *, scopes: Sequence[str] | None = None,
                  read_only: bool = False) -> MCPServer[Any]:
     """An MCP server whose tools read and write ``kw``; ``scopes`` limits what reads see,
     and ``read_only`` leaves out the tools that write (``write_tools``)."""
-    app: MCPServer[Any] = MCPServer("knotwork", instructions=INSTRUCTIONS, log_level="WARNING",
+    app: MCPServer[Any] = _Server("knotwork", instructions=INSTRUCTIONS, log_level="WARNING",
                                     version=_version())
     read_scopes = list(scopes) if scopes else None
     # where its writes land: the store's scope, unless the server is limited to others
@@ -286,6 +320,7 @@ def build_server(kw: Knotwork, *, scopes: Sequence[str] | None = None,
         = None,
         min_confidence: Annotated[float | None, Field(ge=0.0, le=1.0, description=(
             "Drop relations below this confidence (default: the store's setting)."))] = None,
+        ctx: Context | None = None,
     ) -> Json:
         """Store a document you read or wrote, with the entities and relations you extracted
         from it. Each one must be backed by text in raw_content; those that are not (or whose
@@ -295,7 +330,7 @@ def build_server(kw: Knotwork, *, scopes: Sequence[str] | None = None,
             return _result(kw.ingest_document(
                 doc_id, title, source, raw_content, entities=[dict(e) for e in entities or ()],
                 relations=[dict(r) for r in relations or ()], scope=write_scope,
-                min_confidence=min_confidence).as_dict())
+                min_confidence=min_confidence, actor=actor_of(ctx)).as_dict())
 
     @app.tool(title="Assert a fact", annotations=ADD)
     def assert_fact(
@@ -320,6 +355,7 @@ def build_server(kw: Knotwork, *, scopes: Sequence[str] | None = None,
             "ISO date it holds until."))] = None,
         reason: Annotated[str | None, Field(max_length=L.REASON_CHARS, description=(
             "Recorded in the audit log."))] = None,
+        ctx: Context | None = None,
     ) -> Json:
         """Record one fact you know (trust 'asserted', kept apart from what the notes say).
         Returns the stored fact with its id, which `retract_fact` takes."""
@@ -327,7 +363,8 @@ def build_server(kw: Knotwork, *, scopes: Sequence[str] | None = None,
             row = kw.assert_fact(subject, predicate, value, value_type=value_type,
                                  datatype=datatype, confidence=confidence,
                                  supporting_text=supporting_text, valid_from=valid_from,
-                                 valid_to=valid_to, scope=write_scope, reason=reason)
+                                 valid_to=valid_to, scope=write_scope, reason=reason,
+                                 actor=actor_of(ctx))
             return _result(row.as_dict())
 
     @app.tool(title="Retract a fact", annotations=RETRACT)
@@ -335,13 +372,14 @@ def build_server(kw: Knotwork, *, scopes: Sequence[str] | None = None,
         fact_id: Annotated[int, Field(ge=1, description="The fact's id (from any answer).")],
         reason: Annotated[str, Field(min_length=1, max_length=L.REASON_CHARS, description=(
             "Why it is wrong or stale."))],
+        ctx: Context | None = None,
     ) -> Json:
         """Retract a fact that is wrong or no longer true. It is never deleted: `history`
         still shows it, with your reason. Fails if the id is unknown or already retracted.
         A fact stated in a note comes back when the note is re-ingested: edit the note."""
         with _tool_errors():
-            return _result(kw.retract_fact(fact_id, reason=reason,
-                                           scopes=read_scopes).as_dict())
+            return _result(kw.retract_fact(fact_id, reason=reason, scopes=read_scopes,
+                                           actor=actor_of(ctx)).as_dict())
 
     @app.tool(title="History of an entity", annotations=READ)
     def history(
@@ -421,6 +459,23 @@ def _strict_arguments(app: MCPServer[Any]) -> None:
         tool.fn_metadata.arg_model = type(model.__name__, (model,), {"model_config": config})
         object.__setattr__(tool.fn_metadata, "pre_parse_json", _as_sent)
         tool.parameters = {**tool.parameters, "additionalProperties": False}
+
+
+def actor_of(ctx: Context | None) -> str | None:
+    """Who a tool call writes as. Over HTTP (``/mcp``), the actor the REST door found for
+    the request (``server.auth``: the token's name, ``X-Actor``, the client's address);
+    over stdio, ``mcp:<clientInfo.name>`` from the client's ``initialize``; else None
+    (the facade's own). Read from the call's context: calls run side by side."""
+    if ctx is None:
+        return None
+    request = ctx.request_context.request
+    state = getattr(request, "scope", {}).get("state") if request is not None else None
+    if isinstance(state, dict) and isinstance(state.get("actor"), str):
+        return str(state["actor"])
+    params = ctx.session.client_params
+    name = params.client_info.name if params is not None else ""
+    name = "".join(c for c in name if c.isprintable()).strip()[:L.ACTOR_CHARS - 4]
+    return f"mcp:{name}" if name else None
 
 
 def whole_store(read_scopes: Sequence[str] | None, what: str) -> None:

@@ -10,12 +10,22 @@ bounded (pages and findings are capped and say how many there were).
 from collections.abc import Sequence
 from typing import Annotated, Any, Literal
 
-from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver import Context, MCPServer
 from pydantic import Field
 
 from .. import limits as L
 from ..core import Knotwork
-from .server import ADD, READ, Json, _capped, _result, _tool_errors, home_scope, whole_store
+from .server import (
+    ADD,
+    READ,
+    Json,
+    _capped,
+    _result,
+    _tool_errors,
+    actor_of,
+    home_scope,
+    whole_store,
+)
 
 Title = Annotated[str, Field(min_length=1, max_length=L.PAGE_TITLE_CHARS, description=(
     "The page's title, e.g. 'Incident 42: memory leak'. It names the page: writing the same"
@@ -42,14 +52,15 @@ def register(app: MCPServer[Any], kw: Knotwork, read_scopes: Sequence[str] | Non
             " (ids from `context`), so `lint` can tell when a claim goes stale."))],
         summary: Annotated[str, Field(max_length=L.PAGE_SUMMARY_CHARS, description=(
             "One line for the wiki's index.md."))] = "",
+        ctx: Context | None = None,
     ) -> Json:
         """Write (or rewrite) a Markdown page in the vault's wiki folder. It is ingested
         before this returns (searchable at once), listed in index.md and logged in log.md.
         Returns its path in the vault and what changed."""
         with _tool_errors():
             home_scope(kw, read_scopes)
-            return _result(kw.write_wiki_page(category, title, content,
-                                              summary=summary).as_dict())
+            return _result(kw.write_wiki_page(category, title, content, summary=summary,
+                                              actor=actor_of(ctx)).as_dict())
 
     @app.tool(title="Read a wiki page", annotations=READ)
     def read_page(category: Category, title: Title) -> Json:

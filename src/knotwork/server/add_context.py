@@ -74,7 +74,7 @@ def router_for(parser_types: Sequence[str]) -> APIRouter:
                                     force=body.force, dry_run=body.dry_run,
                                     patterns=body.pattern, vault_only=True,
                                     scopes=auth.principal(request).scopes or None,
-                                    embed=False)
+                                    actor=auth.actor(request), embed=False)
         except Forbidden as exc:  # a record would land outside the token's scopes
             raise auth.denied(request, exc) from None
         if not body.dry_run:  # the answer does not wait for the model

@@ -188,9 +188,8 @@ def _known_params(request: Request) -> None:
     unknown = [k for k in dict.fromkeys(request.query_params) if k not in known]
     if unknown:
         raise RequestValidationError([
-            {"type": "extra_forbidden", "loc": ("query", k), "input": request.query_params[k],
-             "msg": f"Extra inputs are not permitted (this route takes: "
-                    f"{', '.join(sorted(known)) or 'none'})"} for k in unknown])
+            {"type": "extra_forbidden", "loc": ("query", k), "msg": "unknown parameter",
+             "ctx": {"takes": sorted(known)}} for k in unknown])
 
 
 def _query_names(dependant: Dependant) -> set[str]:
@@ -308,7 +307,7 @@ def documents(body: DocumentRequest, request: Request, kw: KW) -> dict[str, obje
         entities=[e.model_dump(exclude_none=True) for e in body.entities],
         relations=[r.model_dump(exclude_none=True) for r in body.relations],
         scope=auth.write_scope(request, body.scope),
-        min_confidence=body.min_confidence).as_dict()
+        min_confidence=body.min_confidence, actor=auth.actor(request)).as_dict()
 
 
 @router.post("/facts", status_code=201, response_model=FactOut,
@@ -319,8 +318,7 @@ def assert_fact(body: FactRequest, request: Request, kw: KW) -> dict[str, object
                           datatype=body.datatype, confidence=body.confidence,
                           supporting_text=body.supporting_text, valid_from=body.valid_from,
                           valid_to=body.valid_to, scope=auth.write_scope(request, body.scope),
-                          reason=body.reason
-                          ).as_dict()
+                          reason=body.reason, actor=auth.actor(request)).as_dict()
 
 
 @router.delete("/facts/{fact_id}", response_model=FactOut, response_model_exclude_unset=True,
@@ -335,7 +333,8 @@ def retract_fact(fact_id: Annotated[int, Path(ge=1, description="The fact's id."
 
     Why no body: a DELETE's body is ignored by many clients and proxies, and a reason
     that could come in either place could be declared required in neither."""
-    return kw.retract_fact(fact_id, reason=reason, scopes=_scopes(request, None)).as_dict()
+    return kw.retract_fact(fact_id, reason=reason, scopes=_scopes(request, None),
+                           actor=auth.actor(request)).as_dict()
 
 
 @router.get("/health", response_model=HealthOut, tags=["meta"])
@@ -401,9 +400,10 @@ def create_app(kw: Knotwork, *, token: str | None = None, max_body: int = MAX_BO
                scopes: Sequence[str] | None = None, sync_vault: bool = True) -> FastAPI:
     """The REST app over ``kw``; with ``token``, every request must present it."""
     check_token(token)
-    app = FastAPI(title="knotwork", version=_version(), lifespan=_lifespan,
-                  description="A local-first context graph for AI agents: Markdown in, "
-                              "cited and current context out.")
+    # docs_url/redoc_url: FastAPI's pages load from a CDN; ``server.docs`` serves /docs
+    app = FastAPI(title="knotwork", version=_version(), lifespan=_lifespan, docs_url=None,
+                  redoc_url=None, description="A local-first context graph for AI agents:"
+                  " Markdown in, cited and current context out.")
     app.state.kw = kw
     app.state.scopes = list(scopes) if scopes else None
     app.state.sync_vault = sync_vault
@@ -425,6 +425,9 @@ def create_app(kw: Knotwork, *, token: str | None = None, max_body: int = MAX_BO
                        dependencies=[Depends(_known_params)])
     app.include_router(review_router, responses=ERRORS, dependencies=[Depends(_known_params)])
     app.include_router(web_router)
+    from .docs import router as docs_router
+
+    app.include_router(docs_router)
     app.state.mcp = McpOverHttp(kw, app.state.scopes)
     app.mount("/mcp", app.state.mcp)
     errors.install(app)

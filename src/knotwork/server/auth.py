@@ -12,6 +12,13 @@ Credentials come as ``Authorization: Bearer <secret>`` or, for the web page, the
 ``knotwork_token`` cookie its sign-in form sets. Anything else is 401. A request outside
 the principal's rights is 403, and each refusal is written to the audit log (``denied``)
 with the token's name, the method and the path, never the secret.
+
+Who writes (``actor``, recorded on every event a request's writes make): a store
+token's name (``token:<name>``); else what the ``X-Actor`` header says (at most
+``limits.ACTOR_CHARS`` printable characters, not starting ``token:``, which only a token
+earns; anything else is 400); else ``rest:<client address>`` (``mcp:<client address>`` at
+``/mcp``). It travels with the request (``request.state.actor``), never through shared
+state: the server answers requests side by side.
 """
 
 from __future__ import annotations
@@ -25,6 +32,7 @@ import anyio.to_thread
 from fastapi import Request
 from starlette.datastructures import Headers
 
+from .. import limits as L
 from ..core import Knotwork
 from ..errors import Forbidden
 from ..results import Principal
@@ -33,6 +41,7 @@ from . import errors
 log = logging.getLogger("knotwork.server")
 
 COOKIE = "knotwork_token"
+ACTOR_HEADER = "X-Actor"
 FULL = Principal(name="server", scopes=(), read_only=False)
 # requests a read-only token may make although their method writes: these POSTs read
 _READS = {("POST", "/context"), ("POST", "/assemble"), ("POST", "/ask")}
@@ -92,7 +101,13 @@ class TokenAuth:
                 return
             await errors.error_response(403, "Forbidden", message)(scope, receive, send)
             return
-        scope.setdefault("state", {})["principal"] = principal
+        try:
+            who = request_actor(scope, principal)
+        except ValueError as exc:
+            await errors.error_response(400, "BadRequest", str(exc))(scope, receive, send)
+            return
+        state = scope.setdefault("state", {})
+        state["principal"], state["actor"] = principal, who
         await self.app(scope, receive, send)
 
     def _principal(self, secret: str) -> Principal | None:
@@ -115,6 +130,32 @@ class TokenAuth:
                                          " send 'Authorization: Bearer <token>'")
         response.headers["WWW-Authenticate"] = "Bearer"
         await response(scope, receive, send)
+
+
+def request_actor(scope: dict[str, Any], principal: Principal) -> str:
+    """Who a request writes as (the module's rule); ``ValueError`` for a bad ``X-Actor``."""
+    if principal.token_id is not None:
+        return principal.name
+    door = "mcp" if scope.get("path", "").startswith("/mcp") else "rest"
+    raw = Headers(scope=scope).get(ACTOR_HEADER)
+    if raw is None:
+        client = scope.get("client")
+        return f"{door}:{client[0] if client else 'unknown'}"
+    # header text arrives decoded as Latin-1: its bytes again are what was sent
+    said = raw.strip().encode("latin-1", errors="replace").decode("utf-8", "replace")
+    if not said or len(said) > L.ACTOR_CHARS or not said.isprintable() or "\ufffd" in said:
+        raise ValueError(f"the {ACTOR_HEADER} header must be 1 to {L.ACTOR_CHARS} printable"
+                         " characters of UTF-8 (who makes the request, e.g. 'agent:planner')")
+    if said.lower().startswith("token:"):
+        raise ValueError(f"the {ACTOR_HEADER} header may not start with 'token:': that names"
+                         " a store token, which the request must send instead")
+    return said
+
+
+def actor(request: Request) -> str:
+    """Who this request writes as (``request_actor``, found by ``TokenAuth``)."""
+    found = getattr(request.state, "actor", None)
+    return found if isinstance(found, str) else "rest:unknown"
 
 
 def deny(kw: Knotwork, principal: Principal, method: str, path: str, why: str,

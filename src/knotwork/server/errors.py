@@ -8,12 +8,10 @@ problem in the message; anything not in the table is a 500 that leaks no interna
 
 from __future__ import annotations
 
-import math
 from http import HTTPStatus
 from typing import Any
 
 from fastapi import FastAPI, Request
-from fastapi.encoders import jsonable_encoder
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException
@@ -32,6 +30,7 @@ from ..errors import (
     SchemaVersionError,
     StoreError,
 )
+from ..invalid import problems, where
 
 # First isinstance match wins, so subclasses come before their bases.
 STATUS: dict[type[KnotworkError], int] = {
@@ -62,41 +61,25 @@ async def _knotwork_error(request: Request, exc: Exception) -> JSONResponse:
     return error_response(status_for(exc), type(exc).__name__, str(exc))
 
 
-def _where(loc: tuple[int | str, ...]) -> str:
-    return ".".join(str(p) for p in loc) or "request"
-
-
 async def _validation_error(request: Request, exc: Exception) -> JSONResponse:
-    """422 naming each bad field; malformed JSON says where the parser stopped."""
+    """422 naming each bad field and why (``knotwork.invalid``: never the input sent back,
+    nor a validator's boilerplate); malformed JSON says where the parser stopped."""
     assert isinstance(exc, RequestValidationError)
-    errors = list(exc.errors())
+    detail = problems(exc.errors())
     parts = []
-    for e in errors:
-        if e.get("type") == "json_invalid":
-            at = e["loc"][-1] if len(e["loc"]) > 1 else 0
+    for d in detail:
+        if d["type"] == "json_invalid":
+            at = d["loc"][-1] if len(d["loc"]) > 1 else 0
             parts.append(f"malformed JSON at character {at}: "
-                         f"{e.get('ctx', {}).get('error', e['msg'])}")
-        elif tuple(e["loc"]) == ("body",) and "json" not in request.headers.get(
-                "content-type", ""):
+                         f"{d['msg'].removeprefix('malformed JSON (').removesuffix(')')}")
+        elif d["loc"] == ["body"] and "json" not in request.headers.get("content-type", ""):
             # curl -d sends a form; FastAPI then reads the body as text, not JSON
             parts.append("the body must be JSON sent with 'Content-Type: application/json'"
                          f" (this one came as {request.headers.get('content-type') or 'none'})")
         else:
-            parts.append(f"{_where(tuple(e['loc']))}: {e['msg']}")
+            parts.append(f"{where(d['loc'])}: {d['msg']}")
     return error_response(422, "ValidationError", "; ".join(parts) or "invalid request",
-                          detail=_finite(jsonable_encoder(errors)))
-
-
-def _finite(value: Any) -> Any:
-    """``value`` with NaN and infinities spelled as text: JSON has no such numbers, so the
-    input of a refused ``NaN`` echoed back as it came made the error itself a 500."""
-    if isinstance(value, float) and not math.isfinite(value):
-        return str(value)
-    if isinstance(value, list):
-        return [_finite(v) for v in value]
-    if isinstance(value, dict):
-        return {k: _finite(v) for k, v in value.items()}
-    return value
+                          detail=detail)
 
 
 async def _http_error(request: Request, exc: Exception) -> JSONResponse:

@@ -58,7 +58,7 @@ class Jobs:
         self._ids = itertools.count(1)
         self.jobs: dict[str, dict[str, Any]] = {}
 
-    def start(self, kw: Knotwork, body: ExtractRequest) -> dict[str, Any]:
+    def start(self, kw: Knotwork, body: ExtractRequest, *, actor: str) -> dict[str, Any]:
         with self._lock:
             if any(j["status"] == "running" for j in self.jobs.values()):
                 raise Conflict("an extraction is running already: wait for it")
@@ -73,7 +73,7 @@ class Jobs:
         def run() -> None:
             try:
                 job["report"] = kw.extract(body.path, budget=body.budget,
-                                           progress=progress).as_dict()
+                                           progress=progress, actor=actor).as_dict()
                 job["status"] = "done"
             except KnotworkError as exc:
                 job["status"], job["error"] = "failed", str(exc)
@@ -111,7 +111,7 @@ def extract(body: ExtractRequest, request: Request, response: Response) -> dict[
     scopes lack it is refused. 503 when no model is configured."""
     kw = _model(request)
     auth.write_scope(request, kw.settings.scope)
-    job = _jobs(request).start(kw, body)
+    job = _jobs(request).start(kw, body, actor=auth.actor(request))
     response.headers["Location"] = f"/extract/{job['job']}"
     return job
 

@@ -5,7 +5,9 @@ scopes of the caller's token (``build_server(scopes=…)``), and a read-only tok
 server has no tool that writes. The servers speak streamable HTTP, stateless (every
 request stands alone, so a token can never reach a session another token opened). Their
 session managers run in the app's task group (``app.state.tasks``), started on first
-use and stopped with the app.
+use and stopped with the app. A tool call writes as the request's actor
+(``server.auth``: the token's name, ``X-Actor``, the client's address), which the tools
+read from the request's own state (``mcp.server.actor_of``).
 """
 
 from __future__ import annotations

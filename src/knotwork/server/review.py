@@ -30,11 +30,6 @@ class DecisionRequest(_Request):
     reason: str | None = Field(None, max_length=L.REASON_CHARS)
 
 
-def _reviewer(request: Request) -> str:
-    p = auth.principal(request)
-    return p.name if p.name != "server" else "rest:server"
-
-
 @router.get("/review")
 def review_queue(request: Request,
                  status: Annotated[list[Literal["unreviewed", "approved", "rejected"]] | None,
@@ -59,13 +54,14 @@ def review_queue(request: Request,
 @router.post("/review/{decision}")
 def review_decide(decision: Literal["approve", "reject", "reopen"], body: DecisionRequest,
                   request: Request) -> dict[str, Any]:
-    """Approve, reject or reopen facts (ids, or all a filter selects); the token's name
-    is recorded as the reviewer, with the reason."""
+    """Approve, reject or reopen facts (ids, or all a filter selects); the request's actor
+    (the token's name, else ``X-Actor``, else the client's address) is recorded as the
+    reviewer, with the reason."""
     kw: Knotwork = request.app.state.kw
     return kw.review(decision, body.fact_ids, status=body.status, trusts=body.trust,
                      predicate=body.predicate, entity=body.entity,
                      scopes=auth.read_scopes(request, None), reason=body.reason,
-                     reviewer=_reviewer(request)).as_dict()
+                     reviewer=auth.actor(request)).as_dict()
 
 
 @router.get("/audit", tags=["meta"])

@@ -307,9 +307,19 @@ class HealthOut(_Response):
     watching: bool
 
 
+class ErrorDetail(_Response):
+    """One refused field of a 422: where (``["body", "subject"]``), the kind of problem,
+    and why, in words (``"at most 1000 characters"``); never the value sent."""
+
+    loc: list[str | int]
+    type: str
+    msg: str
+
+
 class ErrorOut(_Response):
-    """Every 4xx/5xx body: the error's kind and a message a person can act on."""
+    """Every 4xx/5xx body: the error's kind and a message a person can act on (a 422's
+    ``detail``: each refused field)."""
 
     error: str
     message: str
-    detail: list[dict[str, Any]] | None = None
+    detail: list[ErrorDetail] | None = None

@@ -55,7 +55,7 @@ def router_for(categories: Sequence[str]) -> APIRouter:
         the wiki's scope is refused)."""
         auth.write_scope(request, kw.settings.scope)
         return kw.write_wiki_page(body.category, body.title, body.content,
-                                  summary=body.summary).as_dict()
+                                  summary=body.summary, actor=auth.actor(request)).as_dict()
 
     @router.get("/wiki/pages")
     def list_pages(request: Request, kw: KW, category: Annotated[Category | None, Query(

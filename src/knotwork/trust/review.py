@@ -57,7 +57,8 @@ def decide(store: Store, decision: str, *, fact_ids: Sequence[int] = (),
             _, rows = reader.review_queue(scoped, limit=1_000_000)
             ids = [f.id for f in rows]
         else:
-            rows = reader.facts_by_id(list(dict.fromkeys(fact_ids)))
+            # no store holds an id past 64 bits (SQLite could not even be asked: a 500)
+            rows = reader.facts_by_id([i for i in dict.fromkeys(fact_ids) if 1 <= i < 2**63])
             found = {f.id: f for f in rows if not scopes or f.scope in scopes}
             missing = [i for i in fact_ids if i not in found]
             if missing:

@@ -222,9 +222,11 @@ class Wiki:
 
     # ------------------------------------------------------------ write
 
-    def write_page(self, category: str, title: str, content: str, *, summary: str = ""
-                   ) -> WrittenPage:
-        """Write (or rewrite) a page, ingest it, list it in the index and log it."""
+    def write_page(self, category: str, title: str, content: str, *, summary: str = "",
+                   actor: str | None = None) -> WrittenPage:
+        """Write (or rewrite) a page, ingest it, list it in the index and log it, as
+        ``actor`` (default the wiki's: a server names each request's writer)."""
+        actor = actor or self.actor
         for name, value in (("title", title), ("content", content), ("summary", summary)):
             if "\x00" in value:
                 raise UnsafePath(f"the page's {name} holds a NUL character", path=repr(title))
@@ -241,12 +243,12 @@ class Wiki:
                 st = files.write_atomic(full, text)
             else:
                 st = full.stat()
-            applied = self._ingest(rel, text.encode("utf-8"), st, changed=changed)
+            applied = self._ingest(rel, text.encode("utf-8"), st, changed=changed, actor=actor)
             if changed or applied is not None:
                 self._index_put(files.IndexEntry(category, rel.removesuffix(".md"),
                                                  str(meta.get("title") or title),
                                                  str(meta.get("summary") or "")))
-                files.append_log(self.vault / self.log_path, at=_now(), actor=self.actor,
+                files.append_log(self.vault / self.log_path, at=_now(), actor=actor,
                                  action="update" if existed else "create", path=rel,
                                  title=title)
         status = "unchanged" if not changed else "updated" if existed else "created"
@@ -263,8 +265,8 @@ class Wiki:
                               f" patterns ({', '.join(self.patterns)}) or .knotworkignore"
                               " leave it out", key="wiki_dir")
 
-    def _ingest(self, rel: str, data: bytes, st: os.stat_result, *, changed: bool
-                ) -> Applied | None:
+    def _ingest(self, rel: str, data: bytes, st: os.stat_result, *, changed: bool,
+                actor: str) -> Applied | None:
         """Apply the page as the vault file ``rel``; None when the store had it already."""
         from ..ingest.parsers import parse
         from ..sync.files import refresh_mentions
@@ -276,14 +278,14 @@ class Wiki:
                       facts=tuple(replace(f, trust="asserted") if f.trust == "stated" else f
                                   for f in doc.facts))
         prepared = self.store.prepare(doc)
-        with self.store.write(actor=self.actor) as w:
+        with self.store.write(actor=actor) as w:
             out = w.apply(self.scope, prepared)
             if not isinstance(out, Applied) and changed:
                 # a watcher read the new file first, as a person's: it is the agent's
                 out = w.apply(self.scope, prepared, force=True)
         if not isinstance(out, Applied):
             return None
-        refresh_mentions(self.store, self.finder, actor=self.actor,
+        refresh_mentions(self.store, self.finder, actor=actor,
                          documents=[out.document_id], added=out.names_added,
                          removed=out.names_removed,
                          generations=bool(out.names_added or out.names_removed))
