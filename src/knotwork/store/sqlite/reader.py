@@ -39,6 +39,7 @@ from ..records import (
     WarningRecord,
     Warnings,
 )
+from .find import FindQueries
 from .fts import match_string
 from .trust import TrustReads
 from .wiki import WikiQueries
@@ -118,7 +119,7 @@ def _file_state(r: tuple[str, str, int, int, str, int | None, str | None]) -> Fi
                      + written.microsecond * 1000, r[6])
 
 
-class Reader(WikiQueries, TrustReads):
+class Reader(WikiQueries, TrustReads, FindQueries):
     """Read operations over one connection."""
 
     def __init__(self, con: sqlite3.Connection) -> None:
