@@ -62,9 +62,9 @@ __all__ = [
     "FactReader", "FactWriter", "FileCheck",
     "ImportWriter", "LinkRow", "MentionInputs", "MentionReader", "MentionWork", "MentionWriter",
     "NameChange", "NoteLinks", "PendingChunk", "Prepared", "Problem", "ReviewFilter", "Store",
-    "StoreReader", "StoreWriter", "SubjectMatch", "TextIndex", "TextQuery", "TokenReader", "TokenRecord",
-    "TokenWriter", "VectorReader", "VectorSample", "VectorWriter", "WarningRecord", "Warnings",
-    "WikiReader",
+    "StoreReader", "StoreWriter", "SubjectMatch", "TextIndex", "TextQuery", "TokenReader",
+    "TokenRecord", "TokenWriter", "VectorReader", "VectorSample", "VectorWriter",
+    "WarningRecord", "Warnings", "WikiReader",
     "open_store", "record_time",
 ]
 

@@ -111,9 +111,9 @@ def _condition(i: int, m: FactMatch, scopes: Sequence[str] | None
         args += [m.predicate, *m.values, *targs]
     if m.names:
         # by object: a predicate as common as links_to would read all of its facts
-        keys = _marks(m.names)
+        keys, by_object = _marks(m.names), base.format(i=i, index=" INDEXED BY facts_object")
         parts.append(
-            f"{base.format(i=i, index=' INDEXED BY facts_object')} AND f.object_id IN (SELECT id FROM entities WHERE name_key IN ({keys})"
+            f"{by_object} AND f.object_id IN (SELECT id FROM entities WHERE name_key IN ({keys})"
             f" UNION SELECT entity_id FROM names WHERE key IN ({keys})"
             " UNION SELECT e.id FROM entities e WHERE e.resolved_id IN"
             f" (SELECT entity_id FROM names WHERE key IN ({keys}))){tail}")
