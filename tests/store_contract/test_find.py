@@ -51,6 +51,11 @@ def test_conditions_are_anded_and_values_compared_without_ascii_case(store: Stor
     assert _labels(r.find_subjects([FactMatch("owner")])) == ["ADR 2", "ADR 3"]
     assert r.find_subjects([FactMatch("colour")]) == []
     assert r.find_subjects([]) == []
+    # beyond ASCII a letter's case is a spelling of its own (the caller sends each one)
+    _apply(store, doc("x.md", [fact("level", lit("ÉLEVÉ Plus"), 1)], title="X"))
+    assert r.find_subjects([FactMatch("level", ("élevé plus",))]) == []
+    assert _labels(r.find_subjects([FactMatch("level", ("ÉLEVÉ PLUS",))])) == ["X"]
+    assert _labels(r.find_subjects([FactMatch("level", ("élevé plus", "ÉLEVÉ plus"))])) == ["X"]
 
 
 def test_an_entity_value_is_found_by_its_name_or_any_name_of_its_note(store: Store) -> None:

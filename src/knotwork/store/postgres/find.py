@@ -31,17 +31,19 @@ class FindQueries:
             sql, more = _condition(i, m, scopes)
             parts.append(sql)
             args += more
-        both = " INTERSECT ".join(f"SELECT subj FROM m WHERE i = {i}"
+        both = " INTERSECT ".join(f"SELECT subj, sc FROM m WHERE i = {i}"
                                   for i in range(len(matches)))
         page = "(e.label, e.id) > (?, ?)" if after else "TRUE"
         args += [*(after or ()), int(limit)]
         rows = self.con.execute(
-            f"WITH m(i, subj, fid) AS MATERIALIZED ({' UNION ALL '.join(parts)}),"
-            f" hit(subj) AS ({both}),"
+            # a name resolves to a note of its own scope: the fact's scope is the subject's
+            f"WITH m(i, subj, fid, sc) AS MATERIALIZED ({' UNION ALL '.join(parts)}),"
+            f" hit(subj, sc) AS ({both}),"
             " page(id) AS (SELECT e.id FROM hit JOIN entities e ON e.id = hit.subj"
-            f"  WHERE {page} ORDER BY e.label, e.id LIMIT ?)"
+            f"  AND e.scope = hit.sc WHERE {page} ORDER BY e.label, e.id LIMIT ?)"
             " SELECT m.subj, e.label, m.i, m.fid FROM m JOIN entities e ON e.id = m.subj"
-            " WHERE m.subj IN (SELECT id FROM page) ORDER BY e.label, m.subj, m.i, m.fid",
+            " AND e.scope = m.sc WHERE m.subj IN (SELECT id FROM page)"
+            " ORDER BY e.label, m.subj, m.i, m.fid",
             args).fetchall()
         return _subjects(rows, len(matches))
 
@@ -62,7 +64,7 @@ class FindQueries:
 
 def _condition(i: int, m: FactMatch, scopes: Sequence[str] | None
                ) -> tuple[str, list[object]]:
-    head = (f"SELECT {i}, COALESCE(s.resolved_id, s.id), f.id FROM facts f"
+    head = (f"SELECT {i}, COALESCE(s.resolved_id, s.id), f.id, f.scope FROM facts f"
             " JOIN entities s ON s.id = f.subject_id AND s.scope = f.scope"
             " WHERE f.predicate = ? AND f.retracted_at IS NULL AND f.review <> 'rejected'")
     tail, targs = "", list[object]()
