@@ -750,7 +750,7 @@ class Knotwork:
                                  limit=checks.positive("limit", limit))
 
     @_one_state
-    def find(self, where: Sequence[str] = (), *, type: str | None = None,
+    def find(self, where: str | Sequence[str] = (), *, type: str | None = None,
              scopes: Sequence[str] | None = None, limit: int = 50) -> Found:
         """Entities whose live facts hold every ``KEY=VALUE`` (or bare ``KEY``: any value)
         of ``where``, and of ``type``; by label, each with its cited facts
@@ -758,9 +758,10 @@ class Knotwork:
         from .ingest.lexicon import normalize_key
         from .retrieve import find as _find
 
+        given = [where] if isinstance(where, str) else list(where)
+        checks.sized("where", given, limits.WHERE_MAX)
         texts = [checks.text("where", t, limits.VALUE_CHARS, required=True)
-                 for t in [*where, *([f"type={type}"] if type else [])]]
-        checks.sized("where", texts, limits.WHERE_MAX)
+                 for t in [*given, *([f"type={type}"] if type else [])]]
         return _find.find(self.store.reader, _find.conditions(texts, normalize_key),
                           scopes=scopes, limit=checks.bounded("limit", limit, 1, limits.FIND_MAX))
 

@@ -112,6 +112,7 @@ def test_keys_are_normalised_as_ingest_stores_them_and_values_compared_without_c
         assert labels(kw, "Stato = attivo", type="service") == ["API", "DB"]
         assert labels(kw, "status=élevé") == ["Web"]  # beyond ASCII too
         assert labels(kw, "status") == ["API", "DB", "Web"]  # any value
+        assert [e.label for e in kw.find("status=attivo").entities] == ["API", "DB"]
         assert labels(kw, "status=attivo", type="person") == []
 
 
