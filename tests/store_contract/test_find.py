@@ -163,11 +163,13 @@ def test_both_reads_use_their_indexes_not_a_scan(store: Store) -> None:
         reader.find_subjects([FactMatch("status", ("accepted",)),
                               FactMatch("owner", ("x",), ("alice",)), FactMatch("type")])
         reader.document_changes(since="0001", limit=5)
-    find, changes = spy.plans
+        reader.types([1, 2])  # (the subjects' index, not every type fact)
+    find, changes, *_, types = spy.plans  # (types asks for the members first)
     assert find.count("facts_predicate_live") >= 3, find
     assert "events_document_change" in changes, changes
     if not spy.pg:  # (PostgreSQL picks the object's or the predicate's index by statistics)
         assert "facts_object" in find, find
+        assert "facts_subject" in types and "facts_predicate_live" not in types, types
         assert "SCAN f" not in find and "SCAN e " not in changes, (find, changes)
     else:
         assert "Seq Scan on facts" not in find and "Seq Scan on events" not in changes

@@ -210,7 +210,9 @@ class Reader(WikiQueries, TrustReads, FindQueries):
             for sid, value in self.con.execute(
                     "SELECT subject_id, value FROM facts WHERE retracted_at IS NULL AND"
                     " review != 'rejected' AND"
-                    f" predicate='type' AND subject_id IN ({_marks(part)}) ORDER BY id", part):
+                    # ``+``: by the subjects (facts_subject), not every type fact there is
+                    # (facts_predicate_live, which the planner would take otherwise)
+                    f" +predicate='type' AND subject_id IN ({_marks(part)}) ORDER BY id", part):
                 vals = out.setdefault(members[sid], [])
                 if value not in vals:
                     vals.append(value)
