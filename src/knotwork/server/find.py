@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Query, Request
-from pydantic import Field
+from pydantic import ConfigDict, Field, model_validator
 
 from .. import limits as L
 from ..core import Knotwork
@@ -17,18 +17,34 @@ from .schemas import FactOut, _Request, _Response
 router = APIRouter(tags=["read"])  # create_app adds the error table and the query check
 
 
-class FindRequest(_Request):
-    """``{"where": ["status=accepted"], "type": "adr"}``: every condition must hold."""
+# What ``retrieve.find.parse_where`` takes: a key holding a letter or digit, then nothing or
+# ``=`` and a value that is not blank.
+WHERE = r"^[^=]*[^\W_][^=]*(=.*\S.*)?$"
 
-    where: list[Annotated[str, Field(min_length=1, max_length=L.VALUE_CHARS, pattern=r"\w")]
+
+class FindRequest(_Request):
+    """``{"where": ["status=accepted"], "type": "adr"}``: every condition must hold, and
+    there is one at least (a ``where`` or a ``type``)."""
+
+    model_config = ConfigDict(extra="forbid", strict=True, json_schema_extra={"anyOf": [
+        {"required": ["type"], "properties": {"type": {"type": "string"}}},
+        {"required": ["where"], "properties": {"where": {"minItems": 1}}}]})
+
+    where: list[Annotated[str, Field(min_length=1, max_length=L.VALUE_CHARS, pattern=WHERE)]
                 ] = Field(default_factory=list, max_length=L.WHERE_MAX, description=(
         "KEY=VALUE a live fact must say (KEY as notes spell it: Status, status; VALUE "
         "without case); KEY alone: any value; VALUE as [[Name]]: that entity only."))
-    type: str | None = Field(None, min_length=1, max_length=L.TYPE_CHARS,
+    type: str | None = Field(None, min_length=1, max_length=L.TYPE_CHARS, pattern=r"\S",
                              description="Only entities of this type.")
     scopes: list[Annotated[str, Field(max_length=L.SCOPE_CHARS)]] | None = Field(
         None, max_length=L.SCOPES_MAX, description="Read only these scopes.")
     limit: int = Field(50, ge=1, le=L.FIND_MAX, description="At most this many entities.")
+
+    @model_validator(mode="after")
+    def _one_condition(self) -> FindRequest:
+        if not self.where and self.type is None:
+            raise ValueError("find needs a condition: a where (KEY=VALUE) or a type")
+        return self
 
 
 class FoundOut(_Response):
