@@ -58,7 +58,9 @@ if TYPE_CHECKING:  # imported where used: a process that only queries never load
         Stats,
         TokenInfo,
     )
+    from .retrieve.changes import Changes
     from .retrieve.embedding import FloatArray
+    from .retrieve.find import Found
     from .retrieve.notes import NoteItem, NoteText
     from .retrieve.vectors import VectorIndex
     from .store import ReviewFilter
@@ -758,6 +760,34 @@ class Knotwork:
         return _notes.list_notes(self.store.reader, self.settings.scope, folder=folder,
                                  doc_type=doc_type, since=checks.instant("since", since),
                                  limit=checks.positive("limit", limit))
+
+    @_one_state
+    def find(self, where: str | Sequence[str] = (), *, type: str | None = None,
+             scopes: Sequence[str] | None = None, limit: int = 50) -> Found:
+        """Entities whose live facts hold every ``KEY=VALUE`` (or bare ``KEY``: any value)
+        of ``where``, and of ``type``; by label, each with its cited facts
+        (``retrieve.find``). ``kw.find(["status=accepted"], type="adr")``"""
+        from .ingest.lexicon import normalize_key
+        from .retrieve import find as _find
+
+        given = [where] if isinstance(where, str) else list(where)
+        checks.sized("where", given, limits.WHERE_MAX)
+        texts = [checks.text("where", t, limits.VALUE_CHARS, required=True)
+                 for t in [*given, *([f"type={type}"] if type else [])]]
+        return _find.find(self.store.reader, _find.conditions(texts, normalize_key),
+                          scopes=scopes, limit=checks.bounded("limit", limit, 1, limits.FIND_MAX))
+
+    @_one_state
+    def recent_changes(self, *, since: str = "1d", limit: int = 100,
+                       scopes: Sequence[str] | None = None) -> Changes:
+        """Documents created, edited, renamed or deleted at or after ``since`` (``7d``,
+        ``12h``, an ISO time), newest first, with who changed them and when."""
+        from .retrieve.changes import recent_changes
+        from .trust.audit import since_time
+
+        at = since_time(checks.text("since", since, limits.SPAN_CHARS, required=True))
+        return recent_changes(self.store.reader, since=at, scopes=scopes,
+                              limit=checks.bounded("limit", limit, 1, limits.CHANGES_MAX))
 
     @_one_state
     def stats(self) -> Stats:

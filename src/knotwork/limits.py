@@ -42,6 +42,9 @@ PATTERN_CHARS = 1_000  # one glob
 FACT_IDS_MAX = 10_000  # fact ids in one review decision
 SPAN_CHARS = 64  # the audit's since: 7d, 12h or an ISO time
 ACTOR_CHARS = 100  # who a REST or MCP-over-HTTP request says it is (the X-Actor header)
+WHERE_MAX = 20  # conditions (KEY=VALUE) in one find
+FIND_MAX = 500  # entities one find answers with
+CHANGES_MAX = 1_000  # document changes one recent_changes answers with
 # How far a page may skip (history, the review queue): past SQLite's 64-bit integers an
 # offset was a 500 (OverflowError binding it); no store holds a billion facts of one page.
 OFFSET_MAX = 1_000_000_000
@@ -80,8 +83,11 @@ ALL: dict[str, tuple[int, str]] = {
     "PATTERNS_MAX": (PATTERNS_MAX, "globs per add-context call"),
     "PATTERN_CHARS": (PATTERN_CHARS, "add-context glob"),
     "FACT_IDS_MAX": (FACT_IDS_MAX, "fact ids per review decision"),
-    "SPAN_CHARS": (SPAN_CHARS, "audit since"),
+    "SPAN_CHARS": (SPAN_CHARS, "audit / recent changes since"),
     "ACTOR_CHARS": (ACTOR_CHARS, "X-Actor header (who a request says it is)"),
+    "WHERE_MAX": (WHERE_MAX, "find conditions (KEY=VALUE) per call"),
+    "FIND_MAX": (FIND_MAX, "entities one find answers with"),
+    "CHANGES_MAX": (CHANGES_MAX, "changes one recent_changes answers with"),
     "OFFSET_MAX": (OFFSET_MAX, "offset of a page (history, review)"),
     "FACTS_PER_NOTE": (FACTS_PER_NOTE, "facts kept from one note file"),
 }

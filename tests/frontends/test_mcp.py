@@ -24,9 +24,11 @@ from .conftest import child_env, knotwork_cmd
 
 TOOLS = {"context", "search", "get_entity", "ingest_document", "assert_fact", "retract_fact",
          "history", "stats", "write_page", "read_page", "list_pages", "search_wiki", "get_log",
-         "lint", "assemble", "add_context", "read_note", "list_notes"}
+         "lint", "assemble", "add_context", "read_note", "list_notes", "find",
+         "recent_changes"}
 READ_ONLY = {"context", "search", "get_entity", "history", "stats", "read_page", "list_pages",
-             "search_wiki", "get_log", "lint", "assemble", "read_note", "list_notes"}
+             "search_wiki", "get_log", "lint", "assemble", "read_note", "list_notes", "find",
+             "recent_changes"}
 DESTRUCTIVE = {"ingest_document", "retract_fact", "add_context"}
 
 
@@ -350,5 +352,39 @@ def test_read_note_and_list_notes(vault: Path, tmp_path: Path) -> None:
         assert none["notes"] == [] and none["matched"] == 0
         missing = await s.call_tool("read_note", {"ref": "No Such Note"})
         assert "not found" in error_text(missing)
+
+    run(vault, tmp_path, body)
+
+
+def test_find_and_recent_changes_answer_markdown_and_data_within_budget(
+        vault: Path, tmp_path: Path) -> None:
+    async def body(s: ClientSession) -> None:
+        tools = {t.name: t for t in (await s.list_tools()).tools}
+        for name in ("find", "recent_changes"):
+            assert tools[name].input_schema["properties"]["max_tokens"]["default"] == 4000
+        result = await s.call_tool("find", {"where": ["runs_on=kota"], "type": "service"})
+        found = data(result)
+        assert [e["label"] for e in found["entities"]] == ["Grafana", "Traefik"]
+        assert found["cut"] is False and found["truncated"] is False
+        text = result.content[0]
+        assert isinstance(text, TextContent)
+        assert text.text.startswith("# Find: runs_on=kota AND type=service")
+        assert "- runs_on → kota [services/Traefik.md:3]" in text.text
+        small = await s.call_tool("find", {"where": ["type"], "max_tokens": 100})
+        cut = data(small)
+        assert cut["cut"] and len(cut["entities"]) < cut["total_entities"] == 4
+        block = small.content[0]
+        assert isinstance(block, TextContent) and count_tokens(block.text) <= 100
+        assert data(await s.call_tool("find", {"where": ["type"], "limit": 1}))["truncated"]
+        bad = await s.call_tool("find", {})
+        assert "invalid arguments" in error_text(bad) and "condition" in error_text(bad)
+        changes = data(await s.call_tool("recent_changes", {"since": "1h"}))
+        assert {c["path"] for c in changes["changes"]} == {
+            "services/Traefik.md", "services/Grafana.md", "hosts/kota.md", "people/Alice.md"}
+        assert {c["change"] for c in changes["changes"]} == {"created"}
+        one = data(await s.call_tool("recent_changes", {"since": "1h", "limit": 1}))
+        assert len(one["changes"]) == 1 and one["truncated"]
+        assert "invalid arguments" in error_text(await s.call_tool(
+            "recent_changes", {"since": "soon"}))
 
     run(vault, tmp_path, body)

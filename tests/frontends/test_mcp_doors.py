@@ -43,6 +43,9 @@ WRONG_TYPES: list[tuple[str, dict[str, Any]]] = [
     ("write_page", {"category": "nope", "title": "t", "content": "c"}),
     ("list_pages", {"category": "nope"}),
     ("assemble", {"query": "q", "allow_partial": 0}),
+    ("find", {"where": "type=host"}),
+    ("find", {"where": ["type"], "limit": "5"}),
+    ("recent_changes", {"limit": True}),
 ]
 
 TOO_LONG: list[tuple[str, dict[str, Any]]] = [
@@ -61,6 +64,9 @@ TOO_LONG: list[tuple[str, dict[str, Any]]] = [
     ("search_wiki", {"query": "x" * (limits.QUERY_CHARS + 1)}),
     ("assemble", {"query": "x" * (limits.QUERY_CHARS + 1)}),
     ("list_notes", {"since": "2" * (limits.DATE_CHARS + 1)}),
+    ("find", {"where": ["x" * (limits.VALUE_CHARS + 1)]}),
+    ("find", {"where": ["type"] * (limits.WHERE_MAX + 1)}),
+    ("recent_changes", {"since": "1" * (limits.SPAN_CHARS + 1)}),
 ]
 
 

@@ -187,6 +187,35 @@ def test_another_scope_asked_for_is_403_and_logged(setup: Setup) -> None:
     assert beta["total"] >= 1
 
 
+def test_find_and_changes_answer_the_tokens_scopes_only(setup: Setup) -> None:
+    with _client(setup, setup.rw) as c:
+        r = c.post("/find", json={"where": ["port"]})
+        assert r.status_code == 200, r.text
+        [traefik] = r.json()["entities"]
+        assert (traefik["label"], traefik["scope"]) == ("Traefik", "alpha")
+        assert [f["value"] for f in traefik["facts"]] == ["443"]
+        for body in ({"where": ["codename"]}, {"where": ["risk"]}, {"type": "project"},
+                     {"where": ["port=8443"]}, {"where": ["codename=zebra-secret-42"]}):
+            r = c.post("/find", json=body)
+            assert r.status_code == 200 and r.json()["entities"] == [], (body, r.text)
+            _clean(_strip(r.text, "8443", "zebra-secret-42"))
+        assert c.post("/find", json={"where": ["port"], "scopes": ["beta"]}).status_code == 403
+        r = c.get("/changes", params={"since": "1h"})
+        mine = r.json()["changes"]
+        assert mine and {ch["scope"] for ch in mine} == {"alpha"}
+        assert "services/Traefik.md" in {ch["path"] for ch in mine}
+        _clean(r.text)
+        assert c.get("/changes", params={"since": "1h", "scope": "beta"}).status_code == 403
+    with _client(setup, setup.other) as c:  # beta's own token finds beta's
+        r = c.post("/find", json={"where": ["codename=ZEBRA-SECRET-42"]})
+        assert [e["label"] for e in r.json()["entities"]] == ["Zephyr"]
+        assert {ch["scope"] for ch in c.get("/changes", params={"since": "1h"}
+                                            ).json()["changes"]} == {"beta"}
+    # the store itself holds both: what alpha's token saw is its scope's, not the store's
+    both = json.loads(cli(setup.db, "find", "--where", "port", "--json"))["entities"]
+    assert sorted(e["scope"] for e in both) == ["alpha", "beta"]
+
+
 def test_read_only_revoked_and_missing_tokens(setup: Setup) -> None:
     with _client(setup, setup.ro) as c:
         assert c.post("/context", json={"query": "traefik"}).status_code == 200
@@ -265,7 +294,7 @@ def test_mcp_over_http_takes_the_tokens_rights(setup: Setup) -> None:
         names = {t.name for t in (await s.list_tools()).tools}
         assert names == {"context", "search", "get_entity", "history", "stats", "read_page",
                          "list_pages", "search_wiki", "get_log", "lint", "assemble",
-                         "read_note", "list_notes", "ask"}
+                         "read_note", "list_notes", "ask", "find", "recent_changes"}
 
     async def main() -> None:
         await session(setup.rw, scoped)
@@ -365,6 +394,8 @@ ROUTES: dict[tuple[str, str], tuple[str, Call, set[int]]] = {
     ("POST", "/review/{decision}"): ("write", ("/review/approve", None, {
         "fact_ids": ["{beta_fact}"]}, None), {404}),
     ("GET", "/audit"): ("read", ("/audit", {"since": "1h"}, None, None), {200}),
+    ("POST", "/find"): ("read", ("/find", None, {"where": ["type=project"]}, None), {200}),
+    ("GET", "/changes"): ("read", ("/changes", {"since": "1h"}, None, None), {200}),
     ("GET", "/"): ("read", ("/", {"q": "quokkaproxy"}, None, None), {200}),
     ("GET", "/ui/entity"): ("read", ("/ui/entity", {"ref": "Traefik"}, None, None), {200}),
     ("GET", "/ui/review"): ("read", ("/ui/review", None, None, None), {200}),
@@ -504,6 +535,8 @@ MCP_TOOLS: dict[str, tuple[dict[str, object], str]] = {
     "add_context": ({"namespace": "proj"}, "forbidden"),
     "read_note": ({"ref": "Zephyr"}, "not found"),
     "list_notes": ({}, "ok"),
+    "find": ({"where": ["type=project"]}, "ok"),
+    "recent_changes": ({"since": "1h"}, "ok"),
 }
 
 

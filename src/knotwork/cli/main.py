@@ -590,7 +590,7 @@ def _nothing() -> Iterator[None]:
     yield
 
 
-from . import add_context, assemble, check, llm, migrate, trust_commands, wiki  # noqa: E402,F401,I001
+from . import add_context, assemble, check, find, llm, migrate, trust_commands, wiki  # noqa: E402,F401,I001
 
 if __name__ == "__main__":
     # the module's own app: commands of other modules register on it, not on this copy

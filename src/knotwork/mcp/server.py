@@ -55,7 +55,9 @@ log = logging.getLogger("knotwork.mcp")
 INSTRUCTIONS = (
     "knotwork is a context graph built from a folder of Markdown notes plus facts agents "
     "assert. Start with `context` for a question; use `search` for exact passages, "
-    "`get_entity` for one thing in full, `history` for how facts changed. Every fact carries "
+    "`get_entity` for one thing in full, `history` for how facts changed, `find` for "
+    "entities by their facts ('status=accepted'), `recent_changes` for what changed. Every"
+    " fact carries "
     "its source (file and lines): cite it. Record what you learn with `ingest_document` or "
     "`assert_fact`; correct mistakes with `retract_fact` (facts are never deleted). Keep a "
     "wiki: `search_wiki` before `context`, `write_page` to file a summary, entity or topic "
@@ -413,6 +415,9 @@ def build_server(kw: Knotwork, *, scopes: Sequence[str] | None = None,
     from . import notes
 
     notes.register(app, kw, read_scopes)
+    from . import find as _find
+
+    _find.register(app, kw, read_scopes)
 
     from . import wiki
 

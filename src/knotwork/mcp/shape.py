@@ -13,7 +13,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-__all__ = ["fit", "md_entity", "md_history", "md_search", "md_stats"]
+__all__ = ["fit", "md_changes", "md_entity", "md_find", "md_history", "md_search",
+           "md_stats"]
 
 Render = Callable[[dict[str, Any]], str]
 
@@ -125,4 +126,35 @@ def md_stats(data: dict[str, Any]) -> str:
         lines.append("\nWarnings:")
         lines += [f"- {w['path']}:{w.get('line') or ''} {w['reason']}" for w in data["warnings"]]
     lines.append(_cut(data, "ambiguous_names", "ambiguous names"))
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def md_find(data: dict[str, Any]) -> str:
+    asked = " AND ".join(w["predicate"] + ("" if w["value"] is None else f"={w['value']}")
+                         for w in data["where"])
+    lines = [f"# Find: {asked}", _fresh(data)]
+    for e in data["entities"]:
+        types = f" ({', '.join(e['types'])})" if e.get("types") else ""
+        lines.append(f"## {e['label']}{types}\n`{e['iri']}`")
+        lines += [f"- {f['predicate']} {_value(f)}{_where(f.get('source'))}"
+                  + (f" “{' '.join(str(f['source'].get('supporting_text', '')).split())}”"
+                     if f.get("source") else "") for f in e["facts"]]
+    if not data["entities"]:
+        lines.append("No entity matches.")
+    lines.append(_cut(data, "entities", "entities"))
+    if data.get("truncated"):
+        lines.append(f"_the first {data['limit']} entities: raise limit for more_")
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def md_changes(data: dict[str, Any]) -> str:
+    lines = [f"# Changes since {data['since']}", _fresh(data)]
+    lines += [f"- {c['at']} {c['change']} {c['path']}"
+              + (f" (from {c['previous_path']})" if c.get("previous_path") else "")
+              + f" by {c['actor']}" for c in data["changes"]]
+    if not data["changes"]:
+        lines.append("Nothing changed.")
+    lines.append(_cut(data, "changes", "changes"))
+    if data.get("truncated"):
+        lines.append(f"_the newest {data['limit']} changes: raise limit for older ones_")
     return "\n".join(lines).rstrip() + "\n"

@@ -424,6 +424,9 @@ def create_app(kw: Knotwork, *, token: str | None = None, max_body: int = MAX_BO
     app.include_router(_add_context.router_for(kw.parser_types()), responses=ERRORS,
                        dependencies=[Depends(_known_params)])
     app.include_router(review_router, responses=ERRORS, dependencies=[Depends(_known_params)])
+    from .find import router as find_router
+
+    app.include_router(find_router, responses=ERRORS, dependencies=[Depends(_known_params)])
     app.include_router(web_router)
     from .docs import router as docs_router
 

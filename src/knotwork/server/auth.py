@@ -44,7 +44,7 @@ COOKIE = "knotwork_token"
 ACTOR_HEADER = "X-Actor"
 FULL = Principal(name="server", scopes=(), read_only=False)
 # requests a read-only token may make although their method writes: these POSTs read
-_READS = {("POST", "/context"), ("POST", "/assemble"), ("POST", "/ask")}
+_READS = {("POST", "/context"), ("POST", "/assemble"), ("POST", "/ask"), ("POST", "/find")}
 _OPEN = ("/ui/login", "/ui/static/")  # the sign-in form and its stylesheet
 
 

@@ -33,10 +33,12 @@ from ..types import (
 )
 from .records import (
     Claim,
+    DocumentChange,
     DocumentRecord,
     Edge,
     EntityName,
     EventRecord,
+    FactMatch,
     FileCheck,
     LinkRow,
     MentionInputs,
@@ -46,6 +48,7 @@ from .records import (
     PendingChunk,
     Problem,
     ReviewFilter,
+    SubjectMatch,
     TextQuery,
     TokenRecord,
     VectorSample,
@@ -54,13 +57,14 @@ from .records import (
 )
 
 __all__ = [
-    "AuditReader", "Claim", "DocumentReader", "DocumentRecord", "DocumentWriter", "Edge",
-    "EntityName", "EntityReader", "EventRecord", "FactReader", "FactWriter", "FileCheck",
+    "AuditReader", "Claim", "DocumentChange", "DocumentReader", "DocumentRecord",
+    "DocumentWriter", "Edge", "EntityName", "EntityReader", "EventRecord", "FactMatch",
+    "FactReader", "FactWriter", "FileCheck",
     "ImportWriter", "LinkRow", "MentionInputs", "MentionReader", "MentionWork", "MentionWriter",
     "NameChange", "NoteLinks", "PendingChunk", "Prepared", "Problem", "ReviewFilter", "Store",
-    "StoreReader", "StoreWriter", "TextIndex", "TextQuery", "TokenReader", "TokenRecord",
-    "TokenWriter", "VectorReader", "VectorSample", "VectorWriter", "WarningRecord", "Warnings",
-    "WikiReader",
+    "StoreReader", "StoreWriter", "SubjectMatch", "TextIndex", "TextQuery", "TokenReader",
+    "TokenRecord", "TokenWriter", "VectorReader", "VectorSample", "VectorWriter",
+    "WarningRecord", "Warnings", "WikiReader",
     "open_store", "record_time",
 ]
 
@@ -247,6 +251,15 @@ class FactReader(Protocol):
         """The live facts ``which`` selects, by id: (how many in all, one page of them)."""
         ...
 
+    def find_subjects(self, matches: Sequence[FactMatch], *,
+                      scopes: Sequence[str] | None = None, limit: int = 50,
+                      after: tuple[str, int] | None = None) -> list[SubjectMatch]:
+        """The entities (canonical) that every one of ``matches`` holds for, by live facts
+        not rejected (of ``scopes``), ordered by (label, id), the first ``limit`` past
+        ``after``. Each condition is read on an index of live facts by predicate and
+        value, or by object."""
+        ...
+
 
 class MentionReader(Protocol):
     """Which documents a name change reaches, and the mention work still queued."""
@@ -296,6 +309,14 @@ class AuditReader(Protocol):
     def events(self, *, document_id: int | None = None, fact_ids: Sequence[int] = (),
                limit: int | None = 100, since: str | None = None) -> list[EventRecord]:
         """Newest first; those of the document or facts (either), at or after ``since``."""
+        ...
+
+    def document_changes(self, *, since: str, limit: int = 100,
+                         scopes: Sequence[str] | None = None) -> list[DocumentChange]:
+        """Documents created, edited, renamed or deleted at or after ``since`` (a record
+        time), newest first, at most ``limit``; a document read again with its text
+        unchanged (new extraction rules) is no change. On an index of those events by
+        time."""
         ...
 
     def export_rows(self) -> Iterator[tuple[str, dict[str, object]]]:

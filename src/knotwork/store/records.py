@@ -221,3 +221,46 @@ class VectorSample(NamedTuple):
 
     text: str  # as ``PendingChunk.text``: context, a newline, then the chunk's text
     vector: bytes  # float32, as ``VectorWriter.put_vectors`` stored it
+
+
+@dataclass(frozen=True, slots=True)
+class FactMatch:
+    """One condition of ``FactReader.find_subjects``: a live fact of ``predicate`` whose
+    literal value is one of ``values`` (ASCII letters compared without case: SQLite's
+    ``NOCASE``, PostgreSQL's ``lower`` under the bytewise collation) or whose object is an
+    entity one of ``names`` (name keys, ``types.name_key``) reaches: the name as written,
+    or a note that declares it. Neither given: any value of ``predicate``."""
+
+    predicate: str
+    values: tuple[str, ...] = ()
+    names: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class SubjectMatch:
+    """An entity (canonical id) every condition holds for, with the live facts that make
+    each one hold: ``fact_ids[i]`` for condition ``i``, by id."""
+
+    subject_id: int
+    label: str
+    fact_ids: tuple[tuple[int, ...], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class DocumentChange:
+    """A document created, edited, renamed or deleted (``AuditReader.document_changes``):
+    the event that recorded it, who made it, and the path then (``previous_path``: a
+    rename's old path)."""
+
+    event_id: int
+    at: str
+    actor: str
+    change: Literal["created", "edited", "renamed", "deleted"]
+    scope: str
+    path: str
+    previous_path: str | None
+    document_id: int
+    version_id: int | None
+    title: str | None
+    facts_added: int
+    facts_retracted: int

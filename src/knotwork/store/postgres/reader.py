@@ -30,6 +30,7 @@ from ..sqlite.reader import TRUST_LABELS, _as_of, _fact_row, _file_state
 from ..sqlite.schema import NO_PAGELESS_FOLDER, PAGE_OF_NOTES
 from . import text
 from .connection import Con
+from .find import FindQueries
 from .trust import TrustReads
 from .wiki import WikiQueries
 
@@ -50,7 +51,7 @@ LEFT JOIN versions v ON v.id = f.version_id AND v.scope = f.scope
 """
 
 
-class Reader(WikiQueries, TrustReads):
+class Reader(WikiQueries, TrustReads, FindQueries):
     """Read operations; each statement on the thread's pinned connection or a pooled one."""
 
     def __init__(self, con: Con) -> None:

@@ -23,6 +23,8 @@ from __future__ import annotations
 
 import re
 
+from ..sqlite.find import CHANGE_ACTIONS
+
 SCOPED_TABLES = ("documents", "versions", "chunks", "chunk_postings", "entities", "entity_fts",
                  "entity_postings", "entity_initials", "names", "facts", "events",
                  "mention_queue", "name_changes", "vector_log")
@@ -178,6 +180,16 @@ MIGRATIONS.append([
     """CREATE INDEX facts_review ON facts(review, id)
         WHERE retracted_at IS NULL AND review <> 'approved'""",
     """CREATE INDEX events_at ON events(at)""",
+])
+
+# 3: structured reads (as SQLite's migration 17): live facts by predicate, then value with
+# ASCII case folded (``lower`` under the bytewise collation), for ``find``; the events of
+# documents' content by time, for ``recent_changes``.
+MIGRATIONS.append([
+    """CREATE INDEX facts_predicate_live ON facts(predicate, lower(value))
+        WHERE retracted_at IS NULL""",
+    f"""CREATE INDEX events_document_change ON events(at, id)
+        WHERE action IN {CHANGE_ACTIONS}""",
 ])
 
 

@@ -39,6 +39,7 @@ from ..records import (
     WarningRecord,
     Warnings,
 )
+from .find import FindQueries
 from .fts import match_string
 from .schema import NO_PAGELESS_FOLDER, PAGE_OF_NOTES
 from .trust import TrustReads
@@ -119,7 +120,7 @@ def _file_state(r: tuple[str, str, int, int, str, int | None, str | None]) -> Fi
                      + written.microsecond * 1000, r[6])
 
 
-class Reader(WikiQueries, TrustReads):
+class Reader(WikiQueries, TrustReads, FindQueries):
     """Read operations over one connection."""
 
     def __init__(self, con: sqlite3.Connection) -> None:
@@ -211,7 +212,9 @@ class Reader(WikiQueries, TrustReads):
             for sid, value in self.con.execute(
                     "SELECT subject_id, value FROM facts WHERE retracted_at IS NULL AND"
                     " review != 'rejected' AND"
-                    f" predicate='type' AND subject_id IN ({_marks(part)}) ORDER BY id", part):
+                    # ``+``: by the subjects (facts_subject), not every type fact there is
+                    # (facts_predicate_live, which the planner would take otherwise)
+                    f" +predicate='type' AND subject_id IN ({_marks(part)}) ORDER BY id", part):
                 vals = out.setdefault(members[sid], [])
                 if value not in vals:
                     vals.append(value)

@@ -15,6 +15,8 @@ Design notes (why the shape):
 
 from __future__ import annotations
 
+from .find import CHANGE_ACTIONS
+
 MIGRATIONS: list[list[str]] = [
     [
         """CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL)""",
@@ -360,6 +362,18 @@ MIGRATIONS.append([
     """CREATE INDEX IF NOT EXISTS facts_review ON facts(review, id)
         WHERE retracted_at IS NULL AND review != 'approved'""",
     """CREATE INDEX IF NOT EXISTS events_at ON events(at)""",
+])
+
+# 17: structured reads. ``find`` asks for the entities whose live facts have a predicate
+# and value (``status = accepted``): live facts by predicate, then value with ASCII case
+# folded, as ``FindQueries`` compares them. ``recent_changes`` reads the events of
+# documents' content by time (not the other events, which outnumber them); the action list
+# is spelled as the query spells it, or SQLite will not use the partial index.
+MIGRATIONS.append([
+    """CREATE INDEX IF NOT EXISTS facts_predicate_live
+        ON facts(predicate, value COLLATE NOCASE) WHERE retracted_at IS NULL""",
+    f"""CREATE INDEX IF NOT EXISTS events_document_change ON events(at)
+        WHERE action IN {CHANGE_ACTIONS}""",
 ])
 
 SCHEMA_VERSION = len(MIGRATIONS)
