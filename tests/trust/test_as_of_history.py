@@ -21,11 +21,14 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from knotwork import Knotwork
 from knotwork.store import record_time
+
+from ..store_contract import pg
 
 NAMES = ("Traefik", "Grafana", "kota")
 # front matter: the same number of lines in each, so a kept fact's citation stays put
@@ -83,21 +86,46 @@ def _answers(kw: Knotwork, as_of: str | None) -> list[dict[str, object]]:
     return [_view(kw.context(q, max_tokens=0, as_of=as_of).as_dict()) for q in QUERIES]
 
 
+def _run(ops: list[tuple[str, str, int, int, int]], tmp: str, db: str) -> None:
+    vault = Path(tmp) / "v"
+    vault.mkdir()
+    for name in NAMES:
+        (vault / f"{name}.md").write_text(_body(name, 0, 0, 0), encoding="utf-8")
+    with Knotwork.open(vault, db=db, embedder="none") as kw:
+        kw.ingest()
+        seen: list[tuple[str, list[dict[str, object]]]] = []
+        for op in ops:
+            _apply(kw, vault, op)
+            time.sleep(0.002)  # a checkpoint strictly between two writes
+            seen.append((record_time(datetime.now(UTC)), _answers(kw, None)))
+        for t, then in seen:
+            assert _answers(kw, t) == then, t
+
+
+OPS = st.lists(edit, min_size=1, max_size=6)
+
+
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.lists(edit, min_size=1, max_size=6))
+@given(OPS)
 def test_context_as_of_equals_the_store_stopped_then(
         ops: list[tuple[str, str, int, int, int]]) -> None:
     with tempfile.TemporaryDirectory() as tmp:
-        vault = Path(tmp) / "v"
-        vault.mkdir()
-        for name in NAMES:
-            (vault / f"{name}.md").write_text(_body(name, 0, 0, 0), encoding="utf-8")
-        with Knotwork.open(vault, db=str(Path(tmp) / "s.db"), embedder="none") as kw:
-            kw.ingest()
-            seen: list[tuple[str, list[dict[str, object]]]] = []
-            for op in ops:
-                _apply(kw, vault, op)
-                time.sleep(0.002)  # a checkpoint strictly between two writes
-                seen.append((record_time(datetime.now(UTC)), _answers(kw, None)))
-            for t, then in seen:
-                assert _answers(kw, t) == then, t
+        _run(ops, tmp, str(Path(tmp) / "s.db"))
+
+
+@pytest.fixture(scope="module")
+def pg_server() -> str:
+    return pg.server_url()
+
+
+@settings(max_examples=15, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(OPS)
+def test_context_as_of_equals_the_store_stopped_then_postgresql(
+        pg_server: str, ops: list[tuple[str, str, int, int, int]]) -> None:
+    url = pg.fresh_url()
+    try:
+        with tempfile.TemporaryDirectory() as tmp:
+            _run(ops, tmp, url)
+    finally:
+        pg.drop(url)
