@@ -132,6 +132,9 @@ class Writer(TrustWrites):
         self._retired = 0
         self._names_gen = 0
         self._locked: set[str] = set()
+        # an import's rebuild: entity texts are indexed again as they stood, with the times
+        # the imported rows give (no history is written, no time moved)
+        self._keep_index_times = False
 
     @contextmanager
     def savepoint(self) -> Iterator[None]:
@@ -703,6 +706,8 @@ class Writer(TrustWrites):
             " SELECT COUNT(*), COALESCE(SUM(dl), 0) FROM t", (ids, ids)).fetchone()
         rows, tokens = -int(gone[0]), -int(gone[1])
         texts = self._entity_texts(ids)
+        if self._keep_index_times:  # an import's rebuild: the rows' own times stand
+            return self._write_entity_texts(ids, texts, rows, tokens)
         ts = now_iso()
         fresh = set(new)
         self.con.executemany(

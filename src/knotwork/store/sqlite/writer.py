@@ -114,6 +114,9 @@ class Writer(TrustWrites):
         # and chunks taken out of the live set since the uncited ones were last dropped.
         self._live_delta = 0
         self._retired = 0
+        # an import's rebuild: entity texts are indexed again as they stood, with the times
+        # the imported rows give (no history is written, no time moved)
+        self._keep_index_times = False
 
     @contextmanager
     def savepoint(self) -> Iterator[None]:
@@ -753,11 +756,14 @@ class Writer(TrustWrites):
                                (eid,)).fetchone()
         self.con.execute("DELETE FROM entity_fts WHERE rowid=?", (eid,))
         text = self._entity_text(eid)
-        if old is not None and tuple(old[:3]) == text:
+        if self._keep_index_times:
+            pass
+        elif old is not None and tuple(old[:3]) == text:
             pass  # the same text stands on
         elif text is not None:
             self.con.execute("UPDATE entities SET indexed_at=? WHERE id=?", (ts, eid))
-        if old is not None and tuple(old[:3]) != text and not new:
+        if old is not None and tuple(old[:3]) != text and not new \
+                and not self._keep_index_times:
             past = self.tx.next_id("entity_past")
             self.con.execute("INSERT INTO entity_past(id, entity_id, label, aliases, literals,"
                              " recorded_at, retired_at) VALUES(?,?,?,?,?,?,?)",
