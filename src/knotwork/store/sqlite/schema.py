@@ -364,35 +364,36 @@ MIGRATIONS.append([
 #   ``entity_past_fts``.
 # Existing rows get the best times the store knows: a retired chunk stood until the next
 # version of its document (else its delete), a declaration since its note was created.
-# TIME_INDEXES: as-of reads find rows by time on their own partial indexes.
+# (Each statement may run again on a store whose recorded version is behind its tables.)
 MIGRATIONS.append([
     """ALTER TABLE chunks ADD COLUMN retired_at TEXT""",
     """UPDATE chunks SET retired_at = COALESCE(
         (SELECT MIN(v.recorded_at) FROM versions v WHERE v.document_id = chunks.document_id
          AND v.id > chunks.version_id),
         (SELECT COALESCE(d.deleted_at, d.updated_at) FROM documents d
-         WHERE d.id = chunks.document_id)) WHERE live = 0""",
-    """CREATE VIRTUAL TABLE chunk_past_fts USING fts5(
+         WHERE d.id = chunks.document_id)) WHERE live = 0 AND retired_at IS NULL""",
+    """CREATE VIRTUAL TABLE IF NOT EXISTS chunk_past_fts USING fts5(
         context, text, content='chunks', content_rowid='id',
         tokenize='porter unicode61 remove_diacritics 2')""",
+    """INSERT INTO chunk_past_fts(chunk_past_fts) VALUES('delete-all')""",
     """INSERT INTO chunk_past_fts(rowid, context, text)
         SELECT id, context, text FROM chunks WHERE live = 0""",
     """ALTER TABLE names ADD COLUMN recorded_at TEXT NOT NULL DEFAULT ''""",
     """UPDATE names SET recorded_at = COALESCE((SELECT d.created_at FROM documents d
-        WHERE d.id = names.document_id), '')""",
-    """CREATE TABLE names_past(
+        WHERE d.id = names.document_id), '') WHERE recorded_at = ''""",
+    """CREATE TABLE IF NOT EXISTS names_past(
         key TEXT NOT NULL, document_id INTEGER NOT NULL, entity_id INTEGER NOT NULL,
         kind TEXT NOT NULL, text TEXT NOT NULL, rank INTEGER NOT NULL, path TEXT NOT NULL,
         recorded_at TEXT NOT NULL, retracted_at TEXT NOT NULL)""",
-    """CREATE INDEX names_past_key ON names_past(key)""",
-    """CREATE INDEX names_past_entity ON names_past(entity_id)""",
+    """CREATE INDEX IF NOT EXISTS names_past_key ON names_past(key)""",
+    """CREATE INDEX IF NOT EXISTS names_past_entity ON names_past(entity_id)""",
     """ALTER TABLE entities ADD COLUMN indexed_at TEXT""",
-    """CREATE TABLE entity_past(
+    """CREATE TABLE IF NOT EXISTS entity_past(
         id INTEGER PRIMARY KEY, entity_id INTEGER NOT NULL, label TEXT NOT NULL,
         aliases TEXT NOT NULL, literals TEXT NOT NULL, recorded_at TEXT NOT NULL,
         retired_at TEXT NOT NULL)""",
-    """CREATE INDEX entity_past_entity ON entity_past(entity_id)""",
-    """CREATE VIRTUAL TABLE entity_past_fts USING fts5(
+    """CREATE INDEX IF NOT EXISTS entity_past_entity ON entity_past(entity_id)""",
+    """CREATE VIRTUAL TABLE IF NOT EXISTS entity_past_fts USING fts5(
         label, aliases, literals, content='entity_past', content_rowid='id',
         tokenize='porter unicode61 remove_diacritics 2')""",
 ])
