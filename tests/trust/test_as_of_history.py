@@ -118,7 +118,7 @@ def pg_server() -> str:
     return pg.server_url()
 
 
-@settings(max_examples=15, deadline=None,
+@settings(max_examples=8, deadline=None,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 @given(OPS)
 def test_context_as_of_equals_the_store_stopped_then_postgresql(
