@@ -252,6 +252,10 @@ STOOD = f"f.recorded_at <= {_T} AND (f.retracted_at IS NULL OR f.retracted_at > 
 
 def winner_at(entity: str) -> str:
     """The note that won the name entity ``entity`` (an alias in the query) at the
-    statement's time: ``NAME_WINNER`` over the declarations of then."""
-    return (f"(SELECT n.entity_id FROM {NAMES_AT} n WHERE n.key = {entity}.name_key"
-            f" AND n.scope = {entity}.scope ORDER BY n.rank, length(n.path), n.path LIMIT 1)")
+    statement's time: ``NAME_WINNER`` over the declarations of then. The name is matched
+    inside each source, so each reads its key index."""
+    arms = " UNION ALL ".join(
+        f"SELECT n.entity_id, n.rank, n.path FROM {table} n WHERE n.key = {entity}.name_key"
+        f" AND n.scope = {entity}.scope AND n.recorded_at <= {_T}{extra}"
+        for table, extra in (("names", ""), ("names_past", f" AND n.retracted_at > {_T}")))
+    return f"(SELECT w.entity_id FROM ({arms}) w ORDER BY w.rank, length(w.path), w.path LIMIT 1)"

@@ -409,7 +409,11 @@ NAMES_AT = ("(SELECT key, document_id, entity_id, kind, text, rank, path FROM na
 
 def winner_at(entity: str) -> str:
     """The note that won the name entity ``entity`` (an alias in the query) at the time
-    ``?1``: ``NAME_WINNER`` over the declarations of then (NULL for a note entity)."""
-    return (f"(SELECT n.entity_id FROM {NAMES_AT} n JOIN documents d ON d.id = n.document_id"
-            f" WHERE n.key = {entity}.name_key AND d.scope = {entity}.scope"
-            " ORDER BY n.rank, length(n.path), n.path LIMIT 1)")
+    ``?1``: ``NAME_WINNER`` over the declarations of then (NULL for a note entity). The
+    name is matched inside each source, so each reads its key index."""
+    arms = " UNION ALL ".join(
+        f"SELECT n.entity_id, n.rank, n.path FROM {table} n JOIN documents d"
+        f" ON d.id = n.document_id WHERE n.key = {entity}.name_key AND d.scope = {entity}.scope"
+        f" AND n.recorded_at <= ?1{extra}"
+        for table, extra in (("names", ""), ("names_past", " AND n.retracted_at > ?1")))
+    return f"(SELECT w.entity_id FROM ({arms}) w ORDER BY w.rank, length(w.path), w.path LIMIT 1)"
