@@ -694,37 +694,49 @@ class Writer(TrustWrites):
         stood (``new``: entities created in this transaction, whose text stood no time)."""
         if not ids:
             return [], 0, 0
-        old = {r[0]: r[1:] for r in self.con.execute(
-            "SELECT t.entity_id, t.label, t.aliases, t.literals, t.scope,"
-            " COALESCE(e.indexed_at, e.created_at) FROM entity_fts t JOIN entities e"
-            " ON e.id = t.entity_id AND e.scope = t.scope WHERE t.entity_id = ANY(?)",
-            (ids,))}
-        gone = self.con.execute(
+        took = self.con.execute(
             "WITH t AS (DELETE FROM entity_fts WHERE entity_id = ANY(?) RETURNING entity_id,"
-            " tsv, dl), p AS (DELETE FROM entity_postings WHERE entity_id = ANY(?) AND lexeme"
+            " tsv, dl, label, aliases, literals), p AS (DELETE FROM entity_postings"
+            " WHERE entity_id = ANY(?) AND lexeme"
             " = ANY(ARRAY(SELECT DISTINCT unnest(tsvector_to_array(tsv)) FROM t)))"
-            " SELECT COUNT(*), COALESCE(SUM(dl), 0) FROM t", (ids, ids)).fetchone()
-        rows, tokens = -int(gone[0]), -int(gone[1])
-        texts = self._entity_texts(ids)
-        if self._keep_index_times:  # an import's rebuild: the rows' own times stand
-            return self._write_entity_texts(ids, texts, rows, tokens)
-        ts = now_iso()
-        fresh = set(new)
-        self.con.executemany(
-            "INSERT INTO entity_past(entity_id, scope, label, aliases, literals, recorded_at,"
-            " retired_at) VALUES(?,?,?,?,?,?,?)",
-            [(i, o[3], o[0], o[1], o[2], o[4], ts) for i, o in old.items()
-             if tuple(o[:3]) != texts.get(i) and i not in fresh])
-        moved = [i for i in texts if texts[i] != tuple(old.get(i, ())[:3])]
-        if moved:
-            self.con.execute("UPDATE entities SET indexed_at = ? WHERE id = ANY(?)", (ts, moved))
-        return self._write_entity_texts(ids, texts, rows, tokens)
+            " SELECT entity_id, label, aliases, literals, dl FROM t", (ids, ids)).fetchall()
+        old = {int(r[0]): (str(r[1]), str(r[2]), str(r[3])) for r in took}
+        rows, tokens = -len(took), -sum(int(r[4]) for r in took)
+        # id -> label, kind, scope, since when its text stood
+        found = {r[0]: (r[1], r[2], r[3], r[4]) for r in self.con.execute(
+            "SELECT id, label, kind, scope, COALESCE(indexed_at, created_at) FROM entities"
+            " WHERE id = ANY(?)", (ids,))}
+        texts = self._entity_texts(ids, found)
+        if not self._keep_index_times:  # (an import's rebuild: the rows' own times stand)
+            ts, fresh = now_iso(), set(new)
+            self.con.executemany(
+                "INSERT INTO entity_past(entity_id, scope, label, aliases, literals,"
+                " recorded_at, retired_at) VALUES(?,?,?,?,?,?,?)",
+                [(i, found[i][2], *o, found[i][3], ts) for i, o in old.items()
+                 if o != texts.get(i) and i not in fresh and i in found])
+            moved = [i for i in texts if texts[i] != old.get(i)]
+            if moved:
+                self.con.execute("UPDATE entities SET indexed_at = ? WHERE id = ANY(?)",
+                                 (ts, moved))
+        keep = [i for i in ids if i in texts]
+        if not keep:
+            return [], rows, tokens
+        got = self.con.execute(
+            "WITH t AS (INSERT INTO entity_fts(entity_id, scope, label, aliases, literals)"
+            " SELECT * FROM unnest(?::bigint[], ?::text[], ?::text[], ?::text[], ?::text[])"
+            " RETURNING dl) SELECT COUNT(*), COALESCE(SUM(dl), 0) FROM t",
+            (keep, [found[i][2] for i in keep], [texts[i][0] for i in keep],
+             [texts[i][1] for i in keep], [texts[i][2] for i in keep])).fetchone()
+        self.con.execute(ENTITY_POSTINGS_INSERT, (keep,))
+        rows, tokens = rows + int(got[0]), tokens + int(got[1])
+        spelled = [(short, i, found[i][2]) for i in keep if found[i][1] == "note"
+                   for short in label_initials(found[i][0])]
+        return spelled, rows, tokens
 
-    def _entity_texts(self, ids: list[int]) -> dict[int, tuple[str, str, str]]:
+    def _entity_texts(self, ids: list[int], found: dict[int, tuple[Any, ...]]
+                      ) -> dict[int, tuple[str, str, str]]:
         """What each entity is found by (label, names, literal values); an entity with
-        nothing left to find it by is not there."""
-        found = {r[0]: (r[1], r[2], r[3]) for r in self.con.execute(
-            "SELECT id, label, kind, scope FROM entities WHERE id = ANY(?)", (ids,))}
+        nothing left to find it by is not there. ``found``: id -> label, kind, scope."""
         aliases: dict[int, list[str]] = {}
         for eid, t in self.con.execute("SELECT DISTINCT entity_id, text FROM names"
                                        " WHERE entity_id = ANY(?) ORDER BY 1, 2", (ids,)):
@@ -747,26 +759,6 @@ class Writer(TrustWrites):
             literals.setdefault(eid, []).append(value)
         return {i: (str(found[i][0]), " ".join(aliases.get(i, ())),
                     " ".join(literals.get(i, ()))) for i in keep}
-
-    def _write_entity_texts(self, ids: list[int], texts: dict[int, tuple[str, str, str]],
-                            rows: int, tokens: int
-                            ) -> tuple[list[tuple[str, int, str]], int, int]:
-        keep = [i for i in ids if i in texts]
-        if not keep:
-            return [], rows, tokens
-        found = {r[0]: (r[1], r[2], r[3]) for r in self.con.execute(
-            "SELECT id, label, kind, scope FROM entities WHERE id = ANY(?)", (keep,))}
-        got = self.con.execute(
-            "WITH t AS (INSERT INTO entity_fts(entity_id, scope, label, aliases, literals)"
-            " SELECT * FROM unnest(?::bigint[], ?::text[], ?::text[], ?::text[], ?::text[])"
-            " RETURNING dl) SELECT COUNT(*), COALESCE(SUM(dl), 0) FROM t",
-            (keep, [found[i][2] for i in keep], [texts[i][0] for i in keep],
-             [texts[i][1] for i in keep], [texts[i][2] for i in keep])).fetchone()
-        self.con.execute(ENTITY_POSTINGS_INSERT, (keep,))
-        rows, tokens = rows + int(got[0]), tokens + int(got[1])
-        spelled = [(short, i, found[i][2]) for i in keep if found[i][1] == "note"
-                   for short in label_initials(found[i][0])]
-        return spelled, rows, tokens
 
     def apply_mentions(self, doc_id: int, drafts: Sequence[FactDraft]) -> tuple[int, int]:
         """Diff a live document's ``mentions`` facts against ``drafts``: (added, retracted)."""
