@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import json
 import random
+import shutil
 import sqlite3
 import sys
 import tempfile
@@ -51,6 +52,14 @@ def main() -> None:
     vault = tmp / "vault"
     vault.mkdir()
     paths = make_vault(vault, args.notes)
+    try:
+        print(json.dumps(_run(tmp, vault, paths, args)))
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _run(tmp: Path, vault: Path, paths: list[str], args: argparse.Namespace
+         ) -> dict[str, object]:
     rng = random.Random(5)
     with Knotwork.open(vault, db=str(tmp / "store.db"), embedder="none") as kw:
         kw.ingest()
@@ -93,12 +102,12 @@ def main() -> None:
                 t = time.perf_counter()
                 kw.context(q, as_of=as_of)
                 timings[kind].append((time.perf_counter() - t) * 1000)
-    print(json.dumps({
+    return {
         "notes": args.notes, "edits": args.edits, "edits_s": round(edits_s, 2),
         "store_mb_before_edits": before, "store_mb_after_edits": after, **rows,
         **{f"context_{k}_ms_p50": _pct(v, 0.5) for k, v in timings.items()},
         **{f"context_{k}_ms_p95": _pct(v, 0.95) for k, v in timings.items()},
-    }))
+    }
 
 
 if __name__ == "__main__":
