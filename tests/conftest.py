@@ -25,6 +25,7 @@ SLOW_MODULES = frozenset({
     "frontends/test_mcp_wiki.py", "frontends/test_rest_wiki.py",
     "assemble/test_properties.py", "assemble/test_real_sources.py", "llm/test_frontends.py",
     "trust/test_scopes.py", "trust/test_web.py", "trust/test_as_of.py",
+    "trust/test_as_of_history.py",
     "frontends/test_mcp_doors.py", "frontends/test_rest_doors.py",
     "reliability/test_crash.py", "reliability/test_hostile_files.py",
     "reliability/test_concurrency.py", "frontends/test_rest_fuzz.py",

@@ -18,7 +18,7 @@ from contextlib import nullcontext
 from dataclasses import asdict, replace
 from pathlib import Path
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, TypeVar
+from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, TypeVar, cast
 
 from . import checks, limits
 from .config import Settings
@@ -563,9 +563,14 @@ class Knotwork:
         semantic = (nullcontext(None) if status == "none" else
                     _embedding.semantic_search(self.embedder(), query, self._vector_search))
         with semantic as search:
+            from .trust.history import AsOfReader
             from .trust.truth import TruthReader
 
-            reader = TruthReader(self._reader(), opts.valid_at, as_of=opts.as_of)
+            # as of a time: the store as it stood then (``trust.history``; the memo of
+            # counts is of the store as it stands now)
+            base = (self._reader() if opts.as_of is None
+                    else cast(StoreReader, AsOfReader(self.store.reader, opts.as_of)))
+            reader = TruthReader(base, opts.valid_at, as_of=opts.as_of)
             return build_context(reader, query, opts, measure=measure, semantic=search,
                                  embedding_status=status, notes=_embedding.status_notes(status),
                                  fresh=self.freshness() if self.freshness else None)

@@ -98,8 +98,8 @@ def test_a_document_the_store_refuses_costs_that_file_only(
 
     real, savepoints = Writer._replace_names, []
 
-    def refusing(self, doc_id, note_id, p, *, fresh=False):  # type: ignore[no-untyped-def]
-        out = real(self, doc_id, note_id, p, fresh=fresh)  # rows written before the refusal
+    def refusing(self, doc_id, note_id, p, ts, *, fresh=False):  # type: ignore[no-untyped-def]
+        out = real(self, doc_id, note_id, p, ts, fresh=fresh)  # rows written before the refusal
         if p.doc.path == "teams/bad.md":
             raise StoreError("disk says no")
         return out

@@ -1,12 +1,10 @@
 """The as-of property: after any sequence of edits, ``context(as_of=t)`` answers what the
 store answered when it stood at ``t``.
 
-The edits: notes rewritten (their fields and links), facts asserted and retracted. Not
-yet covered, because the store answers them from its current state: a deleted note (out
-of the name and full-text indexes, so a past question no longer finds it), a past
-version's prose (only live chunks are searched), a kept fact's citation (it follows the
-note's lines) and a note that appears and takes over a link's name (names are resolved
-when read)."""
+The edits: notes rewritten (their fields and links), facts asserted and retracted. Deleted
+notes, past prose and names that another note takes over later are the edits of
+``test_as_of_history.py``. Not covered by either: a kept fact's citation (it follows the
+note's lines: an as-of answer shows the citation of the latest version that kept it)."""
 
 from __future__ import annotations
 

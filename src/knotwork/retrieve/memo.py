@@ -55,7 +55,10 @@ class _MemoReader:
         return getattr(self._reader, name)
 
     def term_frequencies(self, words: Sequence[str], *, table: str = "chunk",
-                         cap: int | None = None) -> list[tuple[str, int]]:
+                         cap: int | None = None, as_of: str | None = None
+                         ) -> list[tuple[str, int]]:
+        if as_of is not None:  # the memo is of the store as it stands now
+            return self._reader.term_frequencies(words, table=table, cap=cap, as_of=as_of)
         memo = self._terms
         missing = list(dict.fromkeys(w for w in words if (table, w, cap) not in memo))
         if missing:

@@ -31,7 +31,8 @@ from knotwork.types import (
 from ...store_contract.drafts import doc, fact, link, lit
 
 # times differ run to run: only whether each is set is compared
-_STAMPS = {"created_at", "updated_at", "recorded_at", "at", "retracted_at", "deleted_at"}
+_STAMPS = {"created_at", "updated_at", "recorded_at", "at", "retracted_at", "deleted_at",
+           "indexed_at", "retired_at"}
 
 
 def _rows(path: str) -> dict[str, list[tuple[object, ...]]]:

@@ -31,6 +31,7 @@ from ..sqlite.schema import NO_PAGELESS_FOLDER, PAGE_OF_NOTES
 from . import text
 from .connection import Con
 from .find import FindQueries
+from .schema import AT, NAMES_AT, STOOD, winner_at
 from .trust import TrustReads
 from .wiki import WikiQueries
 
@@ -51,6 +52,19 @@ LEFT JOIN versions v ON v.id = f.version_id AND v.scope = f.scope
 """
 
 
+def _fact_select(as_of: str | None) -> str:
+    """``_FACT_SELECT``, its names resolved as they were at ``as_of`` when one is given
+    (then the statement opens with ``AT`` and its first parameter is the time)."""
+    if as_of is None:
+        return _FACT_SELECT
+    return AT + (_FACT_SELECT.replace("s.resolved_id", winner_at("s"))
+                 .replace("o.resolved_id", winner_at("o")))
+
+
+def _first(as_of: str | None) -> list[object]:
+    return [] if as_of is None else [as_of]
+
+
 class Reader(WikiQueries, TrustReads, FindQueries):
     """Read operations; each statement on the thread's pinned connection or a pooled one."""
 
@@ -59,10 +73,19 @@ class Reader(WikiQueries, TrustReads, FindQueries):
 
     # ------------------------------------------------------------ entities
 
-    def members(self, entity_ids: Iterable[int]) -> dict[int, int]:
+    def members(self, entity_ids: Iterable[int], *, as_of: str | None = None
+                ) -> dict[int, int]:
         ids = list(entity_ids)
         out = {i: i for i in ids}
-        if ids:
+        if ids and as_of is not None:
+            wanted = set(ids)
+            for eid, rid in self.con.execute(
+                    f"{AT}SELECT e.id, {winner_at('e')} FROM entities e WHERE e.kind = 'name'"
+                    f" AND e.name_key IN (SELECT key FROM {NAMES_AT} n"
+                    " WHERE n.entity_id = ANY(?))", (as_of, ids)):
+                if rid in wanted:
+                    out[eid] = rid
+        elif ids:
             for eid, rid in self.con.execute(
                     "SELECT id, resolved_id FROM entities WHERE resolved_id = ANY(?)", (ids,)):
                 out[eid] = rid
@@ -81,11 +104,13 @@ class Reader(WikiQueries, TrustReads, FindQueries):
                                (entity_id,)).fetchone()
         return int(row[0]) if row else entity_id
 
-    def lookup_names(self, keys: Sequence[str], *, referred: bool = False
-                     ) -> dict[str, int]:
+    def lookup_names(self, keys: Sequence[str], *, referred: bool = False,
+                     as_of: str | None = None) -> dict[str, int]:
         out: dict[str, int] = {}
         if not keys:
             return out
+        if as_of is not None:
+            return self._lookup_names_at(keys, referred, as_of)
         for key, eid in self.con.execute(
                 "SELECT key, entity_id FROM names WHERE key = ANY(?)"
                 " ORDER BY rank DESC, length(path) DESC, path DESC", (list(keys),)):
@@ -96,6 +121,25 @@ class Reader(WikiQueries, TrustReads, FindQueries):
                     "SELECT name_key, COALESCE(resolved_id, id) FROM entities"
                     " WHERE name_key = ANY(?)" + (" AND NOT orphan" if referred else "")
                     + " ORDER BY id", (rest,)):
+                out[key] = eid
+        return out
+
+    def _lookup_names_at(self, keys: Sequence[str], referred: bool, as_of: str
+                         ) -> dict[str, int]:
+        out: dict[str, int] = {}
+        for key, eid in self.con.execute(
+                f"{AT}SELECT key, entity_id FROM {NAMES_AT} n WHERE key = ANY(?)"
+                " ORDER BY rank DESC, length(path) DESC, path DESC", (as_of, list(keys))):
+            out[key] = eid
+        rest = [k for k in keys if k not in out]
+        if rest:
+            stood = (" AND EXISTS (SELECT 1 FROM facts f WHERE (f.object_id = e.id"
+                     f" OR f.subject_id = e.id) AND f.scope = e.scope AND {STOOD})"
+                     if referred else "")
+            for key, eid in self.con.execute(
+                    f"{AT}SELECT e.name_key, COALESCE({winner_at('e')}, e.id) FROM entities e"
+                    f" WHERE e.name_key = ANY(?) AND e.created_at <= (SELECT t FROM at_t){stood}"
+                    " ORDER BY e.id", (as_of, rest)):
                 out[key] = eid
         return out
 
@@ -161,15 +205,15 @@ class Reader(WikiQueries, TrustReads, FindQueries):
               scopes: Sequence[str] | None = None, min_confidence: float = 0.0,
               trusts: Sequence[str] | None = None, valid_at: str | None = None
               ) -> list[FactRow]:
-        members = list(self.members(entity_ids))
+        members = list(self.members(entity_ids, as_of=as_of))
         if not members:
             return []
         col = "f.subject_id" if direction == "out" else "f.object_id"
-        where, args = [f"{col} = ANY(?)"], list[object]([members])
+        where, args = [f"{col} = ANY(?)"], [*_first(as_of), members]
         self._time_filter(where, args, as_of=as_of, history=history)
         self._filters(where, args, scopes=scopes, min_confidence=min_confidence, trusts=trusts,
                       valid_at=valid_at, rejected=history)
-        sql = f"{_FACT_SELECT} WHERE {' AND '.join(where)} ORDER BY f.id"
+        sql = f"{_fact_select(as_of)} WHERE {' AND '.join(where)} ORDER BY f.id"
         if limit:
             sql += f" LIMIT {int(limit)}"
         return [_as_of(_fact_row(r), as_of) for r in self.con.execute(sql, args)]
@@ -179,23 +223,23 @@ class Reader(WikiQueries, TrustReads, FindQueries):
                      min_confidence: float = 0.0, trusts: Sequence[str] | None = None,
                      valid_at: str | None = None, own_document: int | None = None
                      ) -> tuple[list[FactRow], list[FactRow]]:
-        members = list(self.members([entity_id]))
+        members = list(self.members([entity_id], as_of=as_of))
         out: list[list[FactRow]] = []
         for col, limit in (("f.subject_id", out_limit), ("f.object_id", in_limit)):
             if limit <= 0:
                 out.append([])
                 continue
-            where, args = [f"{col} = ANY(?)"], list[object]([members])
+            where, args = [f"{col} = ANY(?)"], [*_first(as_of), members]
             self._time_filter(where, args, as_of=as_of, history=False)
             self._filters(where, args, scopes=scopes, min_confidence=min_confidence,
                           trusts=trusts, valid_at=valid_at)
             if col == "f.subject_id":
-                sql = (f"{_FACT_SELECT} WHERE f.id IN (SELECT f.id FROM facts f"
+                sql = (f"{_fact_select(as_of)} WHERE f.id IN (SELECT f.id FROM facts f"
                        f" WHERE {' AND '.join(where)}"
                        " ORDER BY f.document_id IS DISTINCT FROM ?::bigint, f.id LIMIT ?)")
                 args += [own_document, limit]
             else:
-                sql = f"{_FACT_SELECT} WHERE {' AND '.join(where)} LIMIT ?"
+                sql = f"{_fact_select(as_of)} WHERE {' AND '.join(where)} LIMIT ?"
                 args.append(limit)
             rows = self.con.execute(sql, args).fetchall()
             out.append(sorted((_as_of(_fact_row(r), as_of) for r in rows),
@@ -257,19 +301,21 @@ class Reader(WikiQueries, TrustReads, FindQueries):
               limit: int = 2000) -> list[Edge]:
         """Live entity-to-entity facts touching the entities: one batched statement a
         direction, each on its covering index."""
-        members = self.members(entity_ids)
+        members = self.members(entity_ids, as_of=as_of)
         if not members:
             return []
         ids = list(members)
+        far_id = "e.resolved_id" if as_of is None else winner_at("e")
         out: list[Edge] = []
         for col, far in (("subject_id", "object_id"), ("object_id", "subject_id")):
             where = [f"f.{col} = ANY(?)", "f.object_id IS NOT NULL"]
-            args = list[object]([ids])
+            args = [*_first(as_of), ids]
             self._time_filter(where, args, as_of=as_of, history=False)
             self._filters(where, args, scopes=scopes, min_confidence=min_confidence,
                           trusts=trusts, valid_at=valid_at)
             rows = self.con.execute(
-                f"SELECT f.{col}, COALESCE(e.resolved_id, e.id), f.predicate, f.confidence"
+                ("" if as_of is None else AT) +
+                f"SELECT f.{col}, COALESCE({far_id}, e.id), f.predicate, f.confidence"
                 f" FROM facts f JOIN entities e ON e.id = f.{far} AND e.scope = f.scope"
                 f" WHERE {' AND '.join(where)} AND {NO_PAGELESS_FOLDER}"
                 f" LIMIT {int(limit)}", args).fetchall()
@@ -282,12 +328,21 @@ class Reader(WikiQueries, TrustReads, FindQueries):
     # ------------------------------------------------------------ full text
 
     def term_frequencies(self, words: Sequence[str], *, table: str = "chunk",
-                         cap: int | None = None) -> list[tuple[str, int]]:
+                         cap: int | None = None, as_of: str | None = None
+                         ) -> list[tuple[str, int]]:
         """How many live rows of ``table`` (chunk | entity) hold each word, after stemming
-        (a word of several tokens: the rows holding them all as a phrase)."""
+        (a word of several tokens: the rows holding them all as a phrase). With ``as_of``:
+        the rows standing then (``text.rows_at``)."""
         text.TABLES[table]  # noqa: B018  (an unknown table is a KeyError, as SQLite's)
         lexes = text.lexemes(self.con, words)
         held = [w for w in words if lexes[w]]
+        if as_of is not None:
+            limit = "" if cap is None else f" LIMIT {int(cap)}"
+            counted = {w: int(self.con.execute(
+                f"{AT}SELECT COUNT(*) FROM (SELECT 1 FROM ({text.rows_at(table)}) x{limit}) y",
+                (as_of, text.tsquery_text(lexes[w], "<->"), text.tsquery_text(lexes[w], "<->"))
+            ).fetchone()[0]) for w in held}
+            return [(w, counted.get(w, 0)) for w in words]
         if all(len(lexes[w]) == 1 for w in held):
             counts = text.posting_counts(self.con, [lexes[w][0] for w in held], cap, table)
         else:
@@ -323,7 +378,12 @@ class Reader(WikiQueries, TrustReads, FindQueries):
         return out
 
     def search_entities(self, query: TextQuery, *, limit: int,
-                        scopes: Sequence[str] | None = None) -> list[Hit]:
+                        scopes: Sequence[str] | None = None, as_of: str | None = None
+                        ) -> list[Hit]:
+        if as_of is not None:
+            return [Hit(e, sc) for e, sc in text.search_at(
+                self.con, "entity", query, as_of, limit=limit, scopes=scopes,
+                select=f"COALESCE({winner_at('e')}, e.id)")]
         where, args = "", list[object]()
         if scopes:
             where, args = "AND e.scope = ANY(?)", [list(scopes)]
@@ -351,7 +411,11 @@ class Reader(WikiQueries, TrustReads, FindQueries):
         return [(int(r[0]), str(r[1])) for r in rows]
 
     def search_chunks(self, query: TextQuery, *, limit: int,
-                      scopes: Sequence[str] | None = None) -> list[Hit]:
+                      scopes: Sequence[str] | None = None, as_of: str | None = None
+                      ) -> list[Hit]:
+        if as_of is not None:
+            return [Hit(c, sc) for c, sc in text.search_at(
+                self.con, "chunk", query, as_of, limit=limit, scopes=scopes, select="t.id")]
         where, args = "", list[object]()
         if scopes:
             where, args = "AND t.scope = ANY(?)", [list(scopes)]
@@ -382,7 +446,8 @@ class Reader(WikiQueries, TrustReads, FindQueries):
             " JOIN documents d ON d.id = c.document_id AND d.scope = c.scope"
             " WHERE c.id = ANY(?)", (list(ids),))}
 
-    def chunk_entities(self, chunk_ids: Sequence[int]) -> dict[int, list[int]]:
+    def chunk_entities(self, chunk_ids: Sequence[int], *, as_of: str | None = None
+                       ) -> dict[int, list[int]]:
         out: dict[int, list[int]] = {c: [] for c in chunk_ids}
         if not chunk_ids:
             return out
@@ -392,10 +457,15 @@ class Reader(WikiQueries, TrustReads, FindQueries):
                 " AND e.scope = c.scope WHERE c.id = ANY(?) AND e.kind = 'note' ORDER BY e.id",
                 (ids,)):
             out[cid].append(eid)
-        for cid, eid in self.con.execute(
-                "SELECT DISTINCT f.chunk_id, COALESCE(s.resolved_id, s.id) FROM facts f"
-                " JOIN entities s ON s.id = f.subject_id AND s.scope = f.scope"
-                " WHERE f.chunk_id = ANY(?) AND f.retracted_at IS NULL ORDER BY 1, 2", (ids,)):
+        if as_of is None:
+            cited = ("SELECT DISTINCT f.chunk_id, COALESCE(s.resolved_id, s.id) FROM facts f"
+                     " JOIN entities s ON s.id = f.subject_id AND s.scope = f.scope"
+                     " WHERE f.chunk_id = ANY(?) AND f.retracted_at IS NULL ORDER BY 1, 2")
+        else:
+            cited = (f"{AT}SELECT DISTINCT f.chunk_id, COALESCE({winner_at('s')}, s.id)"
+                     " FROM facts f JOIN entities s ON s.id = f.subject_id AND s.scope = f.scope"
+                     f" WHERE f.chunk_id = ANY(?) AND {STOOD} ORDER BY 1, 2")
+        for cid, eid in self.con.execute(cited, [*_first(as_of), ids]):
             if eid not in out[cid]:
                 out[cid].append(eid)
         return out

@@ -27,7 +27,7 @@ from ..sqlite.find import CHANGE_ACTIONS
 
 SCOPED_TABLES = ("documents", "versions", "chunks", "chunk_postings", "entities", "entity_fts",
                  "entity_postings", "entity_initials", "names", "facts", "events",
-                 "mention_queue", "name_changes", "vector_log")
+                 "mention_queue", "name_changes", "vector_log", "names_past", "entity_past")
 """Tables whose every row belongs to one scope (a Citus distribution key)."""
 REFERENCE_TABLES = ("meta", "embeddings", "tokens")
 """Tables shared by every scope (replicated to every node on Citus): the store's own
@@ -192,6 +192,38 @@ MIGRATIONS.append([
         WHERE action IN {CHANGE_ACTIONS}""",
 ])
 
+# 4: history you can search, as SQLite's migration 18 (``trust.history``): a chunk's
+# ``retired_at``, searched while not live on a GIN index of its own (the live index and the
+# postings keep only live rows); a name declaration's ``recorded_at``, and the declarations
+# since dropped in ``names_past``; an entity's search text its ``indexed_at`` (NULL: since
+# the entity was created), the texts it replaced in ``entity_past``.
+_ENTITY_TSV = ("setweight(to_tsvector('kw', label), 'A') || setweight(to_tsvector('kw', aliases),"
+               " 'B') || setweight(to_tsvector('kw', literals), 'C')")
+MIGRATIONS.append([
+    'ALTER TABLE chunks ADD COLUMN retired_at TEXT COLLATE "C"',
+    """UPDATE chunks SET retired_at = COALESCE(
+        (SELECT MIN(v.recorded_at) FROM versions v WHERE v.document_id = chunks.document_id
+         AND v.scope = chunks.scope AND v.id > chunks.version_id),
+        (SELECT COALESCE(d.deleted_at, d.updated_at) FROM documents d
+         WHERE d.id = chunks.document_id AND d.scope = chunks.scope)) WHERE NOT live""",
+    """CREATE INDEX chunks_tsv_past ON chunks USING gin(tsv) WHERE NOT live""",
+    """ALTER TABLE names ADD COLUMN recorded_at TEXT COLLATE "C" NOT NULL DEFAULT ''""",
+    """UPDATE names SET recorded_at = COALESCE((SELECT d.created_at FROM documents d
+        WHERE d.id = names.document_id AND d.scope = names.scope), '')""",
+    """CREATE TABLE names_past(
+        key TEXT NOT NULL, document_id BIGINT NOT NULL, entity_id BIGINT NOT NULL,
+        kind TEXT NOT NULL, text TEXT NOT NULL, rank INTEGER NOT NULL, path TEXT NOT NULL,
+        scope TEXT NOT NULL, recorded_at TEXT NOT NULL, retracted_at TEXT NOT NULL)""",
+    """CREATE INDEX names_past_key ON names_past(key)""",
+    """CREATE INDEX names_past_entity ON names_past(entity_id)""",
+    'ALTER TABLE entities ADD COLUMN indexed_at TEXT COLLATE "C"',
+    f"""CREATE TABLE entity_past(
+        id {_ID}, entity_id BIGINT NOT NULL, scope TEXT NOT NULL, label TEXT NOT NULL,
+        aliases TEXT NOT NULL, literals TEXT NOT NULL, recorded_at TEXT NOT NULL,
+        retired_at TEXT NOT NULL, tsv tsvector GENERATED ALWAYS AS ({_ENTITY_TSV}) STORED)""",
+    """CREATE INDEX entity_past_tsv ON entity_past USING gin(tsv)""",
+    """CREATE INDEX entity_past_entity ON entity_past(entity_id)""",
+])
 
 
 def _bytewise(sql: str) -> str:
@@ -216,3 +248,26 @@ def emptying() -> list[str]:
             "DO $$ DECLARE i text; BEGIN FOR i IN SELECT indexname FROM pg_indexes WHERE"
             " schemaname = current_schema() AND indexname LIKE 'embeddings_hnsw_%' LOOP"
             " EXECUTE format('DROP INDEX %I', i); END LOOP; END $$"]
+
+
+# The name declarations standing at the time an as-of statement opens with (``AT``: its
+# first parameter, read as ``(SELECT t FROM at_t)``), live or since dropped.
+AT = "WITH at_t AS (SELECT ?::text AS t) "
+_T = "(SELECT t FROM at_t)"
+NAMES_AT = (f"(SELECT key, document_id, entity_id, kind, text, rank, path, scope FROM names"
+            f" WHERE recorded_at <= {_T} UNION ALL SELECT key, document_id, entity_id, kind,"
+            f" text, rank, path, scope FROM names_past WHERE recorded_at <= {_T}"
+            f" AND retracted_at > {_T})")
+STOOD = f"f.recorded_at <= {_T} AND (f.retracted_at IS NULL OR f.retracted_at > {_T})"
+"""A fact ``f`` that stood at the statement's time."""
+
+
+def winner_at(entity: str) -> str:
+    """The note that won the name entity ``entity`` (an alias in the query) at the
+    statement's time: ``NAME_WINNER`` over the declarations of then. The name is matched
+    inside each source, so each reads its key index."""
+    arms = " UNION ALL ".join(
+        f"SELECT n.entity_id, n.rank, n.path FROM {table} n WHERE n.key = {entity}.name_key"
+        f" AND n.scope = {entity}.scope AND n.recorded_at <= {_T}{extra}"
+        for table, extra in (("names", ""), ("names_past", f" AND n.retracted_at > {_T}")))
+    return f"(SELECT w.entity_id FROM ({arms}) w ORDER BY w.rank, length(w.path), w.path LIMIT 1)"

@@ -28,11 +28,14 @@ _SCOPE_FROM = [
     "UPDATE entity_fts t SET scope = e.scope FROM entities e WHERE e.id = t.entity_id",
     "UPDATE entity_initials t SET scope = e.scope FROM entities e WHERE e.id = t.entity_id",
     "UPDATE vector_log t SET scope = c.scope FROM chunks c WHERE c.id = t.chunk_id",
+    "UPDATE names_past t SET scope = d.scope FROM documents d WHERE d.id = t.document_id",
+    "UPDATE entity_past t SET scope = e.scope FROM entities e WHERE e.id = t.entity_id",
 ]
 _NO_SCOPE = ("versions", "chunks", "names", "mention_queue", "name_changes", "entity_fts",
-             "entity_initials", "vector_log")
+             "entity_initials", "vector_log", "names_past", "entity_past")
 _IDS = {"documents": "id", "versions": "id", "chunks": "id", "entities": "id", "facts": "id",
-        "events": "id", "name_changes": "id", "vector_log": "seq", "tokens": "id"}
+        "events": "id", "name_changes": "id", "vector_log": "seq", "tokens": "id",
+        "entity_past": "id"}
 
 
 def _vector_text(blob: bytes) -> str:

@@ -179,3 +179,56 @@ def _entities_from_postings(con: Con, lexes: list[str], every: bool, label: bool
         f" JOIN entities e ON e.id = s.entity_id AND e.scope = s.scope WHERE TRUE {where}"
         " ORDER BY s.score DESC, e.id LIMIT ?", (lexes, *args, limit)).rows
     return [(int(r[0]), float(r[1] or 0.0)) for r in rows if r[1]]
+
+
+# The rows of each table standing at the statement's time (``schema.AT``) that match the
+# tsquery of the second parameter (the live rows written by then) or of the third (the
+# history rows standing then), each with its id as ``t.id`` / its entity ``e``.
+_T = "(SELECT t FROM at_t)"
+_ROWS_AT = {
+    "chunk": ("SELECT {select} AS id, ts_rank(t.tsv, ?::tsquery) AS score FROM chunks t"
+              " JOIN versions v ON v.id = t.version_id AND v.scope = t.scope"
+              f" WHERE t.live AND t.tsv @@ ?::tsquery AND v.recorded_at <= {_T}{{scope}}"
+              " UNION ALL SELECT {select}, ts_rank(t.tsv, ?::tsquery) FROM chunks t"
+              " JOIN versions v ON v.id = t.version_id AND v.scope = t.scope"
+              f" WHERE NOT t.live AND t.tsv @@ ?::tsquery AND v.recorded_at <= {_T}"
+              f" AND t.retired_at > {_T}{{scope}}"),
+    "entity": ("SELECT {select} AS id, ts_rank(t.tsv, ?::tsquery) AS score FROM entity_fts t"
+               " JOIN entities e ON e.id = t.entity_id AND e.scope = t.scope"
+               f" WHERE t.tsv @@ ?::tsquery AND COALESCE(e.indexed_at, e.created_at) <= {_T}"
+               "{scope} UNION ALL SELECT {select}, ts_rank(t.tsv, ?::tsquery) FROM entity_past t"
+               " JOIN entities e ON e.id = t.entity_id AND e.scope = t.scope"
+               f" WHERE t.tsv @@ ?::tsquery AND t.recorded_at <= {_T} AND t.retired_at > {_T}"
+               "{scope}"),
+}
+
+
+def rows_at(table: str) -> str:
+    """Rows of ``table`` standing at the statement's time that match the tsquery given
+    twice (live rows, history rows), for counting."""
+    sql = _ROWS_AT[table].format(select="t.ctid", scope="")
+    return sql.replace("ts_rank(t.tsv, ?::tsquery)", "0")
+
+
+def search_at(con: Con, table: str, query: TextQuery, as_of: str, *, limit: int,
+              scopes: Sequence[str] | None, select: str) -> list[tuple[int, float]]:
+    """The rows of ``table`` standing at ``as_of`` that match ``query``, best first: the
+    live rows written by then and the history rows standing then (``trust.history``).
+
+    Scored by ``ts_rank``, not BM25: an as-of answer's scores are approximate (the live
+    path's statistics are of the live rows only); which rows match is exact."""
+    from .schema import AT
+
+    words = lexemes(con, query.terms)
+    phrases = [lx for lx in (words[t] for t in query.terms) if lx]
+    if not phrases or (query.match == "all" and len(phrases) < len(query.terms)):
+        return []
+    weight = "A" if query.field == "label" else ""
+    op = " & " if query.match == "all" else " | "
+    match = op.join(f"({tsquery_text(ph, '<->', weight)})" for ph in phrases)
+    scope = " AND t.scope = ANY(?)" if scopes else ""
+    part = [match, match, *([list(scopes)] if scopes else [])]
+    rows = con.execute(
+        f"{AT}SELECT id, MAX(score) FROM ({_ROWS_AT[table].format(select=select, scope=scope)})"
+        f" x GROUP BY id ORDER BY 2 DESC, 1 LIMIT ?", (as_of, *part, *part, limit)).rows
+    return [(int(r[0]), float(r[1] or 0.0)) for r in rows]

@@ -29,10 +29,11 @@ EXPORT_COLUMNS: dict[str, tuple[str, ...]] = {
     "versions": ("id", "document_id", "path", "content_hash", "text", "recorded_at", "actor",
                  "text_z"),
     "chunks": ("id", "version_id", "document_id", "ord", "heading", "context", "text",
-               "line_start", "line_end", "text_hash", "live"),
+               "line_start", "line_end", "text_hash", "live", "retired_at"),
     "entities": ("id", "key", "kind", "scope", "iri", "label", "name_key", "document_id",
-                 "resolved_id", "created_at", "orphan"),
-    "names": ("key", "document_id", "entity_id", "kind", "text", "rank", "path"),
+                 "resolved_id", "created_at", "orphan", "indexed_at"),
+    "names": ("key", "document_id", "entity_id", "kind", "text", "rank", "path",
+              "recorded_at"),
     "facts": ("id", "scope", "fact_key", "subject_id", "predicate", "object_id", "value",
               "datatype", "qualifiers", "valid_from", "valid_to", "confidence", "trust",
               "review", "document_id", "version_id", "chunk_id", "line_start", "line_end",
@@ -42,8 +43,13 @@ EXPORT_COLUMNS: dict[str, tuple[str, ...]] = {
                "detail"),
     "tokens": ("id", "name", "secret_hash", "scopes", "read_only", "created_at",
                "revoked_at"),
+    "names_past": ("key", "document_id", "entity_id", "kind", "text", "rank", "path",
+                   "recorded_at", "retracted_at"),
+    "entity_past": ("id", "entity_id", "label", "aliases", "literals", "recorded_at",
+                    "retired_at"),
 }
-_ORDER = {"meta": "key", "names": "document_id, key, kind"}
+_ORDER = {"meta": "key", "names": "document_id, key, kind",
+          "names_past": "document_id, key, kind, recorded_at, retracted_at"}
 # meta keys that describe derived state, which an import leaves to the new store
 _DERIVED_META = ("schema_version", "live_chunks", "retired_chunks", "embedder", "names_gen",
                  *COUNTS)
@@ -56,9 +62,21 @@ _SCOPE_FROM = (
     " WHERE d.id = t.document_id AND t.scope = ''",
     "UPDATE names t SET scope = d.scope FROM documents d"
     " WHERE d.id = t.document_id AND t.scope = ''",
+    "UPDATE names_past t SET scope = d.scope FROM documents d"
+    " WHERE d.id = t.document_id AND t.scope = ''",
+    "UPDATE entity_past t SET scope = e.scope FROM entities e"
+    " WHERE e.id = t.entity_id AND t.scope = ''",
+    # a retired chunk of an export made before the time was kept: it stood until the next
+    # version of its document, else its delete (as migration 4 fills it)
+    "UPDATE chunks SET retired_at = COALESCE((SELECT MIN(v.recorded_at) FROM versions v"
+    " WHERE v.document_id = chunks.document_id AND v.scope = chunks.scope"
+    " AND v.id > chunks.version_id), (SELECT COALESCE(d.deleted_at, d.updated_at)"
+    " FROM documents d WHERE d.id = chunks.document_id AND d.scope = chunks.scope))"
+    " WHERE NOT live AND retired_at IS NULL",
 )
 ENTITY_COUNTS = ("entity_rows", "entity_tokens")
-_IDS = ("documents", "versions", "chunks", "entities", "facts", "events", "tokens")
+_IDS = ("documents", "versions", "chunks", "entities", "facts", "events", "tokens",
+        "entity_past")
 _TOKEN = "SELECT id, name, secret_hash, scopes, read_only, created_at, revoked_at FROM tokens"
 
 
@@ -155,6 +173,7 @@ class TrustWrites:
 
     _event: Callable[..., None]  # Writer's
     _refresh_entity_fts: Callable[[Iterable[int]], None]  # Writer's
+    _keep_index_times: bool  # Writer's
     _count: Callable[[str, int], None]  # Writer's
 
     def set_review(self, fact_id: int, status: str, *, reason: str | None) -> bool:
@@ -240,6 +259,7 @@ class TrustWrites:
         self.con.execute("DELETE FROM entity_postings", None)
         self.con.execute("DELETE FROM entity_initials", None)
         self._set_meta_counts(dict.fromkeys(ENTITY_COUNTS, 0))
+        self._keep_index_times = True  # the imported rows say when each text was indexed
         self._refresh_entity_fts(int(r[0]) for r in self.con.execute(
             "SELECT id FROM entities WHERE resolved_id IS NULL OR kind = 'name'"))
         for table in _IDS:

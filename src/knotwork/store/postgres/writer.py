@@ -55,6 +55,7 @@ NAME_REFERRED = ("EXISTS (SELECT 1 FROM facts f WHERE f.object_id = entities.id"
 NAME_WINNER = ("(SELECT n.entity_id FROM names n WHERE n.key = entities.name_key"
                " AND n.scope = entities.scope ORDER BY n.rank, length(n.path), n.path LIMIT 1)")
 
+_NAME_COLUMNS = "key, document_id, entity_id, kind, text, rank, path, scope, recorded_at"
 _FACT_INSERT = f"INSERT INTO facts({FACT_COLUMNS}) VALUES({','.join('?' * 24)})"
 _ADD_INITIALS = ("INSERT INTO entity_initials(initials, entity_id, scope) VALUES(?, ?, ?)"
                  " ON CONFLICT DO NOTHING")
@@ -132,6 +133,9 @@ class Writer(TrustWrites):
         self._retired = 0
         self._names_gen = 0
         self._locked: set[str] = set()
+        # an import's rebuild: entity texts are indexed again as they stood, with the times
+        # the imported rows give (no history is written, no time moved)
+        self._keep_index_times = False
 
     @contextmanager
     def savepoint(self) -> Iterator[None]:
@@ -175,11 +179,11 @@ class Writer(TrustWrites):
             if self._unresolved:
                 self._resolve(sorted(self._unresolved))
                 self._unresolved.clear()
-            self._new_names.clear()
+            new_names, self._new_names = self._new_names, set()
             stale, self._stale_fts = sorted(self._stale_fts), set()
             if stale:
                 self.con.execute("DELETE FROM entity_initials WHERE entity_id = ANY(?)", (stale,))
-            spelled, rows, tokens = self._index_entities(stale)
+            spelled, rows, tokens = self._index_entities(stale, new_names)
             self.con.executemany(_ADD_INITIALS, spelled)
             self._count("entity_rows", rows)
             self._count("entity_tokens", tokens)
@@ -283,9 +287,10 @@ class Writer(TrustWrites):
                      doc.extraction, doc_id))
         note_id = self._note_entity(scope, doc_id, doc, ts, fresh=fresh)
         chunk_ids = (kept_chunks if kept_chunks is not None
-                     else self._replace_chunks(scope, doc_id, version_id, p, old_chunks,
+                     else self._replace_chunks(scope, doc_id, version_id, p, old_chunks, ts,
                                                moved=rename_from is not None))
-        names_added, names_removed = self._replace_names(scope, doc_id, note_id, p, fresh=fresh)
+        names_added, names_removed = self._replace_names(scope, doc_id, note_id, p, ts,
+                                                         fresh=fresh)
         self._queue_mentions(scope, doc_id, names_added, names_removed)
         # model-extracted facts (``apply_extracted``) whose chunk this version no longer
         # holds go with it: the next ``extract`` sends only those chunks again
@@ -355,12 +360,13 @@ class Writer(TrustWrites):
             (key, "note", scope, iri, doc.title, doc_id, ts)).fetchone()[0])
 
     def _replace_chunks(self, scope: str, doc_id: int, version_id: int, p: PreparedDocument,
-                        old: Sequence[Sequence[object]], *, moved: bool = False) -> list[int]:
+                        old: Sequence[Sequence[object]], ts: str, *, moved: bool = False
+                        ) -> list[int]:
         """The chunks of the new version, in order: a chunk cut exactly as before stays."""
         same = {} if moved else {_chunk_parts(r): int(cast(int, r[0])) for r in old}
         ids: list[int | None] = [same.get(tuple(c)) for c in p.chunks]
         kept = {cid for cid in ids if cid is not None}
-        retired = self._retire_chunks([r for r in old if r[0] not in kept])
+        retired = self._retire_chunks([r for r in old if r[0] not in kept], ts)
         new = [i for i, cid in enumerate(ids) if cid is None]
         for i, cid in zip(new, self.tx.ids("chunks", len(new)), strict=True):
             ids[i] = cid
@@ -390,17 +396,17 @@ class Writer(TrustWrites):
             self._has_vectors = bool(row and row[0])
         return self._has_vectors
 
-    def _retire_chunks(self, old: Sequence[Sequence[object]]) -> list[str]:
-        """Take chunks out of the live set; return their text hashes. ``old``: rows of
-        ``_live_chunk_rows``."""
+    def _retire_chunks(self, old: Sequence[Sequence[object]], ts: str) -> list[str]:
+        """Take chunks out of the live set (into history, retired at ``ts``); return their
+        text hashes. ``old``: rows of ``_live_chunk_rows``."""
         if not old:
             return []
         ids = [r[0] for r in old]
         self.con.execute(POSTINGS_DELETE, (ids, ids))
-        got = self.con.execute("WITH r AS (UPDATE chunks SET live = FALSE WHERE id = ANY(?)"
-                               " RETURNING kw_doclen(tsv) AS dl)"
+        got = self.con.execute("WITH r AS (UPDATE chunks SET live = FALSE, retired_at = ?"
+                               " WHERE id = ANY(?) RETURNING kw_doclen(tsv) AS dl)"
                                " SELECT COALESCE(SUM(dl), 0) FROM r",
-                               (ids,)).fetchone()
+                               (ts, ids)).fetchone()
         self._tokens_delta -= int(got[0]) if got else 0
         self._live_delta -= len(old)
         self._retired += len(old)
@@ -502,18 +508,30 @@ class Writer(TrustWrites):
             ([f[0] for f in files], [f[1] for f in files], [f[2] for f in files],
              [f[3] for f in files], [f[4] for f in files], scope)).rowcount
 
-    def _replace_names(self, scope: str, doc_id: int, note_id: int, p: PreparedDocument, *,
-                       fresh: bool = False
+    def _replace_names(self, scope: str, doc_id: int, note_id: int, p: PreparedDocument,
+                       ts: str, *, fresh: bool = False
                        ) -> tuple[tuple[tuple[str, str], ...], tuple[tuple[str, str], ...]]:
+        """As the SQLite writer's: a declaration made again keeps its ``recorded_at``, one
+        dropped goes to ``names_past``, retracted at ``ts``."""
         rows: list[tuple[str, str, str]] = []
+        since: dict[tuple[object, ...], str] = {}
         if not fresh:
-            rows = [(r[0], r[1], r[2]) for r in self.con.execute(
-                "DELETE FROM names WHERE document_id=? RETURNING key, kind, text", (doc_id,))]
+            prior = self.con.execute(
+                f"DELETE FROM names WHERE document_id=? RETURNING {_NAME_COLUMNS}",
+                (doc_id,)).fetchall()
+            rows = [(r[0], r[3], r[4]) for r in prior]
+            since = {tuple(r[:8]): r[8] for r in prior}
+        declared = [(key, doc_id, note_id, kind, text, rank, p.doc.path, scope)
+                    for key, kind, text, rank in p.names]
         self.con.executemany(
-            "INSERT INTO names(key, document_id, entity_id, kind, text, rank, path, scope)"
-            " VALUES(?,?,?,?,?,?,?,?) ON CONFLICT DO NOTHING",
-            [(key, doc_id, note_id, kind, text, rank, p.doc.path, scope)
-             for key, kind, text, rank in p.names])
+            f"INSERT INTO names({_NAME_COLUMNS}) VALUES(?,?,?,?,?,?,?,?,?)"
+            " ON CONFLICT DO NOTHING", [(*r, since.get(r, ts)) for r in declared])
+        if since:
+            gone = set(since) - set(declared)
+            self.con.executemany(
+                f"INSERT INTO names_past({_NAME_COLUMNS}, retracted_at)"
+                " VALUES(?,?,?,?,?,?,?,?,?,?)",
+                [(*r, since[r], ts) for r in sorted(gone, key=repr)])
         old, new = mention_labels(rows), p.declared
         self._resolve_names({k for k, _, _ in rows} | {k for k, _, _, _ in p.names})
         added, removed = tuple(sorted(new - old)), tuple(sorted(old - new))
@@ -669,21 +687,59 @@ class Writer(TrustWrites):
     def _refresh_entity_fts(self, entity_ids: Iterable[int]) -> None:
         self._stale_fts.update(entity_ids)
 
-    def _index_entities(self, ids: list[int]) -> tuple[list[tuple[str, int, str]], int, int]:
+    def _index_entities(self, ids: list[int], new: Iterable[int] = ()
+                        ) -> tuple[list[tuple[str, int, str]], int, int]:
         """Index the entities' labels, names and literals for search, or take them out
         when nothing is left to find them by (as the SQLite writer's ``_index_entity``, a
         statement for all of them, not one each); return what the notes' labels spell by
-        their initials (initials, id, scope), and the rows and tokens the index gained."""
+        their initials (initials, id, scope), and the rows and tokens the index gained.
+        A text replaced by another, or by none, goes to ``entity_past`` with the time it
+        stood (``new``: entities created in this transaction, whose text stood no time)."""
         if not ids:
             return [], 0, 0
-        gone = self.con.execute(
+        took = self.con.execute(
             "WITH t AS (DELETE FROM entity_fts WHERE entity_id = ANY(?) RETURNING entity_id,"
-            " tsv, dl), p AS (DELETE FROM entity_postings WHERE entity_id = ANY(?) AND lexeme"
+            " tsv, dl, label, aliases, literals), p AS (DELETE FROM entity_postings"
+            " WHERE entity_id = ANY(?) AND lexeme"
             " = ANY(ARRAY(SELECT DISTINCT unnest(tsvector_to_array(tsv)) FROM t)))"
-            " SELECT COUNT(*), COALESCE(SUM(dl), 0) FROM t", (ids, ids)).fetchone()
-        rows, tokens = -int(gone[0]), -int(gone[1])
-        found = {r[0]: (r[1], r[2], r[3]) for r in self.con.execute(
-            "SELECT id, label, kind, scope FROM entities WHERE id = ANY(?)", (ids,))}
+            " SELECT entity_id, label, aliases, literals, dl FROM t", (ids, ids)).fetchall()
+        old = {int(r[0]): (str(r[1]), str(r[2]), str(r[3])) for r in took}
+        rows, tokens = -len(took), -sum(int(r[4]) for r in took)
+        # id -> label, kind, scope, since when its text stood
+        found = {r[0]: (r[1], r[2], r[3], r[4]) for r in self.con.execute(
+            "SELECT id, label, kind, scope, COALESCE(indexed_at, created_at) FROM entities"
+            " WHERE id = ANY(?)", (ids,))}
+        texts = self._entity_texts(ids, found)
+        if not self._keep_index_times:  # (an import's rebuild: the rows' own times stand)
+            ts, fresh = now_iso(), set(new)
+            self.con.executemany(
+                "INSERT INTO entity_past(entity_id, scope, label, aliases, literals,"
+                " recorded_at, retired_at) VALUES(?,?,?,?,?,?,?)",
+                [(i, found[i][2], *o, found[i][3], ts) for i, o in old.items()
+                 if o != texts.get(i) and i not in fresh and i in found])
+            moved = [i for i in texts if texts[i] != old.get(i)]
+            if moved:
+                self.con.execute("UPDATE entities SET indexed_at = ? WHERE id = ANY(?)",
+                                 (ts, moved))
+        keep = [i for i in ids if i in texts]
+        if not keep:
+            return [], rows, tokens
+        got = self.con.execute(
+            "WITH t AS (INSERT INTO entity_fts(entity_id, scope, label, aliases, literals)"
+            " SELECT * FROM unnest(?::bigint[], ?::text[], ?::text[], ?::text[], ?::text[])"
+            " RETURNING dl) SELECT COUNT(*), COALESCE(SUM(dl), 0) FROM t",
+            (keep, [found[i][2] for i in keep], [texts[i][0] for i in keep],
+             [texts[i][1] for i in keep], [texts[i][2] for i in keep])).fetchone()
+        self.con.execute(ENTITY_POSTINGS_INSERT, (keep,))
+        rows, tokens = rows + int(got[0]), tokens + int(got[1])
+        spelled = [(short, i, found[i][2]) for i in keep if found[i][1] == "note"
+                   for short in label_initials(found[i][0])]
+        return spelled, rows, tokens
+
+    def _entity_texts(self, ids: list[int], found: dict[int, tuple[Any, ...]]
+                      ) -> dict[int, tuple[str, str, str]]:
+        """What each entity is found by (label, names, literal values); an entity with
+        nothing left to find it by is not there. ``found``: id -> label, kind, scope."""
         # a folder's name is how its notes find their page: no words to search it by
         folders = {r[0] for r in self.con.execute(
             "SELECT id FROM entities WHERE id = ANY(?) AND kind = 'name'"
@@ -700,7 +756,7 @@ class Writer(TrustWrites):
         keep = [i for i in ids if i in found and i not in orphans and i not in folders
                 and not (found[i][1] == "note" and not aliases.get(i))]
         if not keep:
-            return [], rows, tokens
+            return {}
         literals: dict[int, list[str]] = {}
         for eid, value in self.con.execute(
                 "SELECT k.id, v.value FROM unnest(?::bigint[], ?::text[]) AS k(id, scope)"
@@ -709,18 +765,8 @@ class Writer(TrustWrites):
                 " AND review <> 'rejected'"
                 " ORDER BY id LIMIT 200) v", (keep, [found[i][2] for i in keep])):
             literals.setdefault(eid, []).append(value)
-        got = self.con.execute(
-            "WITH t AS (INSERT INTO entity_fts(entity_id, scope, label, aliases, literals)"
-            " SELECT * FROM unnest(?::bigint[], ?::text[], ?::text[], ?::text[], ?::text[])"
-            " RETURNING dl) SELECT COUNT(*), COALESCE(SUM(dl), 0) FROM t",
-            (keep, [found[i][2] for i in keep], [found[i][0] for i in keep],
-             [" ".join(aliases.get(i, ())) for i in keep],
-             [" ".join(literals.get(i, ())) for i in keep])).fetchone()
-        self.con.execute(ENTITY_POSTINGS_INSERT, (keep,))
-        rows, tokens = rows + int(got[0]), tokens + int(got[1])
-        spelled = [(short, i, found[i][2]) for i in keep if found[i][1] == "note"
-                   for short in label_initials(found[i][0])]
-        return spelled, rows, tokens
+        return {i: (str(found[i][0]), " ".join(aliases.get(i, ())),
+                    " ".join(literals.get(i, ()))) for i in keep}
 
     def apply_mentions(self, doc_id: int, drafts: Sequence[FactDraft]) -> tuple[int, int]:
         """Diff a live document's ``mentions`` facts against ``drafts``: (added, retracted)."""
@@ -784,7 +830,10 @@ class Writer(TrustWrites):
         self._lock("doc", doc_id)
         self.con.execute("UPDATE documents SET deleted_at=?, updated_at=? WHERE id=?",
                          (ts, ts, doc_id))
-        self._drop_orphan_vectors(self._retire_chunks(self._live_chunk_rows(doc_id)))
+        self._drop_orphan_vectors(self._retire_chunks(self._live_chunk_rows(doc_id), ts))
+        self.con.execute(f"INSERT INTO names_past({_NAME_COLUMNS}, retracted_at)"
+                         f" SELECT {_NAME_COLUMNS}, ? FROM names WHERE document_id=?",
+                         (ts, doc_id))
         names = [(r[0], r[1], r[2]) for r in self.con.execute(
             "DELETE FROM names WHERE document_id=? RETURNING key, kind, text", (doc_id,))]
         self._resolve_names([k for k, _, _ in names])

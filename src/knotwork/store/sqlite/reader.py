@@ -41,7 +41,7 @@ from ..records import (
 )
 from .find import FindQueries
 from .fts import match_string
-from .schema import NO_PAGELESS_FOLDER, PAGE_OF_NOTES
+from .schema import NAMES_AT, NO_PAGELESS_FOLDER, PAGE_OF_NOTES, winner_at
 from .trust import TrustReads
 from .wiki import WikiQueries
 
@@ -64,6 +64,24 @@ LEFT JOIN entities o ON o.id = f.object_id
 LEFT JOIN entities oc ON oc.id = o.resolved_id
 LEFT JOIN versions v ON v.id = f.version_id
 """
+
+
+def _fact_select(as_of: str | None) -> str:
+    """``_FACT_SELECT``, its names resolved as they were at ``as_of`` when one is given
+    (then the statement's first parameter, ``?1``; ``winner_at``)."""
+    if as_of is None:
+        return _FACT_SELECT
+    return (_FACT_SELECT.replace("s.resolved_id", winner_at("s"))
+            .replace("o.resolved_id", winner_at("o")))
+
+
+def _first(as_of: str | None) -> list[object]:
+    """The leading parameter of a statement made by ``_fact_select(as_of)``."""
+    return [] if as_of is None else [as_of]
+
+
+# a fact that stood at ``?1`` (as-of reads)
+_STOOD = "f.recorded_at <= ?1 AND (f.retracted_at IS NULL OR f.retracted_at > ?1)"
 
 
 def _marks(items: Sequence[object]) -> str:
@@ -128,10 +146,23 @@ class Reader(WikiQueries, TrustReads, FindQueries):
 
     # ------------------------------------------------------------ entities
 
-    def members(self, entity_ids: Iterable[int]) -> dict[int, int]:
-        """Map every stored entity id that reads as one of ``entity_ids`` to it."""
+    def members(self, entity_ids: Iterable[int], *, as_of: str | None = None
+                ) -> dict[int, int]:
+        """Map every stored entity id that reads as one of ``entity_ids`` to it (with
+        ``as_of``: the name entities that reached it then)."""
         ids = list(entity_ids)
         out = {i: i for i in ids}
+        if as_of is not None:
+            wanted = set(ids)
+            for i in range(0, len(ids), 500):
+                part = ids[i:i + 500]
+                for eid, rid in self.con.execute(
+                        f"SELECT e.id, {winner_at('e')} FROM entities e WHERE e.kind = 'name'"
+                        f" AND e.name_key IN (SELECT key FROM {NAMES_AT}"
+                        f" WHERE entity_id IN ({_marks(part)}))", [as_of, *part]):
+                    if rid in wanted:
+                        out[eid] = rid
+            return out
         for i in range(0, len(ids), 500):
             part = ids[i:i + 500]
             for eid, rid in self.con.execute(
@@ -156,13 +187,16 @@ class Reader(WikiQueries, TrustReads, FindQueries):
                                (entity_id,)).fetchone()
         return int(row[0]) if row else entity_id
 
-    def lookup_names(self, keys: Sequence[str], *, referred: bool = False
-                     ) -> dict[str, int]:
+    def lookup_names(self, keys: Sequence[str], *, referred: bool = False,
+                     as_of: str | None = None) -> dict[str, int]:
         """Resolve normalised names to canonical entity ids (notes first, then bare names;
-        with ``referred``, only bare names some live fact still refers to)."""
+        with ``referred``, only bare names some live fact still refers to). With
+        ``as_of``: by the declarations and facts that stood then."""
         out: dict[str, int] = {}
         if not keys:
             return out
+        if as_of is not None:
+            return self._lookup_names_at(keys, referred, as_of)
         for key, eid in self.con.execute(
                 f"SELECT key, entity_id FROM names WHERE key IN ({_marks(keys)})"
                 " ORDER BY rank DESC, length(path) DESC, path DESC", list(keys)):
@@ -173,6 +207,24 @@ class Reader(WikiQueries, TrustReads, FindQueries):
                     "SELECT name_key, COALESCE(resolved_id, id) FROM entities"
                     f" WHERE name_key IN ({_marks(rest)})"
                     + (" AND orphan = 0" if referred else ""), rest):
+                out[key] = eid
+        return out
+
+    def _lookup_names_at(self, keys: Sequence[str], referred: bool, as_of: str
+                         ) -> dict[str, int]:
+        out: dict[str, int] = {}
+        for key, eid in self.con.execute(
+                f"SELECT key, entity_id FROM {NAMES_AT} n WHERE key IN ({_marks(keys)})"
+                " ORDER BY rank DESC, length(path) DESC, path DESC", [as_of, *keys]):
+            out[key] = eid
+        rest = [k for k in keys if k not in out]
+        if rest:
+            stood = (" AND EXISTS (SELECT 1 FROM facts f WHERE (f.object_id = e.id"
+                     f" OR f.subject_id = e.id) AND {_STOOD})") if referred else ""
+            for key, eid in self.con.execute(
+                    f"SELECT e.name_key, COALESCE({winner_at('e')}, e.id) FROM entities e"
+                    f" WHERE e.name_key IN ({_marks(rest)}) AND e.created_at <= ?1{stood}",
+                    [as_of, *rest]):
                 out[key] = eid
         return out
 
@@ -249,16 +301,17 @@ class Reader(WikiQueries, TrustReads, FindQueries):
               scopes: Sequence[str] | None = None, min_confidence: float = 0.0,
               trusts: Sequence[str] | None = None, valid_at: str | None = None
               ) -> list[FactRow]:
-        """Facts whose subject (``out``) or entity object (``in``) is one of the entities."""
-        members = list(self.members(entity_ids))
+        """Facts whose subject (``out``) or entity object (``in``) is one of the entities.
+        With ``as_of``: those that stood then, their names resolved as they were then."""
+        members = list(self.members(entity_ids, as_of=as_of))
         if not members:
             return []
         col = "f.subject_id" if direction == "out" else "f.object_id"
-        where, args = [f"{col} IN ({_marks(members)})"], list[object](members)
+        where, args = [f"{col} IN ({_marks(members)})"], [*_first(as_of), *members]
         self._time_filter(where, args, as_of=as_of, history=history)
         self._filters(where, args, scopes=scopes, min_confidence=min_confidence, trusts=trusts,
                       valid_at=valid_at, rejected=history)
-        sql = f"{_FACT_SELECT} WHERE {' AND '.join(where)} ORDER BY f.id"
+        sql = f"{_fact_select(as_of)} WHERE {' AND '.join(where)} ORDER BY f.id"
         if limit:
             sql += f" LIMIT {int(limit)}"
         return [_as_of(_fact_row(r), as_of) for r in self.con.execute(sql, args)]
@@ -277,23 +330,23 @@ class Reader(WikiQueries, TrustReads, FindQueries):
         (Not one ``UNION ALL`` of both: its subqueries are materialised, which ran slower.)
         A limit of 0 reads nothing for that direction.
         """
-        members = list(self.members([entity_id]))
+        members = list(self.members([entity_id], as_of=as_of))
         out: list[list[FactRow]] = []
         for col, limit in (("f.subject_id", out_limit), ("f.object_id", in_limit)):
             if limit <= 0:
                 out.append([])
                 continue
-            where, args = [f"{col} IN ({_marks(members)})"], list[object](members)
+            where, args = [f"{col} IN ({_marks(members)})"], [*_first(as_of), *members]
             self._time_filter(where, args, as_of=as_of, history=False)
             self._filters(where, args, scopes=scopes, min_confidence=min_confidence,
                           trusts=trusts, valid_at=valid_at)
             if col == "f.subject_id":
-                sql = (f"{_FACT_SELECT} WHERE f.id IN (SELECT f.id FROM facts f"
+                sql = (f"{_fact_select(as_of)} WHERE f.id IN (SELECT f.id FROM facts f"
                        f" WHERE {' AND '.join(where)}"
                        " ORDER BY f.document_id IS NOT ?, f.id LIMIT ?)")
                 args += [own_document, limit]
             else:
-                sql = f"{_FACT_SELECT} WHERE {' AND '.join(where)} LIMIT ?"
+                sql = f"{_fact_select(as_of)} WHERE {' AND '.join(where)} LIMIT ?"
                 args.append(limit)
             rows = self.con.execute(sql, args).fetchall()
             out.append(sorted((_as_of(_fact_row(r), as_of) for r in rows),
@@ -361,19 +414,20 @@ class Reader(WikiQueries, TrustReads, FindQueries):
         Unfiltered, each direction reads only its covering index (``facts_subject`` /
         ``facts_object``) and the far end's entity row; the near end is canonical already.
         """
-        members = self.members(entity_ids)
+        members = self.members(entity_ids, as_of=as_of)
         if not members:
             return []
         ids = list(members)
+        far_id = "e.resolved_id" if as_of is None else winner_at("e")
         out: list[Edge] = []
         for col, far in (("subject_id", "object_id"), ("object_id", "subject_id")):
             where = [f"f.{col} IN ({_marks(ids)})", "f.object_id IS NOT NULL"]
-            args = list[object](ids)
+            args = [*_first(as_of), *ids]
             self._time_filter(where, args, as_of=as_of, history=False)
             self._filters(where, args, scopes=scopes, min_confidence=min_confidence,
                           trusts=trusts, valid_at=valid_at)
             rows = self.con.execute(
-                f"SELECT f.{col}, COALESCE(e.resolved_id, e.id), f.predicate, f.confidence"
+                f"SELECT f.{col}, COALESCE({far_id}, e.id), f.predicate, f.confidence"
                 f" FROM facts f JOIN entities e ON e.id = f.{far}"
                 f" WHERE {' AND '.join(where)} AND {NO_PAGELESS_FOLDER}"
                 f" LIMIT {int(limit)}", args).fetchall()
@@ -386,7 +440,8 @@ class Reader(WikiQueries, TrustReads, FindQueries):
     # ------------------------------------------------------------ full text
 
     def term_frequencies(self, words: Sequence[str], *, table: str = "chunk",
-                         cap: int | None = None) -> list[tuple[str, int]]:
+                         cap: int | None = None, as_of: str | None = None
+                         ) -> list[tuple[str, int]]:
         """How many rows of ``table`` (chunk | entity) hold each word, after stemming.
 
         Each word is matched as a quoted phrase, so the index's own tokenizer stems it.
@@ -394,11 +449,34 @@ class Reader(WikiQueries, TrustReads, FindQueries):
         its postings instead of all of them (an fts5vocab row reads them all, ~10 ms for a
         word in every chunk of 90k).
         """
+        limit = -1 if cap is None else int(cap)  # LIMIT -1: no limit
+        if as_of is not None:
+            return [(w, int(self.con.execute(
+                f"SELECT COUNT(*) FROM ({self._rows_at(table)} LIMIT ?3)",
+                (as_of, '"' + w.replace('"', '""') + '"', limit)).fetchone()[0]))
+                for w in words]
         fts = {"chunk": "chunk_fts", "entity": "entity_fts"}[table]
         sql = (f"SELECT COUNT(*) FROM (SELECT 1 FROM {fts} WHERE {fts} MATCH ? LIMIT ?)")
-        limit = -1 if cap is None else int(cap)  # LIMIT -1: no limit
         return [(w, int(self.con.execute(sql, ('"' + w.replace('"', '""') + '"', limit))
                         .fetchone()[0])) for w in words]
+
+    @staticmethod
+    def _rows_at(table: str) -> str:
+        """The search rows of ``table`` (chunk | entity) that stood at ``?1`` and match
+        ``?2``: of the live index, those written by then; of the history index, those
+        that stood then (one row per stored row, for counting)."""
+        if table == "chunk":
+            return ("SELECT 1 FROM chunk_fts JOIN chunks c ON c.id = chunk_fts.rowid"
+                    " JOIN versions v ON v.id = c.version_id WHERE chunk_fts MATCH ?2"
+                    " AND v.recorded_at <= ?1 UNION ALL SELECT 1 FROM chunk_past_fts"
+                    " JOIN chunks c ON c.id = chunk_past_fts.rowid JOIN versions v"
+                    " ON v.id = c.version_id WHERE chunk_past_fts MATCH ?2"
+                    " AND v.recorded_at <= ?1 AND c.retired_at > ?1")
+        return ("SELECT 1 FROM entity_fts JOIN entities e ON e.id = entity_fts.rowid"
+                " WHERE entity_fts MATCH ?2 AND COALESCE(e.indexed_at, e.created_at) <= ?1"
+                " UNION ALL SELECT 1 FROM entity_past_fts JOIN entity_past p"
+                " ON p.id = entity_past_fts.rowid WHERE entity_past_fts MATCH ?2"
+                " AND p.recorded_at <= ?1 AND p.retired_at > ?1")
 
     def live_chunk_count(self) -> int:
         """Live chunks, in O(1): the count the writer keeps in ``meta`` (``COUNT`` without it)."""
@@ -464,7 +542,10 @@ class Reader(WikiQueries, TrustReads, FindQueries):
         return {i: _STEMS[w] for i, w in enumerate(words) if _STEMS.get(w)}
 
     def search_entities(self, query: TextQuery, *, limit: int,
-                        scopes: Sequence[str] | None = None) -> list[Hit]:
+                        scopes: Sequence[str] | None = None, as_of: str | None = None
+                        ) -> list[Hit]:
+        if as_of is not None:
+            return self._search_entities_at(query, limit, scopes, as_of)
         where, args = ["entity_fts MATCH ?"], [match_string(query)]
         if scopes:
             where.append(f"e.scope IN ({_marks(scopes)})")
@@ -477,6 +558,28 @@ class Reader(WikiQueries, TrustReads, FindQueries):
         for eid, r in rows:
             best[eid] = max(best.get(eid, 0.0), -float(r))
         return [Hit(e, s) for e, s in best.items()]
+
+    def _search_entities_at(self, query: TextQuery, limit: int,
+                            scopes: Sequence[str] | None, as_of: str) -> list[Hit]:
+        """Entity hits among the search rows that stood at ``as_of``: the live index's
+        rows indexed by then and the history index's rows standing then, each ranked by
+        its own index's BM25 (``_merged``); names resolved as they were then."""
+        scope = f" AND e.scope IN ({_marks(scopes)})" if scopes else ""
+        parts = []
+        for sql in (
+                f"SELECT COALESCE({winner_at('e')}, e.id), bm25(entity_fts, 10.0, 6.0, 1.0) AS r"
+                " FROM entity_fts JOIN entities e ON e.id = entity_fts.rowid"
+                " WHERE entity_fts MATCH ?2 AND COALESCE(e.indexed_at, e.created_at) <= ?1"
+                f"{scope} ORDER BY r LIMIT {int(limit)}",
+                f"SELECT COALESCE({winner_at('e')}, e.id),"
+                " bm25(entity_past_fts, 10.0, 6.0, 1.0) AS r FROM entity_past_fts"
+                " JOIN entity_past p ON p.id = entity_past_fts.rowid"
+                " JOIN entities e ON e.id = p.entity_id WHERE entity_past_fts MATCH ?2"
+                f" AND p.recorded_at <= ?1 AND p.retired_at > ?1{scope}"
+                f" ORDER BY r LIMIT {int(limit)}"):
+            parts.append(self.con.execute(sql, [as_of, match_string(query), *(scopes or ())])
+                         .fetchall())
+        return _merged(parts, limit)
 
     def spelled_by(self, initials: Sequence[str], *, limit: int = 20,
                    scopes: Sequence[str] | None = None) -> list[tuple[int, str]]:
@@ -495,8 +598,11 @@ class Reader(WikiQueries, TrustReads, FindQueries):
         return [(int(r[0]), str(r[1])) for r in rows]
 
     def search_chunks(self, query: TextQuery, *, limit: int,
-                      scopes: Sequence[str] | None = None) -> list[Hit]:
+                      scopes: Sequence[str] | None = None, as_of: str | None = None
+                      ) -> list[Hit]:
         match = match_string(query)
+        if as_of is not None:
+            return self._search_chunks_at(match, limit, scopes, as_of)
         if not scopes:
             # rank inside the FTS table alone: joining every match before the LIMIT costs
             # a third more on common terms
@@ -509,6 +615,21 @@ class Reader(WikiQueries, TrustReads, FindQueries):
             f" WHERE chunk_fts MATCH ? AND d.scope IN ({_marks(scopes)}) ORDER BY r LIMIT ?",
             [match, *scopes, limit])]
 
+    def _search_chunks_at(self, match: str, limit: int, scopes: Sequence[str] | None,
+                          as_of: str) -> list[Hit]:
+        """Chunk hits among the chunks that stood at ``as_of``: live ones written by then
+        (``chunk_fts``) and retired ones standing then (``chunk_past_fts``)."""
+        scope = f" AND d.scope IN ({_marks(scopes)})" if scopes else ""
+        parts = []
+        for fts, stood in (("chunk_fts", ""), ("chunk_past_fts", " AND c.retired_at > ?1")):
+            parts.append(self.con.execute(
+                f"SELECT c.id, bm25({fts}, 2.0, 1.0) AS r FROM {fts}"
+                f" JOIN chunks c ON c.id = {fts}.rowid JOIN versions v ON v.id = c.version_id"
+                f" JOIN documents d ON d.id = c.document_id WHERE {fts} MATCH ?2"
+                f" AND v.recorded_at <= ?1{stood}{scope} ORDER BY r LIMIT {int(limit)}",
+                [as_of, match, *(scopes or ())]).fetchall())
+        return _merged(parts, limit)
+
     def chunks(self, ids: Sequence[int]) -> dict[int, ChunkRow]:
         if not ids:
             return {}
@@ -517,8 +638,10 @@ class Reader(WikiQueries, TrustReads, FindQueries):
             " c.text, d.scope, v.recorded_at FROM chunks c JOIN versions v ON v.id = c.version_id"
             f" JOIN documents d ON d.id = c.document_id WHERE c.id IN ({_marks(ids)})", list(ids))}
 
-    def chunk_entities(self, chunk_ids: Sequence[int]) -> dict[int, list[int]]:
-        """Entities a chunk speaks for: its document's entity, then subjects it cites."""
+    def chunk_entities(self, chunk_ids: Sequence[int], *, as_of: str | None = None
+                       ) -> dict[int, list[int]]:
+        """Entities a chunk speaks for: its document's entity, then subjects it cites
+        (with ``as_of``: the facts citing it that stood then, names as they were then)."""
         out: dict[int, list[int]] = {c: [] for c in chunk_ids}
         if not chunk_ids:
             return out
@@ -527,10 +650,15 @@ class Reader(WikiQueries, TrustReads, FindQueries):
                 f"SELECT c.id, e.id FROM chunks c JOIN entities e ON e.document_id = c.document_id"
                 f" WHERE c.id IN ({m}) AND e.kind = 'note'", list(chunk_ids)):
             out[cid].append(eid)
-        for cid, eid in self.con.execute(
-                "SELECT DISTINCT f.chunk_id, COALESCE(s.resolved_id, s.id) FROM facts f"
-                " JOIN entities s ON s.id = f.subject_id"
-                f" WHERE f.chunk_id IN ({m}) AND f.retracted_at IS NULL", list(chunk_ids)):
+        if as_of is None:
+            cited = ("SELECT DISTINCT f.chunk_id, COALESCE(s.resolved_id, s.id) FROM facts f"
+                     " JOIN entities s ON s.id = f.subject_id"
+                     f" WHERE f.chunk_id IN ({m}) AND f.retracted_at IS NULL")
+        else:
+            cited = (f"SELECT DISTINCT f.chunk_id, COALESCE({winner_at('s')}, s.id) FROM facts f"
+                     f" JOIN entities s ON s.id = f.subject_id WHERE {_STOOD}"
+                     f" AND f.chunk_id IN ({m})")
+        for cid, eid in self.con.execute(cited, [*_first(as_of), *chunk_ids]):
             if eid not in out[cid]:
                 out[cid].append(eid)
         return out
@@ -819,3 +947,15 @@ class Reader(WikiQueries, TrustReads, FindQueries):
                 f" HAVING COUNT(DISTINCT path) > 1 LIMIT {int(limit)}"):
             out.append((key, list(dict.fromkeys(str(paths).split("\n")))))
         return out
+
+
+def _merged(parts: Sequence[Sequence[tuple[int, float]]], limit: int) -> list[Hit]:
+    """Rows (id, FTS5 rank: lower is better) of several indexes as the best ``limit``
+    hits, each id once at its best score. Each index ranks by its own statistics: an
+    as-of search scores with the live and the history index's, not with those of then."""
+    best: dict[int, float] = {}
+    for rows in parts:
+        for eid, r in rows:
+            best[eid] = max(best.get(eid, float("-inf")), -float(r))
+    ranked = sorted(best.items(), key=lambda kv: -kv[1])[:limit]
+    return [Hit(e, s) for e, s in ranked]

@@ -376,4 +376,70 @@ MIGRATIONS.append([
         WHERE action IN {CHANGE_ACTIONS}""",
 ])
 
+# 18: history you can search (``context(as_of=t)``). Every row an as-of question reads has a
+# record-time interval, kept rather than deleted when it is replaced, as facts have:
+# - a chunk its version's ``recorded_at`` and ``retired_at`` (when a later version or a
+#   delete took it out of the live set); retired chunks are searched in ``chunk_past_fts``
+#   (external content: their text is the chunk row's), so the live index ``chunk_fts``
+#   keeps only live rows and a live query reads what it read before;
+# - a name declaration its ``recorded_at``; a declaration a later version or a delete
+#   dropped moves to ``names_past`` with its ``retracted_at``;
+# - an entity's search text (``entity_fts``: label, names, literals) the time it was
+#   indexed as it stands (``entities.indexed_at``; NULL: since the entity was created);
+#   the text it replaced goes to ``entity_past`` with the interval it stood, searched in
+#   ``entity_past_fts``.
+# Existing rows get the best times the store knows: a retired chunk stood until the next
+# version of its document (else its delete), a declaration since its note was created.
+# (Each statement may run again on a store whose recorded version is behind its tables.)
+MIGRATIONS.append([
+    """ALTER TABLE chunks ADD COLUMN retired_at TEXT""",
+    """UPDATE chunks SET retired_at = COALESCE(
+        (SELECT MIN(v.recorded_at) FROM versions v WHERE v.document_id = chunks.document_id
+         AND v.id > chunks.version_id),
+        (SELECT COALESCE(d.deleted_at, d.updated_at) FROM documents d
+         WHERE d.id = chunks.document_id)) WHERE live = 0 AND retired_at IS NULL""",
+    """CREATE VIRTUAL TABLE IF NOT EXISTS chunk_past_fts USING fts5(
+        context, text, content='chunks', content_rowid='id',
+        tokenize='porter unicode61 remove_diacritics 2')""",
+    """INSERT INTO chunk_past_fts(chunk_past_fts) VALUES('delete-all')""",
+    """INSERT INTO chunk_past_fts(rowid, context, text)
+        SELECT id, context, text FROM chunks WHERE live = 0""",
+    """ALTER TABLE names ADD COLUMN recorded_at TEXT NOT NULL DEFAULT ''""",
+    """UPDATE names SET recorded_at = COALESCE((SELECT d.created_at FROM documents d
+        WHERE d.id = names.document_id), '') WHERE recorded_at = ''""",
+    """CREATE TABLE IF NOT EXISTS names_past(
+        key TEXT NOT NULL, document_id INTEGER NOT NULL, entity_id INTEGER NOT NULL,
+        kind TEXT NOT NULL, text TEXT NOT NULL, rank INTEGER NOT NULL, path TEXT NOT NULL,
+        recorded_at TEXT NOT NULL, retracted_at TEXT NOT NULL)""",
+    """CREATE INDEX IF NOT EXISTS names_past_key ON names_past(key)""",
+    """CREATE INDEX IF NOT EXISTS names_past_entity ON names_past(entity_id)""",
+    """ALTER TABLE entities ADD COLUMN indexed_at TEXT""",
+    """CREATE TABLE IF NOT EXISTS entity_past(
+        id INTEGER PRIMARY KEY, entity_id INTEGER NOT NULL, label TEXT NOT NULL,
+        aliases TEXT NOT NULL, literals TEXT NOT NULL, recorded_at TEXT NOT NULL,
+        retired_at TEXT NOT NULL)""",
+    """CREATE INDEX IF NOT EXISTS entity_past_entity ON entity_past(entity_id)""",
+    """CREATE VIRTUAL TABLE IF NOT EXISTS entity_past_fts USING fts5(
+        label, aliases, literals, content='entity_past', content_rowid='id',
+        tokenize='porter unicode61 remove_diacritics 2')""",
+])
+
 SCHEMA_VERSION = len(MIGRATIONS)
+
+# The names a document declared at a time ``?1`` (an as-of read's first parameter): the
+# declarations standing then, live or since dropped.
+NAMES_AT = ("(SELECT key, document_id, entity_id, kind, text, rank, path FROM names"
+            " WHERE recorded_at <= ?1 UNION ALL SELECT key, document_id, entity_id, kind,"
+            " text, rank, path FROM names_past WHERE recorded_at <= ?1 AND retracted_at > ?1)")
+
+
+def winner_at(entity: str) -> str:
+    """The note that won the name entity ``entity`` (an alias in the query) at the time
+    ``?1``: ``NAME_WINNER`` over the declarations of then (NULL for a note entity). The
+    name is matched inside each source, so each reads its key index."""
+    arms = " UNION ALL ".join(
+        f"SELECT n.entity_id, n.rank, n.path FROM {table} n JOIN documents d"
+        f" ON d.id = n.document_id WHERE n.key = {entity}.name_key AND d.scope = {entity}.scope"
+        f" AND n.recorded_at <= ?1{extra}"
+        for table, extra in (("names", ""), ("names_past", " AND n.retracted_at > ?1")))
+    return f"(SELECT w.entity_id FROM ({arms}) w ORDER BY w.rank, length(w.path), w.path LIMIT 1)"

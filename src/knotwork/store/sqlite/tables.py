@@ -55,6 +55,11 @@ class SQLiteTables:
                 self.con.execute("BEGIN IMMEDIATE")
             self.con.execute("INSERT INTO chunk_fts(rowid, context, text)"
                              " SELECT id, context, text FROM chunks WHERE live = 1")
+            # the history indexes: retired chunks, replaced entity texts
+            self.con.execute("INSERT INTO chunk_past_fts(rowid, context, text)"
+                             " SELECT id, context, text FROM chunks WHERE live = 0")
+            self.con.execute("INSERT INTO entity_past_fts(rowid, label, aliases, literals)"
+                             " SELECT id, label, aliases, literals FROM entity_past")
             self.con.execute("INSERT OR REPLACE INTO meta(key, value) SELECT 'live_chunks',"
                              " CAST(COUNT(*) AS TEXT) FROM chunks WHERE live = 1")
             self.con.execute("COMMIT")

@@ -18,8 +18,14 @@ from ..records import ReviewFilter, TokenRecord
 # The tables an export carries, in an order an import can insert them in. Derived state
 # (the full-text indexes, entity initials, vectors and their log, the mention queue) is
 # not exported: an import rebuilds the indexes and embeds again.
+# when a retired chunk of an export made before the time was kept stopped standing: at
+# the next version of its document, else its delete (as migration 18 fills it)
+RETIRED_AT = ("COALESCE((SELECT MIN(v.recorded_at) FROM versions v"
+              " WHERE v.document_id = chunks.document_id AND v.id > chunks.version_id),"
+              " (SELECT COALESCE(d.deleted_at, d.updated_at) FROM documents d"
+              " WHERE d.id = chunks.document_id))")
 EXPORT_TABLES = ("meta", "documents", "versions", "chunks", "entities", "names", "facts",
-                 "events", "tokens")
+                 "events", "tokens", "names_past", "entity_past")
 # meta keys that describe derived state, which an import leaves to the new store
 _DERIVED_META = ("schema_version", "live_chunks", "retired_chunks", "embedder", "names_gen")
 
@@ -124,6 +130,7 @@ class TrustWrites:
 
     _event: Callable[..., None]  # Writer's
     _refresh_entity_fts: Callable[[Iterable[int]], None]  # Writer's
+    _keep_index_times: bool  # Writer's
 
     def create_token(self, name: str, secret_hash: str, *, scopes: Sequence[str],
                      read_only: bool, created_at: str) -> int:
@@ -172,6 +179,16 @@ class TrustWrites:
         self.con.execute(
             "INSERT INTO meta(key, value) SELECT 'live_chunks', COUNT(*) FROM chunks"
             " WHERE live = 1 ON CONFLICT(key) DO UPDATE SET value = excluded.value")
+        # history: the retired chunks and replaced entity texts, each in its history index
+        self.con.execute(f"UPDATE chunks SET retired_at = {RETIRED_AT}"
+                         " WHERE live = 0 AND retired_at IS NULL")
+        self.con.execute("INSERT INTO chunk_past_fts(chunk_past_fts) VALUES('delete-all')")
+        self.con.execute("INSERT INTO chunk_past_fts(rowid, context, text)"
+                         " SELECT id, context, text FROM chunks WHERE live = 0")
+        self.con.execute("INSERT INTO entity_past_fts(entity_past_fts) VALUES('delete-all')")
+        self.con.execute("INSERT INTO entity_past_fts(rowid, label, aliases, literals)"
+                         " SELECT id, label, aliases, literals FROM entity_past")
+        self._keep_index_times = True  # the imported rows say when each text was indexed
         self._refresh_entity_fts({int(r[0]) for r in self.con.execute(
             "SELECT id FROM entities WHERE resolved_id IS NULL OR kind = 'name'")})
 

@@ -58,7 +58,10 @@ _FACT_INSERT = (f"INSERT INTO facts({FACT_COLUMNS}) VALUES(?,?,?,NULLIF(?, ''),N
                 "?,?,?,?,?,?,?,NULLIF(?, 0),NULLIF(?, 0),NULLIF(?, 0),NULLIF(?, 0),"
                 "?,?,?,?,?,?,?,?)")
 _CHUNK_FTS = ("INSERT INTO chunk_fts(chunk_fts, rowid, context, text) VALUES('delete',?,?,?)",
-              "INSERT INTO chunk_fts(rowid, context, text) VALUES(?,?,?)")
+              "INSERT INTO chunk_fts(rowid, context, text) VALUES(?,?,?)",
+              # a retired chunk joins the history index (as-of searches of past prose)
+              "INSERT INTO chunk_past_fts(rowid, context, text) VALUES(?,?,?)")
+_NAME_COLUMNS = "key, document_id, entity_id, kind, text, rank, path, recorded_at"
 
 
 _KIND_NAMES = {"file": "a vault file", "api": "an agent's document"}
@@ -112,6 +115,9 @@ class Writer(TrustWrites):
         # and chunks taken out of the live set since the uncited ones were last dropped.
         self._live_delta = 0
         self._retired = 0
+        # an import's rebuild: entity texts are indexed again as they stood, with the times
+        # the imported rows give (no history is written, no time moved)
+        self._keep_index_times = False
 
     @contextmanager
     def savepoint(self) -> Iterator[None]:
@@ -145,8 +151,9 @@ class Writer(TrustWrites):
             if self._unresolved:
                 self._resolve(sorted(self._unresolved))
                 self._unresolved.clear()
-            self._new_names.clear()
+            new_names, self._new_names = self._new_names, set()
             stale, self._stale_fts = sorted(self._stale_fts), set()
+            ts = now_iso() if stale else ""
             for i in range(0, len(stale), 500):  # their labels' initials, said again below
                 part = stale[i:i + 500]
                 self.con.execute(
@@ -154,7 +161,8 @@ class Writer(TrustWrites):
                     part)
             spelled: list[tuple[str, int]] = []
             for eid in stale:
-                spelled.extend((short, eid) for short in self._index_entity(eid))
+                spelled.extend((short, eid) for short in self._index_entity(
+                    eid, ts, new=eid in new_names))
             if spelled:
                 self.con.executemany(_ADD_INITIALS, spelled)
             if self._live_delta or self._retired:
@@ -278,9 +286,9 @@ class Writer(TrustWrites):
                      doc.extraction, doc_id))
         note_id = self._note_entity(scope, doc_id, doc, ts, fresh=fresh)
         chunk_ids = (kept_chunks if kept_chunks is not None
-                     else self._replace_chunks(doc_id, version_id, p, old_chunks,
+                     else self._replace_chunks(doc_id, version_id, p, old_chunks, ts,
                                                moved=rename_from is not None))
-        names_added, names_removed = self._replace_names(doc_id, note_id, p, fresh=fresh)
+        names_added, names_removed = self._replace_names(doc_id, note_id, p, ts, fresh=fresh)
         self._queue_mentions(doc_id, names_added, names_removed)
         # model-extracted facts (``apply_extracted``) whose chunk this version no longer
         # holds go with it: the next ``extract`` sends only those chunks again
@@ -359,7 +367,8 @@ class Writer(TrustWrites):
         return ent_id
 
     def _replace_chunks(self, doc_id: int, version_id: int, p: PreparedDocument,
-                        old: Sequence[Sequence[object]], *, moved: bool = False) -> list[int]:
+                        old: Sequence[Sequence[object]], ts: str, *, moved: bool = False
+                        ) -> list[int]:
         """The chunks of the new version, in order: a chunk cut exactly as before (the same
         place, heading, text and lines) stays as it is, with its id, index entries and
         vector; the others are retired and new ones written.
@@ -373,7 +382,7 @@ class Writer(TrustWrites):
         same = {} if moved else {_chunk_parts(r): int(cast(int, r[0])) for r in old}
         ids: list[int | None] = [same.get(tuple(c)) for c in p.chunks]
         kept = {cid for cid in ids if cid is not None}
-        retired = self._retire_chunks([r for r in old if r[0] not in kept])
+        retired = self._retire_chunks([r for r in old if r[0] not in kept], ts)
         new = [i for i, cid in enumerate(ids) if cid is None]
         first = self.tx.take_ids("chunks", len(new))
         for n, i in enumerate(new):
@@ -402,8 +411,9 @@ class Writer(TrustWrites):
                 "SELECT EXISTS(SELECT 1 FROM embeddings)").fetchone()[0] == 1
         return self._has_vectors
 
-    def _retire_chunks(self, old: Sequence[Sequence[object]]) -> list[str]:
-        """Take chunks out of the live set and the indexes; return their text hashes.
+    def _retire_chunks(self, old: Sequence[Sequence[object]], ts: str) -> list[str]:
+        """Take chunks out of the live set and the live indexes, into the history index
+        (retired at ``ts``); return their text hashes.
 
         ``old``: rows of ``chunks`` (id, ord, heading, context, text, line_start, line_end,
         text_hash, embedded), as ``_live_chunk_rows`` reads them.
@@ -411,11 +421,12 @@ class Writer(TrustWrites):
         if not old:
             return []
         self._chunk_fts.extend((0, int(cast(int, r[0])), str(r[3]), str(r[4])) for r in old)
+        self._chunk_fts.extend((2, int(cast(int, r[0])), str(r[3]), str(r[4])) for r in old)
         ids = [r[0] for r in old]
         for i in range(0, len(ids), 500):
             part = ids[i:i + 500]
-            self.con.execute(f"UPDATE chunks SET live=0 WHERE id IN ({','.join('?' * len(part))})",
-                             part)
+            self.con.execute("UPDATE chunks SET live=0, retired_at=? WHERE id IN"
+                             f" ({','.join('?' * len(part))})", [ts, *part])
         self._live_delta -= len(old)
         self._retired += len(old)
         self.con.executemany("INSERT INTO vector_log(chunk_id, added) VALUES(?, 0)",
@@ -508,9 +519,11 @@ class Writer(TrustWrites):
         con.execute("DELETE FROM temp.cited_chunks")
         con.execute("INSERT OR IGNORE INTO temp.cited_chunks"
                     " SELECT chunk_id FROM facts WHERE chunk_id IS NOT NULL")
-        removed = con.execute(
-            "DELETE FROM chunks WHERE live = 0 AND id < (SELECT MAX(id) FROM chunks)"
-            " AND id NOT IN (SELECT id FROM temp.cited_chunks)").rowcount
+        dropped = ("live = 0 AND id < (SELECT MAX(id) FROM chunks)"
+                   " AND id NOT IN (SELECT id FROM temp.cited_chunks)")
+        con.execute("INSERT INTO chunk_past_fts(chunk_past_fts, rowid, context, text)"
+                    f" SELECT 'delete', id, context, text FROM chunks WHERE {dropped}")
+        removed = con.execute(f"DELETE FROM chunks WHERE {dropped}").rowcount
         con.execute("DELETE FROM temp.cited_chunks")
         self.set_meta("retired_chunks", "0")
         if removed:
@@ -533,21 +546,32 @@ class Writer(TrustWrites):
              for path, digest, size, mtime, checked in files])
         return int(cur.rowcount)
 
-    def _replace_names(self, doc_id: int, note_id: int, p: PreparedDocument, *,
+    def _replace_names(self, doc_id: int, note_id: int, p: PreparedDocument, ts: str, *,
                        fresh: bool = False
                        ) -> tuple[tuple[tuple[str, str], ...], tuple[tuple[str, str], ...]]:
         """Replace the names a document declares; return the mention labels (``declared``)
-        added and removed. Links resolve by every name, so every changed key is resolved."""
+        added and removed. Links resolve by every name, so every changed key is resolved.
+
+        A declaration the new version makes as the old one did keeps its ``recorded_at``;
+        one it no longer makes goes to ``names_past``, retracted at ``ts``."""
         rows: list[tuple[str, str, str]] = []
+        since: dict[tuple[object, ...], str] = {}
         if not fresh:
-            rows = self.con.execute("SELECT key, kind, text FROM names WHERE document_id=?",
-                                    (doc_id,)).fetchall()
+            prior = self.con.execute(f"SELECT {_NAME_COLUMNS} FROM names WHERE document_id=?",
+                                     (doc_id,)).fetchall()
+            rows = [(r[0], r[3], r[4]) for r in prior]
             self.con.execute("DELETE FROM names WHERE document_id=?", (doc_id,))
+            since = {tuple(r[:7]): r[7] for r in prior}
+        declared = [(key, doc_id, note_id, kind, text, rank, p.doc.path)
+                    for key, kind, text, rank in p.names]
         self.con.executemany(
-            "INSERT OR IGNORE INTO names(key, document_id, entity_id, kind, text, rank, path)"
-            " VALUES(?,?,?,?,?,?,?)",
-            [(key, doc_id, note_id, kind, text, rank, p.doc.path)
-             for key, kind, text, rank in p.names])
+            f"INSERT OR IGNORE INTO names({_NAME_COLUMNS}) VALUES(?,?,?,?,?,?,?,?)",
+            [(*r, since.get(r, ts)) for r in declared])
+        if since:
+            gone = set(since) - set(declared)
+            self.con.executemany(
+                f"INSERT INTO names_past({_NAME_COLUMNS}, retracted_at) VALUES(?,?,?,?,?,?,?,?,?)",
+                [(*r, since[r], ts) for r in sorted(gone, key=repr)])
         old, new = mention_labels(rows), p.declared
         self._resolve_names({k for k, _, _ in rows} | {k for k, _, _, _ in p.names})
         added, removed = tuple(sorted(new - old)), tuple(sorted(old - new))
@@ -720,21 +744,56 @@ class Writer(TrustWrites):
         """Re-index label, names and live literal values of the entities (in ``finish``)."""
         self._stale_fts.update(entity_ids)
 
-    def _index_entity(self, eid: int) -> tuple[str, ...]:
+    def _index_entity(self, eid: int, ts: str, *, new: bool = False) -> tuple[str, ...]:
         """Index an entity's label, names and literals for search, or take it out of the
         index when nothing is left to find it by; return what a note's label spells by its
-        initials if it stays (``entity_initials``, written by the caller)."""
+        initials if it stays (``entity_initials``, written by the caller).
+
+        The text it replaces, if other, goes to the history index (``entity_past``) with
+        the time it stood; ``new``: created in this transaction (its text stood no time).
+        """
+        old = self.con.execute("SELECT e.label, e.aliases, e.literals,"
+                               " COALESCE(n.indexed_at, n.created_at) FROM entity_fts e"
+                               " JOIN entities n ON n.id = e.rowid WHERE e.rowid=?",
+                               (eid,)).fetchone()
         self.con.execute("DELETE FROM entity_fts WHERE rowid=?", (eid,))
+        text = self._entity_text(eid)
+        if self._keep_index_times:
+            pass
+        elif old is not None and tuple(old[:3]) == text:
+            pass  # the same text stands on
+        elif text is not None:
+            self.con.execute("UPDATE entities SET indexed_at=? WHERE id=?", (ts, eid))
+        if old is not None and tuple(old[:3]) != text and not new \
+                and not self._keep_index_times:
+            past = self.tx.next_id("entity_past")
+            self.con.execute("INSERT INTO entity_past(id, entity_id, label, aliases, literals,"
+                             " recorded_at, retired_at) VALUES(?,?,?,?,?,?,?)",
+                             (past, eid, *old, ts))
+            self.con.execute("INSERT INTO entity_past_fts(rowid, label, aliases, literals)"
+                             " VALUES(?,?,?,?)", (past, *old[:3]))
+        if text is None:
+            return ()
+        self.con.execute("INSERT INTO entity_fts(rowid, label, aliases, literals)"
+                         " VALUES(?,?,?,?)", (eid, *text))
+        # a note's label only: a name resolves to its note, and one that names no note is
+        # rarely asked about by its acronym (a cold ingest makes a name per link target)
+        kind = self.con.execute("SELECT kind FROM entities WHERE id=?", (eid,)).fetchone()[0]
+        return label_initials(text[0]) if kind == "note" else ()
+
+    def _entity_text(self, eid: int) -> tuple[str, str, str] | None:
+        """What an entity is found by (label, names, literal values), or None when nothing
+        is left to find it by."""
         row = self.con.execute("SELECT label, kind, name_key FROM entities WHERE id=?",
                                (eid,)).fetchone()
         if row is None:
-            return ()  # created in a savepoint that was rolled back
+            return None  # created in a savepoint that was rolled back
         # (a folder's name is how its notes find their page, no words to search it by)
         aliases = " ".join(r[0] for r in self.con.execute(
             "SELECT DISTINCT text FROM names WHERE entity_id=? AND kind NOT LIKE 'folder%'",
             (eid,)))
         if row[1] == "note" and not aliases:
-            return ()  # a deleted note: nothing left to find it by
+            return None  # a deleted note: nothing left to find it by
         if row[1] == "name":
             orphan = self.con.execute(
                 f"SELECT NOT ({NAME_REFERRED}) FROM entities WHERE id=?", (eid,)).fetchone()[0]
@@ -742,15 +801,11 @@ class Writer(TrustWrites):
             if orphan or is_folder_key(row[2]):
                 # nothing refers to it any more (a fresh ingest would not have it), or it
                 # is a folder's name: found through its page, if it has one
-                return ()
+                return None
         literals = " ".join(r[0] for r in self.con.execute(
             "SELECT value FROM facts WHERE subject_id=? AND retracted_at IS NULL"
             " AND object_id IS NULL AND review != 'rejected' LIMIT 200", (eid,)))
-        self.con.execute("INSERT INTO entity_fts(rowid, label, aliases, literals)"
-                         " VALUES(?,?,?,?)", (eid, row[0], aliases, literals))
-        # a note's label only: a name resolves to its note, and one that names no note is
-        # rarely asked about by its acronym (a cold ingest makes a name per link target)
-        return label_initials(row[0]) if row[1] == "note" else ()
+        return str(row[0]), aliases, literals
 
     def apply_mentions(self, doc_id: int, drafts: Sequence[FactDraft]) -> tuple[int, int]:
         """Diff a live document's ``mentions`` facts against ``drafts``: (added, retracted)."""
@@ -813,9 +868,12 @@ class Writer(TrustWrites):
         doc_id, ts = int(row[0]), now_iso()
         self.con.execute("UPDATE documents SET deleted_at=?, updated_at=? WHERE id=?",
                          (ts, ts, doc_id))
-        self._drop_orphan_vectors(self._retire_chunks(self._live_chunk_rows(doc_id)))
+        self._drop_orphan_vectors(self._retire_chunks(self._live_chunk_rows(doc_id), ts))
         names = self.con.execute("SELECT key, kind, text FROM names WHERE document_id=?",
                                  (doc_id,)).fetchall()
+        self.con.execute(f"INSERT INTO names_past({_NAME_COLUMNS}, retracted_at)"
+                         f" SELECT {_NAME_COLUMNS}, ? FROM names WHERE document_id=?",
+                         (ts, doc_id))
         self.con.execute("DELETE FROM names WHERE document_id=?", (doc_id,))
         self._resolve_names([k for k, _, _ in names])
         labels = tuple(sorted(mention_labels(names)))
