@@ -106,3 +106,33 @@ def _reapply(store: Store) -> Applied | Unchanged:
     with store.write(actor="again") as w:
         return w.apply("default", doc("n0.md", [fact("links_to", link("n1"), 2)],
                                       body="kestrel note 0"))
+
+
+def test_stores_in_two_schemas_of_one_database_never_wait_on_each_other() -> None:
+    """Advisory locks belong to the database: keyed by the store's schema too, a write
+    holding ``a.md`` (and the finishing lock) in one store does not hold up the same
+    path's write in a store of another schema."""
+    urls = [pg.fresh_url(), pg.fresh_url()]
+    stores = [open_store(u) for u in urls]
+    done = threading.Event()
+    try:
+        with stores[0].write(actor="a") as w:
+            w.apply("default", doc("a.md", [fact("role", lit("engineer"), 2)]))
+
+            def other() -> None:
+                with stores[1].write(actor="b") as w2:
+                    w2.apply("default", doc("a.md", [fact("role", lit("manager"), 2)]))
+                done.set()
+
+            t = threading.Thread(target=other, daemon=True)
+            t.start()
+            # the first store's transaction is still open, holding its locks
+            assert done.wait(20), "a store in another schema waited on this one's locks"
+        t.join(20)
+        assert [f.value for f in stores[1].reader.facts(
+            [stores[1].reader.find_entity("a", "a")])] == ["manager"]
+    finally:
+        for s in stores:
+            s.close()
+        for u in urls:
+            pg.drop(u)

@@ -84,7 +84,12 @@ ENTITY_POSTINGS_INSERT = (
 _KIND_NAMES = {"file": "a vault file", "api": "an agent's document"}
 PACK_MIN = 256
 COMPACT_MIN = 10_000
-FINISH_LOCK = 0x6B772D66696E6973  # the advisory lock ``finish`` runs under ("kw-finis")
+FINISH_LOCK = "kw-finish"  # the advisory lock ``finish`` runs under
+# Advisory locks are the database's, not the schema's: keyed by the store's schema too, two
+# stores in one database (a schema each) never wait on, or deadlock with, each other's
+# documents, and each finishes its writes without waiting for the other's.
+_SCHEMA_LOCK = ("SELECT pg_advisory_xact_lock(hashtextextended(current_schema() || '/' || ?,"
+                " 0))")
 
 
 def _fact_row(row: Sequence[object]) -> tuple[object, ...]:
@@ -156,14 +161,14 @@ class Writer(TrustWrites):
         """Hold the document's advisory lock until the transaction ends."""
         key = _lock_key(*parts)
         if key not in self._locked:
-            self.con.execute("SELECT pg_advisory_xact_lock(hashtextextended(?, 0))", (key,))
+            self.con.execute(_SCHEMA_LOCK, (key,))
             self._locked.add(key)
 
     def finish(self) -> None:
         """Bring derived state up to date before the transaction commits (one writer at a
         time, each seeing every commit before it)."""
         with map_driver_errors("cannot finish the write"):
-            self.con.execute("SELECT pg_advisory_xact_lock(?)", (FINISH_LOCK,))
+            self.con.execute(_SCHEMA_LOCK, (FINISH_LOCK,))
             if self._name_fts:
                 ids = [r[0] for r in self._name_fts]
                 self.con.executemany(
@@ -559,7 +564,7 @@ class Writer(TrustWrites):
             self.con.execute("DELETE FROM name_changes WHERE id <= ?", (through_change,))
 
     def requeue_mentions(self, rules: str) -> bool:
-        self.con.execute("SELECT pg_advisory_xact_lock(?)", (FINISH_LOCK,))
+        self.con.execute(_SCHEMA_LOCK, (FINISH_LOCK,))
         row = self.con.execute("SELECT value FROM meta WHERE key = 'mention_rules'").fetchone()
         if row is not None and row[0] == rules:
             return False
