@@ -30,7 +30,9 @@ link) points at the target note's entity, or, when the note states that link fir
 elsewhere (a fact is stored once), the note has a link fact to the target whose text
 names it; *wrong* when the facts on its line point at other notes only; *dangling* when
 they point at no note (or there is no fact). Links into the note itself are listed apart
-and not counted.
+and not counted. Plain-text mentions of a note's name are not link facts. As a check on
+the "stated elsewhere" rule, the link facts that no link of their lines names (a link
+read as another note, or as no note where every link there names one) are counted too.
 
     python bench/dendron_links.py VAULT [--show 15] [--dialect NAME] [--json]
 """
@@ -301,8 +303,11 @@ def measure(vault: Path, show: int = 15, dialect: str = "auto") -> dict[str, obj
                 continue
             want = notes[link.target]
             if link.note not in facts_of:
+                # facts read from the note's text, but not plain-text mentions of a
+                # note's name ("Dendron's" names the note ``dendron``)
                 facts_of[link.note] = [x for x in kw.facts(link.note)
-                                       if x.value_type == "Entity" and x.source is not None]
+                                       if x.value_type == "Entity" and x.source is not None
+                                       and x.extractor != "mention"]
             every = facts_of[link.note]
             inner = link.text.lstrip("!")
             here = [x for x in every if x.source.line_start <= link.line <= x.source.line_end
@@ -325,6 +330,26 @@ def measure(vault: Path, show: int = 15, dialect: str = "auto") -> dict[str, obj
                 wrong.append({"at": f"{link.note}.md:{link.line}", "link": link.text,
                               "expected": want, "verdict": verdict,
                               "got": sorted(got) or ["(no fact)"]})
+        # A link read wrongly leaves a fact no link of its lines names: one pointing at
+        # another note, or at no note where every link of those lines names a note. None
+        # means the "stated higher up" rule above hides no wrong reading.
+        by_note: dict[str, list[Link]] = defaultdict(list)
+        for link in links:
+            by_note[link.note].append(link)
+        stray: list[dict[str, object]] = []
+        for note, facts in facts_of.items():
+            for x in facts:
+                if "[[" not in x.source.supporting_text:
+                    continue  # front matter, hierarchy: not read from a link
+                span = [lk for lk in by_note[note]
+                        if x.source.line_start <= lk.line <= x.source.line_end]
+                named = {notes.get(lk.target) for lk in span} | {note}
+                got_note = note_of.get(x.value)
+                if got_note is not None and got_note not in named or (
+                        got_note is None and span
+                        and all(lk.target in notes for lk in span)):
+                    stray.append({"at": f"{note}.md:{x.source.line_start}",
+                                  "points_at": got_note or f"(not a note: {x.value_label})"})
     total = Counter[str]()
     for c in per_form.values():
         total.update(c)
@@ -338,6 +363,7 @@ def measure(vault: Path, show: int = 15, dialect: str = "auto") -> dict[str, obj
         "forms": {f: dict(c) for f, c in sorted(per_form.items(),
                                                   key=lambda kv: -sum(kv[1].values()))},
         "not_right": wrong,
+        "stray_facts": stray[:show], "stray_count": len(stray),
     }
 
 
@@ -360,6 +386,9 @@ def main(argv: list[str] | None = None) -> int:
               f"{c.get('wrong', 0):>5} {c.get('dangling', 0):>5}")
     print(f"overall: {out['right']}/{out['links']} right ({out['rate']}), "
           f"{out['wrong']} wrong, {out['dangling']} dangling")
+    print(f"link facts no link of their lines names: {out['stray_count']}")
+    for w in out["stray_facts"]:  # type: ignore[union-attr]
+        print(f"  {w['at']}: points at {w['points_at']}")
     for w in out["not_right"]:  # type: ignore[union-attr]
         print(f"  {w['at']}: {w['link']} -> expected {w['expected']}, "
               f"got {', '.join(w['got'])} ({w['verdict']})")
