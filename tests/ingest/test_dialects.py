@@ -91,6 +91,36 @@ def test_dendron_dot_names_are_a_hierarchy(tmp_path: Path) -> None:
         assert not [f for f in kw.facts("dendron") if f.predicate == "part_of"]  # top level
 
 
+def test_dendron_tags_are_links_to_their_tag_notes(tmp_path: Path) -> None:
+    """Dendron opens ``tags.stage.seed`` for a frontmatter ``tags: stage.seed`` and for
+    ``#stage.seed`` in the text (dots and all, a sentence's last dot aside); an Obsidian
+    vault keeps a tag a plain value, cut at the dot as Obsidian cuts it."""
+    vault = tmp_path / "v"
+    vault.mkdir()
+    (vault / "dendron.yml").write_text("version: 5\n")
+    (vault / "tags.stage.seed.md").write_text("---\ntitle: Seed\n---\n")
+    (vault / "tags.review.md").write_text("---\ntitle: Review\n---\n")
+    (vault / "garden.plants.md").write_text(
+        "---\ntitle: Plants\ntags: stage.seed\n---\n\nStill growing, see #review.\n")
+    with Knotwork.open(vault, db=str(tmp_path / "s.db"), embedder="none") as kw:
+        kw.ingest()
+        facts = kw.facts("garden.plants")
+        assert {f.value for f in facts if f.predicate == "tag"} == {"stage.seed", "review"}
+        tagged = {(f.value_label, f.source.line_start if f.source else 0)
+                  for f in facts if f.predicate == "tagged"}
+        assert tagged == {("Seed", 3), ("Review", 6)}
+        assert ("Plants", "tagged") in {(f.subject_label, f.predicate) for f in
+                                        kw.entity("tags.stage.seed").incoming}
+    (vault / "dendron.yml").unlink()
+    (vault / ".obsidian").mkdir()
+    (vault / "note.md").write_text("# Note\n\nA #stage.seed tag.\n")
+    with Knotwork.open(vault, db=str(tmp_path / "o.db"), embedder="none") as kw:
+        kw.ingest()
+        facts = kw.facts("note")
+        assert {f.value for f in facts if f.predicate == "tag"} == {"stage"}
+        assert not [f for f in facts if f.predicate == "tagged"]
+
+
 def test_logseq_namespaces_are_a_hierarchy(tmp_path: Path) -> None:
     with Knotwork.open(FIXTURES / "logseq", db=str(tmp_path / "s.db"), embedder="none") as kw:
         kw.ingest()

@@ -31,6 +31,7 @@ from ..types import (
     SelfRef,
     Span,
 )
+from .dialects import current as current_dialect
 from .frontmatter import Entry
 from .lexicon import (
     DETERMINERS,
@@ -828,7 +829,8 @@ class BlockContext:
     def tags(self) -> None:
         if "#" not in self.text:
             return
-        for pos, tag in find_tags(self.masked_links()):
+        dotted = current_dialect() == "dendron"
+        for pos, tag in find_tags(self.masked_links(), dotted=dotted):
             self.add(pos, "tag", LiteralValue(tag), "tag")
 
     def masked_links(self, fill: str = "\x00") -> str:

@@ -32,14 +32,24 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from ..domain.names import folder_key
-from ..types import SELF, FactDraft, NameDecl, NameKind, NameRef, ParsedDocument, Span, name_key
+from ..types import (
+    SELF,
+    FactDraft,
+    LiteralValue,
+    NameDecl,
+    NameKind,
+    NameRef,
+    ParsedDocument,
+    Span,
+    name_key,
+)
 from .dialects import hierarchy_parent, page_name
 from .frontmatter import Entry
 from .lexicon import normalize_key
 from .links import name_ref
 
 __all__ = ["folder_names", "folder_parent", "hierarchy_facts", "hierarchy_names",
-           "with_folders"]
+           "with_folders", "with_tag_notes"]
 
 _EXTRACTOR = "hierarchy"
 _FRONT_LINES = 60  # the lines of a frontmatter looked through for its title
@@ -162,3 +172,23 @@ def with_folders(doc: ParsedDocument, dialect: str) -> ParsedDocument:
     known = {n.key for n in names}
     names = (*names, *(n for n in folder_names(doc.path) if n.key not in known))
     return replace(doc, facts=facts, names=names)
+
+
+def with_tag_notes(doc: ParsedDocument, dialect: str) -> ParsedDocument:
+    """``doc`` with, in a Dendron vault, a ``tagged`` fact beside each of its tags.
+
+    Dendron opens the note ``tags.stage.seed`` for the tag ``stage.seed`` (frontmatter
+    ``tags:`` or ``#stage.seed`` in the text): a tag there is a link to its tag note, so
+    link expansion reaches the note and, through it, everything else tagged so. The
+    ``tag`` literal stays, as in every vault; the relation cites the same line.
+    """
+    if dialect != "dendron":
+        return doc
+    tagged = [replace(f, predicate="tagged", object=name_ref(f"tags.{f.object.value}"))
+              for f in doc.facts if f.predicate == "tag" and isinstance(f.object, LiteralValue)
+              and f.object.value.strip(".")]
+    if not tagged:
+        return doc
+    known = set(doc.facts)
+    return replace(doc, facts=(*doc.facts, *(f for f in dict.fromkeys(tagged)
+                                             if f not in known)))

@@ -42,6 +42,7 @@ _SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*:|//")
 # #tag, #nested/tag, #tag-with_dash; find_tags keeps only those after the start, a
 # blank or "(" so that "http://x/#frag", "a#b" and "\#escaped" are no tags.
 _TAG = re.compile(r"#([\w/\-]+)")
+_DOTTED_TAG = re.compile(r"#([\w/\-]+(?:\.[\w/\-]+)*)")  # Dendron's #stage.seed
 
 # Dataview "key:: value" filling a whole line. Here and in the inline forms "::" must be
 # followed by a blank (or the end), so code paths like "std::vector" and "[std::fs]" in
@@ -199,10 +200,12 @@ def find_reflinks(text: str, note_dir: str, references: Mapping[str, str]) -> li
     return out
 
 
-def find_tags(text: str) -> list[tuple[int, str]]:
-    """Return ``(offset, tag)`` for each ``#tag`` (``#123`` is a number, not a tag)."""
+def find_tags(text: str, *, dotted: bool = False) -> list[tuple[int, str]]:
+    """Return ``(offset, tag)`` for each ``#tag`` (``#123`` is a number, not a tag);
+    ``dotted``: a tag may hold dots, as Dendron's hierarchical ``#stage.seed`` does (a
+    dot that ends a sentence is not part of it)."""
     out: list[tuple[int, str]] = []
-    for m in _TAG.finditer(text):
+    for m in (_DOTTED_TAG if dotted else _TAG).finditer(text):
         start = m.start()
         before = text[start - 1] if start else " "
         if not (before.isspace() or before == "(") or text[start - 2:start] == "](":

@@ -142,14 +142,14 @@ class ParserRegistry:
         """Read ``data`` with the parser ``choose`` picks, its extraction key set."""
         from .. import extraction_key
         from ..dialects import current
-        from ..hierarchy import with_folders  # (with the parser's modules: not at import)
+        from ..hierarchy import with_folders, with_tag_notes  # (not at import)
 
         parser = self.choose(path, data[:HEAD_BYTES], type=type)
         out = parser.parse(path, data, max_bytes=max_bytes, chunk_tokens=chunk_tokens)
         if isinstance(out, ParsedDocument):
             if parser.type != SIDECAR:  # (a sidecar's facts are its note's)
                 # what the file's place states, whichever parser read what it says
-                out = with_folders(out, current())
+                out = with_tag_notes(with_folders(out, current()), current())
             key = self.key(parser, extraction_key(chunk_tokens))
             if out.extraction != key:
                 out = replace(out, extraction=key)
