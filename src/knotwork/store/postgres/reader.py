@@ -394,19 +394,19 @@ class Reader(WikiQueries, TrustReads):
             " WHERE c.id = ANY(?)", (list(ids),))}
 
     def chunk_entities(self, chunk_ids: Sequence[int]) -> dict[int, list[int]]:
+        """Each chunk's note entities, then the subjects of its live facts: one statement
+        (a UNION whose first column says which)."""
         out: dict[int, list[int]] = {c: [] for c in chunk_ids}
         if not chunk_ids:
             return out
         ids = list(chunk_ids)
-        for cid, eid in self.con.execute(
-                "SELECT c.id, e.id FROM chunks c JOIN entities e ON e.document_id = c.document_id"
-                " AND e.scope = c.scope WHERE c.id = ANY(?) AND e.kind = 'note' ORDER BY e.id",
-                (ids,)):
-            out[cid].append(eid)
-        for cid, eid in self.con.execute(
-                "SELECT DISTINCT f.chunk_id, COALESCE(s.resolved_id, s.id) FROM facts f"
-                " JOIN entities s ON s.id = f.subject_id AND s.scope = f.scope"
-                " WHERE f.chunk_id = ANY(?) AND f.retracted_at IS NULL ORDER BY 1, 2", (ids,)):
+        for _, cid, eid in self.con.execute(
+                "(SELECT 0, c.id, e.id FROM chunks c JOIN entities e ON e.document_id ="
+                " c.document_id AND e.scope = c.scope WHERE c.id = ANY(?) AND e.kind = 'note')"
+                " UNION ALL (SELECT DISTINCT 1, f.chunk_id, COALESCE(s.resolved_id, s.id)"
+                " FROM facts f JOIN entities s ON s.id = f.subject_id AND s.scope = f.scope"
+                " WHERE f.chunk_id = ANY(?) AND f.retracted_at IS NULL) ORDER BY 1, 2, 3",
+                (ids, ids)):
             if eid not in out[cid]:
                 out[cid].append(eid)
         return out
