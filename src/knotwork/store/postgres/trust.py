@@ -156,7 +156,6 @@ class TrustWrites:
 
     _event: Callable[..., None]  # Writer's
     _refresh_entity_fts: Callable[[Iterable[int]], None]  # Writer's
-    _count: Callable[[str, int], None]  # Writer's
 
     def set_review(self, fact_id: int, status: str, *, reason: str | None) -> bool:
         """Record a review decision on a fact (the writer's actor is the reviewer).
