@@ -14,7 +14,8 @@ steadier than wall time on a shared machine, so runs of two versions alternated
 the N statement texts that took longest (a long one shown by its start and end).
 
 Without ``--schema`` the store is built in a fresh schema and dropped after; with it the
-schema is built if missing and kept (drop it yourself: ``DROP SCHEMA name CASCADE``).
+schema (and the vault, in the temporary folder) is built if missing and kept (drop it
+yourself: ``DROP SCHEMA name CASCADE``).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ import argparse
 import json
 import os
 import random
+import shutil
 import statistics
 import sys
 import tempfile
@@ -72,7 +74,8 @@ def main() -> int:
     import psycopg
 
     schema = args.schema or "bench_" + uuid.uuid4().hex[:8]
-    work = Path(tempfile.gettempdir()) / f"kw-pg-context-{schema}-{args.notes}"
+    work = (Path(tempfile.gettempdir()) / f"kw-pg-context-{schema}-{args.notes}"
+            if args.schema else Path(tempfile.mkdtemp(prefix="kw-pg-context-")))
     vault = work / "vault"
     with psycopg.connect(args.pg, autocommit=True) as con:
         exists = con.execute("SELECT EXISTS(SELECT 1 FROM pg_namespace WHERE nspname = %s)",
@@ -130,6 +133,7 @@ def main() -> int:
         if not args.schema:
             with psycopg.connect(args.pg, autocommit=True) as con:
                 con.execute(f"DROP SCHEMA {schema} CASCADE".encode())
+            shutil.rmtree(work, ignore_errors=True)
     n = len(queries)
     ms.sort()
     out: dict[str, Any] = {
