@@ -106,3 +106,32 @@ def _reapply(store: Store) -> Applied | Unchanged:
     with store.write(actor="again") as w:
         return w.apply("default", doc("n0.md", [fact("links_to", link("n1"), 2)],
                                       body="kestrel note 0"))
+
+
+def test_stores_in_two_schemas_of_one_database_do_not_wait_for_each_other(url: str) -> None:
+    """Advisory locks belong to the database: keyed by path alone, a write of "a.md" in
+    one schema's store waited for (or deadlocked with) a write of "a.md" in another's."""
+    other_url = pg.fresh_url()
+    first, second = open_store(url), open_store(other_url)
+    done = threading.Event()
+    try:
+        with first.write(actor="a") as w:
+            w.apply("default", doc("a.md", [fact("role", lit("engineer"), 2)]))
+
+            def write_the_other() -> None:
+                with second.write(actor="b") as w2:
+                    w2.apply("default", doc("a.md", [fact("role", lit("manager"), 2)]))
+                done.set()
+
+            t = threading.Thread(target=write_the_other)
+            t.start()
+            # (the first write still holds its locks here; a shared key would keep the
+            # other waiting until this block ends)
+            finished_meanwhile = done.wait(60)
+        t.join(60)
+        assert finished_meanwhile
+        assert second.reader.stats()["facts"] == 1 and first.reader.stats()["facts"] == 1
+    finally:
+        first.close()
+        second.close()
+        pg.drop(other_url)

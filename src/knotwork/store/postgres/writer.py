@@ -82,7 +82,11 @@ ENTITY_POSTINGS_INSERT = (
 _KIND_NAMES = {"file": "a vault file", "api": "an agent's document"}
 PACK_MIN = 256
 COMPACT_MIN = 10_000
-FINISH_LOCK = 0x6B772D66696E6973  # the advisory lock ``finish`` runs under ("kw-finis")
+# The advisory locks are keyed within the store's schema (``current_schema()`` before the
+# key): advisory locks are the database's, and two stores in two schemas of one database
+# must neither wait for each other nor deadlock on a "default/a.md" of each.
+LOCK = "SELECT pg_advisory_xact_lock(hashtextextended(current_schema() || ?, 0))"
+FINISH_LOCK = "\x1ffinish"  # ``finish``'s lock (a document's key has a separator inside)
 
 
 def _fact_row(row: Sequence[object]) -> tuple[object, ...]:
@@ -151,14 +155,14 @@ class Writer(TrustWrites):
         """Hold the document's advisory lock until the transaction ends."""
         key = _lock_key(*parts)
         if key not in self._locked:
-            self.con.execute("SELECT pg_advisory_xact_lock(hashtextextended(?, 0))", (key,))
+            self.con.execute(LOCK, ("\x1f" + key,))
             self._locked.add(key)
 
     def finish(self) -> None:
         """Bring derived state up to date before the transaction commits (one writer at a
         time, each seeing every commit before it)."""
         with map_driver_errors("cannot finish the write"):
-            self.con.execute("SELECT pg_advisory_xact_lock(?)", (FINISH_LOCK,))
+            self.con.execute(LOCK, (FINISH_LOCK,))
             deltas: dict[str, int] = dict.fromkeys(
                 ("entity_rows", "entity_tokens", "names_gen", "live_chunk_tokens",
                  "live_chunks", "retired_chunks"), 0)
@@ -552,7 +556,7 @@ class Writer(TrustWrites):
             self.con.execute("DELETE FROM name_changes WHERE id <= ?", (through_change,))
 
     def requeue_mentions(self, rules: str) -> bool:
-        self.con.execute("SELECT pg_advisory_xact_lock(?)", (FINISH_LOCK,))
+        self.con.execute(LOCK, (FINISH_LOCK,))
         row = self.con.execute("SELECT value FROM meta WHERE key = 'mention_rules'").fetchone()
         if row is not None and row[0] == rules:
             return False
