@@ -18,8 +18,9 @@ SOURCES = sorted(Path(backend.__file__).parent.glob("*.py"))
 # a join of rows that carry no scope: a list given as an array, a row's own lexemes, or
 # the vectors (a reference table, on every node), the server's own catalogs, or
 # ``terms`` and ``st`` (a query's terms and weights, an array made a table; its one
-# row of counts)
-UNSCOPED = re.compile(r"^(unnest\(|LATERAL|embeddings\b|pg_|terms\b|st\b)")
+# row of counts), or ``m`` (an id list made a table: the ids and the entities resolved
+# to them, ``reader.MEMBERS``)
+UNSCOPED = re.compile(r"^(unnest\(|LATERAL|embeddings\b|pg_|terms\b|st\b|m\b)")
 JOIN = re.compile(r"\bJOIN\s+(.+?)(?=\bJOIN\b|\bWHERE\b|\bGROUP\b|\bORDER\b|\bLIMIT\b|\)\s*$|$)",
                   re.S)
 

@@ -35,21 +35,42 @@ from .schema import AT, NAMES_AT, STOOD, winner_at
 from .trust import TrustReads
 from .wiki import WikiQueries
 
+# Each fact's ends are read by per-row probes (a LATERAL subquery a side, kept apart by
+# its OFFSET 0) rather than as one six-way join: the planner then has two tables to
+# order, not six (planning took longer than running the read), and a read of a few facts
+# is never planned as hash joins over the whole entities table.
 _FACT_SELECT = """
-SELECT f.id, COALESCE(s.resolved_id, s.id), COALESCE(sc.iri, s.iri), COALESCE(sc.label, s.label),
-       f.predicate, f.value, f.datatype, COALESCE(o.resolved_id, o.id),
-       COALESCE(oc.iri, o.iri), COALESCE(oc.label, o.label),
+SELECT f.id, s.cid, s.iri, s.label, f.predicate, f.value, f.datatype, o.cid, o.iri, o.label,
        f.confidence, f.trust, f.review, f.scope, f.recorded_at, f.retracted_at,
        f.valid_from, f.valid_to, f.extractor, f.actor, f.qualifiers,
-       v.path, f.line_start, f.line_end, f.chunk_id, f.supporting_text, f.document_id,
+       (SELECT v.path FROM versions v WHERE v.id = f.version_id AND v.scope = f.scope),
+       f.line_start, f.line_end, f.chunk_id, f.supporting_text, f.document_id,
        f.version_id, f.retract_reason
 FROM facts f
-JOIN entities s ON s.id = f.subject_id AND s.scope = f.scope
-LEFT JOIN entities sc ON sc.id = s.resolved_id AND sc.scope = s.scope
-LEFT JOIN entities o ON o.id = f.object_id AND o.scope = f.scope
-LEFT JOIN entities oc ON oc.id = o.resolved_id AND oc.scope = o.scope
-LEFT JOIN versions v ON v.id = f.version_id AND v.scope = f.scope
+CROSS JOIN LATERAL (SELECT COALESCE(s.resolved_id, s.id) AS cid, COALESCE(sc.iri, s.iri) AS iri,
+       COALESCE(sc.label, s.label) AS label FROM entities s
+       LEFT JOIN entities sc ON sc.id = s.resolved_id AND sc.scope = s.scope
+       WHERE s.id = f.subject_id AND s.scope = f.scope OFFSET 0) s
+LEFT JOIN LATERAL (SELECT COALESCE(o.resolved_id, o.id) AS cid, COALESCE(oc.iri, o.iri) AS iri,
+       COALESCE(oc.label, o.label) AS label FROM entities o
+       LEFT JOIN entities oc ON oc.id = o.resolved_id AND oc.scope = o.scope
+       WHERE o.id = f.object_id AND o.scope = f.scope OFFSET 0) o ON TRUE
 """
+
+# The stored entities that read as the asked ids (what ``members`` gives), as a CTE ``m``
+# of (id, the asked id it reads as): each asked id, and each entity resolved to one of
+# them (that row wins, as in ``members``). Its two arguments: the ids, twice. Why: a read
+# that needs the members takes them in its own statement, not one round trip more.
+MEMBERS = ("m(id, canon) AS MATERIALIZED (SELECT DISTINCT ON (x.id) x.id, x.canon FROM"
+           " (SELECT j, j, 0 FROM unnest(?::bigint[]) AS j UNION ALL"
+           " SELECT id, resolved_id, 1 FROM entities WHERE resolved_id = ANY(?::bigint[]))"
+           " AS x(id, canon, pri) ORDER BY x.id, x.pri DESC)")
+IN_MEMBERS = "= ANY(ARRAY(SELECT id FROM m))"
+
+
+def _tagged(tag: int) -> str:
+    """``_FACT_SELECT`` with a first column ``tag`` (which branch of a UNION a row is of)."""
+    return _FACT_SELECT.replace("SELECT", f"SELECT {tag},", 1)
 
 
 def _fact_select(as_of: str | None) -> str:
@@ -106,23 +127,20 @@ class Reader(WikiQueries, TrustReads, FindQueries):
 
     def lookup_names(self, keys: Sequence[str], *, referred: bool = False,
                      as_of: str | None = None) -> dict[str, int]:
-        out: dict[str, int] = {}
+        """Each key's entity: the name a note declares first (lowest rank, then the
+        shortest path), else the newest entity of that name key; one statement (as of
+        ``as_of``: by the declarations of then)."""
         if not keys:
-            return out
+            return {}
         if as_of is not None:
             return self._lookup_names_at(keys, referred, as_of)
-        for key, eid in self.con.execute(
-                "SELECT key, entity_id FROM names WHERE key = ANY(?)"
-                " ORDER BY rank DESC, length(path) DESC, path DESC", (list(keys),)):
-            out[key] = eid  # the last row written per key is the winner
-        rest = [k for k in keys if k not in out]
-        if rest:
-            for key, eid in self.con.execute(
-                    "SELECT name_key, COALESCE(resolved_id, id) FROM entities"
-                    " WHERE name_key = ANY(?)" + (" AND NOT orphan" if referred else "")
-                    + " ORDER BY id", (rest,)):
-                out[key] = eid
-        return out
+        rows = self.con.execute(
+            "SELECT k, COALESCE((SELECT n.entity_id FROM names n WHERE n.key = k"
+            " ORDER BY n.rank, length(n.path), n.path LIMIT 1),"
+            " (SELECT COALESCE(e.resolved_id, e.id) FROM entities e WHERE e.name_key = k"
+            + (" AND NOT e.orphan" if referred else "") + " ORDER BY e.id DESC LIMIT 1))"
+            " FROM unnest(?::text[]) AS k", (list(dict.fromkeys(keys)),)).rows
+        return {k: int(eid) for k, eid in rows if eid is not None}
 
     def _lookup_names_at(self, keys: Sequence[str], referred: bool, as_of: str
                          ) -> dict[str, int]:
@@ -170,31 +188,31 @@ class Reader(WikiQueries, TrustReads, FindQueries):
             " ORDER BY rank, text", (entity_id,))]
 
     def types(self, entity_ids: Iterable[int]) -> dict[int, list[str]]:
-        members = self.members(entity_ids)
+        ids = list(entity_ids)
         out: dict[int, list[str]] = {}
-        if not members:
+        if not ids:
             return out
-        for sid, value in self.con.execute(
-                "SELECT subject_id, value FROM facts WHERE retracted_at IS NULL AND"
-                " review <> 'rejected' AND predicate='type' AND subject_id = ANY(?)"
-                " ORDER BY id", (list(members),)):
-            vals = out.setdefault(members[sid], [])
+        for canon, value in self.con.execute(
+                f"WITH {MEMBERS} SELECT m.canon, f.value FROM facts f JOIN m ON m.id ="
+                " f.subject_id WHERE f.retracted_at IS NULL AND f.review <> 'rejected' AND"
+                f" f.predicate = 'type' AND f.subject_id {IN_MEMBERS} ORDER BY f.id",
+                (ids, ids)):
+            vals = out.setdefault(canon, [])
             if value not in vals:
                 vals.append(value)
         return out
 
     def degrees(self, entity_ids: Iterable[int], *, cap: int = 1000) -> dict[int, int]:
-        members = self.members(entity_ids)
-        if not members:
+        ids = list(entity_ids)
+        if not ids:
             return {}
         out: dict[int, int] = {}
-        for member, n in self.con.execute(
-                "SELECT j, (SELECT COUNT(*) FROM (SELECT 1 FROM facts WHERE object_id = j"
+        for canon, n in self.con.execute(
+                f"WITH {MEMBERS} SELECT m.canon,"
+                " (SELECT COUNT(*) FROM (SELECT 1 FROM facts WHERE object_id = m.id"
                 "  AND retracted_at IS NULL LIMIT ?) a)"
-                " + (SELECT COUNT(*) FROM (SELECT 1 FROM facts WHERE subject_id = j"
-                "  AND retracted_at IS NULL LIMIT ?) b)"
-                " FROM unnest(?::bigint[]) AS j", (cap, cap, list(members))):
-            canon = members[member]
+                " + (SELECT COUNT(*) FROM (SELECT 1 FROM facts WHERE subject_id = m.id"
+                "  AND retracted_at IS NULL LIMIT ?) b) FROM m", (ids, ids, cap, cap)):
             out[canon] = min(out.get(canon, 0) + int(n), cap)
         return out
 
@@ -205,15 +223,23 @@ class Reader(WikiQueries, TrustReads, FindQueries):
               scopes: Sequence[str] | None = None, min_confidence: float = 0.0,
               trusts: Sequence[str] | None = None, valid_at: str | None = None
               ) -> list[FactRow]:
-        members = list(self.members(entity_ids, as_of=as_of))
-        if not members:
-            return []
         col = "f.subject_id" if direction == "out" else "f.object_id"
-        where, args = [f"{col} = ANY(?)"], [*_first(as_of), members]
+        if as_of is not None:  # members and names as they stood then
+            members = list(self.members(entity_ids, as_of=as_of))
+            if not members:
+                return []
+            where, args = [f"{col} = ANY(?)"], list[object]([*_first(as_of), members])
+            head = _fact_select(as_of)
+        else:
+            ids = list(entity_ids)
+            if not ids:
+                return []
+            where, args = [f"{col} {IN_MEMBERS}"], list[object]([ids, ids])
+            head = f"WITH {MEMBERS} {_FACT_SELECT}"
         self._time_filter(where, args, as_of=as_of, history=history)
         self._filters(where, args, scopes=scopes, min_confidence=min_confidence, trusts=trusts,
                       valid_at=valid_at, rejected=history)
-        sql = f"{_fact_select(as_of)} WHERE {' AND '.join(where)} ORDER BY f.id"
+        sql = f"{head} WHERE {' AND '.join(where)} ORDER BY f.id"
         if limit:
             sql += f" LIMIT {int(limit)}"
         return [_as_of(_fact_row(r), as_of) for r in self.con.execute(sql, args)]
@@ -223,28 +249,35 @@ class Reader(WikiQueries, TrustReads, FindQueries):
                      min_confidence: float = 0.0, trusts: Sequence[str] | None = None,
                      valid_at: str | None = None, own_document: int | None = None
                      ) -> tuple[list[FactRow], list[FactRow]]:
-        members = list(self.members([entity_id], as_of=as_of))
-        out: list[list[FactRow]] = []
-        for col, limit in (("f.subject_id", out_limit), ("f.object_id", in_limit)):
+        """Both directions in one statement (a UNION whose first column says which); as
+        of ``as_of``, a statement each, by the members and names of then."""
+        if as_of is not None:
+            return self._entity_facts_at(
+                entity_id, out_limit=out_limit, in_limit=in_limit, as_of=as_of, scopes=scopes,
+                min_confidence=min_confidence, trusts=trusts, valid_at=valid_at,
+                own_document=own_document)
+        parts, args = list[str](), list[object]([[entity_id], [entity_id]])
+        for tag, col, limit in ((0, "f.subject_id", out_limit), (1, "f.object_id", in_limit)):
             if limit <= 0:
-                out.append([])
                 continue
-            where, args = [f"{col} = ANY(?)"], [*_first(as_of), members]
+            where = [f"{col} {IN_MEMBERS}"]
             self._time_filter(where, args, as_of=as_of, history=False)
             self._filters(where, args, scopes=scopes, min_confidence=min_confidence,
                           trusts=trusts, valid_at=valid_at)
-            if col == "f.subject_id":
-                sql = (f"{_fact_select(as_of)} WHERE f.id IN (SELECT f.id FROM facts f"
-                       f" WHERE {' AND '.join(where)}"
-                       " ORDER BY f.document_id IS DISTINCT FROM ?::bigint, f.id LIMIT ?)")
+            if tag == 0:
+                parts.append(f"({_tagged(0)} WHERE f.id IN (SELECT f.id FROM facts f"
+                             f" WHERE {' AND '.join(where)}"
+                             " ORDER BY f.document_id IS DISTINCT FROM ?::bigint, f.id LIMIT ?))")
                 args += [own_document, limit]
             else:
-                sql = f"{_fact_select(as_of)} WHERE {' AND '.join(where)} LIMIT ?"
+                parts.append(f"({_tagged(1)} WHERE {' AND '.join(where)} LIMIT ?)")
                 args.append(limit)
-            rows = self.con.execute(sql, args).fetchall()
-            out.append(sorted((_as_of(_fact_row(r), as_of) for r in rows),
-                              key=lambda f: f.id))
-        return out[0], out[1]
+        out: tuple[list[FactRow], list[FactRow]] = ([], [])
+        if not parts:
+            return out
+        for r in self.con.execute(f"WITH {MEMBERS} {' UNION ALL '.join(parts)}", args):
+            out[r[0]].append(_as_of(_fact_row(r[1:]), as_of))
+        return sorted(out[0], key=lambda f: f.id), sorted(out[1], key=lambda f: f.id)
 
     def facts_by_id(self, fact_ids: Sequence[int]) -> list[FactRow]:
         if not fact_ids:
@@ -299,31 +332,29 @@ class Reader(WikiQueries, TrustReads, FindQueries):
               min_confidence: float = 0.0, trusts: Sequence[str] | None = None,
               scopes: Sequence[str] | None = None, valid_at: str | None = None,
               limit: int = 2000) -> list[Edge]:
-        """Live entity-to-entity facts touching the entities: one batched statement a
+        """Live entity-to-entity facts touching the entities: one statement, a branch a
         direction, each on its covering index."""
-        members = self.members(entity_ids, as_of=as_of)
-        if not members:
+        if as_of is not None:
+            return self._edges_at(entity_ids, as_of=as_of, min_confidence=min_confidence,
+                                  trusts=trusts, scopes=scopes, valid_at=valid_at, limit=limit)
+        ids = list(entity_ids)
+        if not ids:
             return []
-        ids = list(members)
-        far_id = "e.resolved_id" if as_of is None else winner_at("e")
-        out: list[Edge] = []
-        for col, far in (("subject_id", "object_id"), ("object_id", "subject_id")):
-            where = [f"f.{col} = ANY(?)", "f.object_id IS NOT NULL"]
-            args = [*_first(as_of), ids]
+        parts, args = list[str](), list[object]([ids, ids])
+        for tag, col, far in ((0, "subject_id", "object_id"), (1, "object_id", "subject_id")):
+            where = [f"f.{col} {IN_MEMBERS}", "f.object_id IS NOT NULL"]
             self._time_filter(where, args, as_of=as_of, history=False)
             self._filters(where, args, scopes=scopes, min_confidence=min_confidence,
                           trusts=trusts, valid_at=valid_at)
-            rows = self.con.execute(
-                ("" if as_of is None else AT) +
-                f"SELECT f.{col}, COALESCE({far_id}, e.id), f.predicate, f.confidence"
-                f" FROM facts f JOIN entities e ON e.id = f.{far} AND e.scope = f.scope"
+            parts.append(
+                f"(SELECT {tag}, m.canon, COALESCE(e.resolved_id, e.id), f.predicate,"
+                f" f.confidence FROM facts f JOIN m ON m.id = f.{col}"
+                f" JOIN entities e ON e.scope = f.scope AND e.id = f.{far}"
                 f" WHERE {' AND '.join(where)} AND {NO_PAGELESS_FOLDER}"
-                f" LIMIT {int(limit)}", args).fetchall()
-            if col == "subject_id":
-                out.extend(Edge(members[near], other, p, c) for near, other, p, c in rows)
-            else:
-                out.extend(Edge(other, members[near], p, c) for near, other, p, c in rows)
-        return out
+                f" LIMIT {int(limit)})")
+        return [Edge(near, other, p, c) if tag == 0 else Edge(other, near, p, c)
+                for tag, near, other, p, c in self.con.execute(
+                    f"WITH {MEMBERS} {' UNION ALL '.join(parts)}", args)]
 
     # ------------------------------------------------------------ full text
 
@@ -448,30 +479,102 @@ class Reader(WikiQueries, TrustReads, FindQueries):
 
     def chunk_entities(self, chunk_ids: Sequence[int], *, as_of: str | None = None
                        ) -> dict[int, list[int]]:
+        """Each chunk's note entities, then the subjects of its live facts: one statement
+        (a UNION whose first column says which); as of ``as_of``, by the facts and names
+        of then."""
         out: dict[int, list[int]] = {c: [] for c in chunk_ids}
         if not chunk_ids:
             return out
         ids = list(chunk_ids)
+        if as_of is not None:
+            return self._chunk_entities_at(ids, out, as_of)
+        for _, cid, eid in self.con.execute(
+                "(SELECT 0, c.id, e.id FROM chunks c JOIN entities e ON e.document_id ="
+                " c.document_id AND e.scope = c.scope WHERE c.id = ANY(?) AND e.kind = 'note')"
+                " UNION ALL (SELECT DISTINCT 1, f.chunk_id, COALESCE(s.resolved_id, s.id)"
+                " FROM facts f JOIN entities s ON s.id = f.subject_id AND s.scope = f.scope"
+                " WHERE f.chunk_id = ANY(?) AND f.retracted_at IS NULL) ORDER BY 1, 2, 3",
+                (ids, ids)):
+            if eid not in out[cid]:
+                out[cid].append(eid)
+        return out
+
+    def _entity_facts_at(self, entity_id: int, *, out_limit: int, in_limit: int,
+                         as_of: str, scopes: Sequence[str] | None = None,
+                         min_confidence: float = 0.0, trusts: Sequence[str] | None = None,
+                         valid_at: str | None = None, own_document: int | None = None
+                         ) -> tuple[list[FactRow], list[FactRow]]:
+        """``entity_facts`` as of ``as_of``: a statement a direction, by the members and
+        names of then."""
+        members = list(self.members([entity_id], as_of=as_of))
+        out: list[list[FactRow]] = []
+        for col, limit in (("f.subject_id", out_limit), ("f.object_id", in_limit)):
+            if limit <= 0:
+                out.append([])
+                continue
+            where, args = [f"{col} = ANY(?)"], [*_first(as_of), members]
+            self._time_filter(where, args, as_of=as_of, history=False)
+            self._filters(where, args, scopes=scopes, min_confidence=min_confidence,
+                          trusts=trusts, valid_at=valid_at)
+            if col == "f.subject_id":
+                sql = (f"{_fact_select(as_of)} WHERE f.id IN (SELECT f.id FROM facts f"
+                       f" WHERE {' AND '.join(where)}"
+                       " ORDER BY f.document_id IS DISTINCT FROM ?::bigint, f.id LIMIT ?)")
+                args += [own_document, limit]
+            else:
+                sql = f"{_fact_select(as_of)} WHERE {' AND '.join(where)} LIMIT ?"
+                args.append(limit)
+            rows = self.con.execute(sql, args).fetchall()
+            out.append(sorted((_as_of(_fact_row(r), as_of) for r in rows),
+                              key=lambda f: f.id))
+        return out[0], out[1]
+
+    def _edges_at(self, entity_ids: Iterable[int], *, as_of: str,
+                  min_confidence: float = 0.0, trusts: Sequence[str] | None = None,
+                  scopes: Sequence[str] | None = None, valid_at: str | None = None,
+                  limit: int = 2000) -> list[Edge]:
+        """``edges`` as of ``as_of``: a statement a direction, names resolved as then."""
+        members = self.members(entity_ids, as_of=as_of)
+        if not members:
+            return []
+        ids = list(members)
+        far_id = "e.resolved_id" if as_of is None else winner_at("e")
+        out: list[Edge] = []
+        for col, far in (("subject_id", "object_id"), ("object_id", "subject_id")):
+            where = [f"f.{col} = ANY(?)", "f.object_id IS NOT NULL"]
+            args = [*_first(as_of), ids]
+            self._time_filter(where, args, as_of=as_of, history=False)
+            self._filters(where, args, scopes=scopes, min_confidence=min_confidence,
+                          trusts=trusts, valid_at=valid_at)
+            rows = self.con.execute(
+                ("" if as_of is None else AT) +
+                f"SELECT f.{col}, COALESCE({far_id}, e.id), f.predicate, f.confidence"
+                f" FROM facts f JOIN entities e ON e.id = f.{far} AND e.scope = f.scope"
+                f" WHERE {' AND '.join(where)} AND {NO_PAGELESS_FOLDER}"
+                f" LIMIT {int(limit)}", args).fetchall()
+            if col == "subject_id":
+                out.extend(Edge(members[near], other, p, c) for near, other, p, c in rows)
+            else:
+                out.extend(Edge(other, members[near], p, c) for near, other, p, c in rows)
+        return out
+
+    def _chunk_entities_at(self, ids: list[int], out: dict[int, list[int]], as_of: str
+                           ) -> dict[int, list[int]]:
+        """``chunk_entities`` as of ``as_of``: the facts that stood then, names as then."""
         for cid, eid in self.con.execute(
                 "SELECT c.id, e.id FROM chunks c JOIN entities e ON e.document_id = c.document_id"
                 " AND e.scope = c.scope WHERE c.id = ANY(?) AND e.kind = 'note' ORDER BY e.id",
                 (ids,)):
             out[cid].append(eid)
-        if as_of is None:
-            cited = ("SELECT DISTINCT f.chunk_id, COALESCE(s.resolved_id, s.id) FROM facts f"
-                     " JOIN entities s ON s.id = f.subject_id AND s.scope = f.scope"
-                     " WHERE f.chunk_id = ANY(?) AND f.retracted_at IS NULL ORDER BY 1, 2")
-        else:
-            cited = (f"{AT}SELECT DISTINCT f.chunk_id, COALESCE({winner_at('s')}, s.id)"
-                     " FROM facts f JOIN entities s ON s.id = f.subject_id AND s.scope = f.scope"
-                     f" WHERE f.chunk_id = ANY(?) AND {STOOD} ORDER BY 1, 2")
-        for cid, eid in self.con.execute(cited, [*_first(as_of), ids]):
+        cited = (f"{AT}SELECT DISTINCT f.chunk_id, COALESCE({winner_at('s')}, s.id)"
+                 " FROM facts f JOIN entities s ON s.id = f.subject_id AND s.scope = f.scope"
+                 f" WHERE f.chunk_id = ANY(?) AND {STOOD} ORDER BY 1, 2")
+        for cid, eid in self.con.execute(cited, [as_of, ids]):
             if eid not in out[cid]:
                 out[cid].append(eid)
         return out
 
     # ------------------------------------------------------------ documents and audit
-
     def document_index(self, scope: str, *, paths: Sequence[str] | None = None
                        ) -> dict[str, FileState]:
         sql = ("SELECT path, content_hash, size, mtime_ns, updated_at, checked_ns, extraction"

@@ -134,11 +134,12 @@ class TrustReads:
              " WHERE lower(label) = lower(?) AND scope = ANY(?) ORDER BY id LIMIT 1",
              [text, sc]),
         ]
-        for sql, args in queries:
-            row = self.con.execute(sql, args).fetchone()
-            if row:
-                return int(row[0])
-        return None
+        # one statement: COALESCE reads its subqueries in order and stops at the first
+        # that finds one
+        row = self.con.execute(
+            "SELECT COALESCE(" + ", ".join(f"({sql})" for sql, _ in queries) + ")",
+            [a for _, args in queries for a in args]).fetchone()
+        return None if row is None or row[0] is None else int(row[0])
 
     def tokens(self) -> list[TokenRecord]:
         return [_token(r) for r in self.con.execute(f"{_TOKEN} ORDER BY id")]
@@ -174,7 +175,6 @@ class TrustWrites:
     _event: Callable[..., None]  # Writer's
     _refresh_entity_fts: Callable[[Iterable[int]], None]  # Writer's
     _keep_index_times: bool  # Writer's
-    _count: Callable[[str, int], None]  # Writer's
 
     def set_review(self, fact_id: int, status: str, *, reason: str | None) -> bool:
         """Record a review decision on a fact (the writer's actor is the reviewer).

@@ -84,12 +84,11 @@ ENTITY_POSTINGS_INSERT = (
 _KIND_NAMES = {"file": "a vault file", "api": "an agent's document"}
 PACK_MIN = 256
 COMPACT_MIN = 10_000
-FINISH_LOCK = "kw-finish"  # the advisory lock ``finish`` runs under
-# Advisory locks are the database's, not the schema's: keyed by the store's schema too, two
-# stores in one database (a schema each) never wait on, or deadlock with, each other's
-# documents, and each finishes its writes without waiting for the other's.
-_SCHEMA_LOCK = ("SELECT pg_advisory_xact_lock(hashtextextended(current_schema() || '/' || ?,"
-                " 0))")
+# The advisory locks are keyed within the store's schema (``current_schema()`` before the
+# key): advisory locks are the database's, and two stores in two schemas of one database
+# must neither wait for each other nor deadlock on a "default/a.md" of each.
+LOCK = "SELECT pg_advisory_xact_lock(hashtextextended(current_schema() || ?, 0))"
+FINISH_LOCK = "\x1ffinish"  # ``finish``'s lock (a document's key has a separator inside)
 
 
 def _fact_row(row: Sequence[object]) -> tuple[object, ...]:
@@ -161,14 +160,17 @@ class Writer(TrustWrites):
         """Hold the document's advisory lock until the transaction ends."""
         key = _lock_key(*parts)
         if key not in self._locked:
-            self.con.execute(_SCHEMA_LOCK, (key,))
+            self.con.execute(LOCK, ("\x1f" + key,))
             self._locked.add(key)
 
     def finish(self) -> None:
         """Bring derived state up to date before the transaction commits (one writer at a
         time, each seeing every commit before it)."""
         with map_driver_errors("cannot finish the write"):
-            self.con.execute(_SCHEMA_LOCK, (FINISH_LOCK,))
+            self.con.execute(LOCK, (FINISH_LOCK,))
+            deltas: dict[str, int] = dict.fromkeys(
+                ("entity_rows", "entity_tokens", "names_gen", "live_chunk_tokens",
+                 "live_chunks", "retired_chunks"), 0)
             if self._name_fts:
                 ids = [r[0] for r in self._name_fts]
                 self.con.executemany(
@@ -179,8 +181,8 @@ class Writer(TrustWrites):
                 row = self.con.execute("SELECT COUNT(*), COALESCE(SUM(dl), 0) FROM entity_fts"
                                        " WHERE entity_id = ANY(?)", (ids,)).fetchone()
                 assert row is not None
-                self._count("entity_rows", int(row[0]))
-                self._count("entity_tokens", int(row[1]))
+                deltas["entity_rows"] += int(row[0])
+                deltas["entity_tokens"] += int(row[1])
             if self._unresolved:
                 self._resolve(sorted(self._unresolved))
                 self._unresolved.clear()
@@ -190,23 +192,31 @@ class Writer(TrustWrites):
                 self.con.execute("DELETE FROM entity_initials WHERE entity_id = ANY(?)", (stale,))
             spelled, rows, tokens = self._index_entities(stale, new_names)
             self.con.executemany(_ADD_INITIALS, spelled)
-            self._count("entity_rows", rows)
-            self._count("entity_tokens", tokens)
-            self._count("names_gen", self._names_gen)
+            deltas["entity_rows"] += rows
+            deltas["entity_tokens"] += tokens
+            deltas["names_gen"] += self._names_gen
             self._names_gen = 0
-            self._count("live_chunk_tokens", self._tokens_delta)
+            deltas["live_chunk_tokens"] += self._tokens_delta
             self._tokens_delta = 0
-            if self._live_delta or self._retired:
-                self._count_chunks(self._live_delta, self._retired)
-                self._live_delta = self._retired = 0
+            chunks = bool(self._live_delta or self._retired)
+            deltas["live_chunks"] += self._live_delta
+            deltas["retired_chunks"] += self._retired
+            self._live_delta = self._retired = 0
+            counts = self._count(deltas)
+            if chunks:
+                self._compact_if_due(counts)
 
-    def _count(self, key: str, delta: int) -> None:
-        """Add ``delta`` to the count ``meta`` keeps under ``key``."""
-        if delta:
-            self.con.execute(
-                "INSERT INTO meta(key, value) VALUES(?, ?) ON CONFLICT(key)"
-                " DO UPDATE SET value = (meta.value::bigint + EXCLUDED.value::bigint)::text",
-                (key, str(delta)))
+    def _count(self, deltas: dict[str, int]) -> dict[str, str]:
+        """Add each delta to the count ``meta`` keeps under its key, in one statement;
+        the new values of the counts it moved."""
+        moved = [(k, str(d)) for k, d in deltas.items() if d]
+        if not moved:
+            return {}
+        return dict(self.con.execute(
+            "INSERT INTO meta(key, value) SELECT * FROM unnest(?::text[], ?::text[])"
+            " ON CONFLICT(key)"
+            " DO UPDATE SET value = (meta.value::bigint + EXCLUDED.value::bigint)::text"
+            " RETURNING key, value", ([k for k, _ in moved], [d for _, d in moved])).rows)
 
     def _resolve(self, keys: list[str]) -> None:
         """Re-point the name entities of ``keys`` to the notes that win them now, and
@@ -233,13 +243,14 @@ class Writer(TrustWrites):
             "INSERT INTO name_changes(text, key, added, document_id, label, scope)"
             " VALUES(?, ?, ?, ?, 0, ?)", rows)
 
-    def _count_chunks(self, live_delta: int, retired: int) -> None:
-        """Bring the chunk counts in ``meta`` up to date; drop the uncited chunks of past
-        versions once as many were retired as the store has live ones (as SQLite's)."""
-        self._count("live_chunks", live_delta)
-        self._count("retired_chunks", retired)
-        counts = dict(self.con.execute(
-            "SELECT key, value FROM meta WHERE key IN ('live_chunks', 'retired_chunks')").rows)
+    def _compact_if_due(self, known: dict[str, str]) -> None:
+        """Drop the uncited chunks of past versions once as many were retired as the
+        store has live ones (as SQLite's). ``known``: counts just written."""
+        keys = ("live_chunks", "retired_chunks")
+        counts = {k: known[k] for k in keys if k in known}
+        if len(counts) < len(keys):
+            counts = dict(self.con.execute(
+                "SELECT key, value FROM meta WHERE key = ANY(?)", (list(keys),)).rows)
         if int(counts.get("retired_chunks", 0)) >= max(int(counts.get("live_chunks", 0)),
                                                        COMPACT_MIN):
             self.drop_uncited_chunks()
@@ -564,7 +575,7 @@ class Writer(TrustWrites):
             self.con.execute("DELETE FROM name_changes WHERE id <= ?", (through_change,))
 
     def requeue_mentions(self, rules: str) -> bool:
-        self.con.execute(_SCHEMA_LOCK, (FINISH_LOCK,))
+        self.con.execute(LOCK, (FINISH_LOCK,))
         row = self.con.execute("SELECT value FROM meta WHERE key = 'mention_rules'").fetchone()
         if row is not None and row[0] == rules:
             return False
