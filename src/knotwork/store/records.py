@@ -159,6 +159,7 @@ class LinkRow(NamedTuple):
     name: str  # the name as written (the name entity's label)
     key: str  # its name key
     predicate: str
+    extractor: str = ""  # what read it (``hierarchy``: a dot name's parent, no link written)
 
 
 class NoteLinks(NamedTuple):

@@ -112,6 +112,10 @@ def _links(ctx: _Ctx) -> list[Finding]:
     for r in rows:
         if r.name.casefold() in files or r.name.casefold().rsplit("/", 1)[-1] in files:
             continue  # ![[diagram.png]]: a file of the vault that is no note
+        if r.predicate == "tagged" or r.extractor == "hierarchy":
+            # a Dendron tag whose tags.* note, or a dot name whose parent, is not written:
+            # Dendron's own stubs (a Logseq namespace's parent page too), no broken link
+            continue
         by_name[r.key].append((r.fact_id, r.path, r.line, r.name))
     out = []
     for links in by_name.values():

@@ -26,7 +26,7 @@ class WikiQueries:
         """Live links of the scope's vault notes whose name reaches no note (nor a record
         a note states facts of), by path and line; driven from the unresolved names."""
         rows = self.con.execute(
-            "SELECT f.id, d.path, f.line_start, o.label, o.name_key, f.predicate"
+            "SELECT f.id, d.path, f.line_start, o.label, o.name_key, f.predicate, f.extractor"
             " FROM entities o JOIN facts f ON f.object_id = o.id AND f.scope = o.scope"
             " AND f.retracted_at IS NULL"
             " JOIN documents d ON d.id = f.document_id AND d.scope = f.scope"
@@ -39,7 +39,8 @@ class WikiQueries:
             " AND rd.source_kind = 'file' AND rd.deleted_at IS NULL)"
             " AND d.path <> ALL(?::text[])"
             " ORDER BY d.path, f.line_start NULLS FIRST, f.id", (scope, list(exclude_paths)))
-        return [LinkRow(int(r[0]), str(r[1]), r[2], str(r[3]), str(r[4] or ""), str(r[5]))
+        return [LinkRow(int(r[0]), str(r[1]), r[2], str(r[3]), str(r[4] or ""), str(r[5]),
+                        str(r[6] or ""))
                 for r in rows]
 
     def unlinked_notes(self, scope: str, *, exclude_paths: Sequence[str] = ()

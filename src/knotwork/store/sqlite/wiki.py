@@ -40,7 +40,7 @@ class WikiQueries:
         the object index of facts: the cost is the unresolved names, not the store.
         """
         rows = self.con.execute(
-            "SELECT f.id, d.path, f.line_start, o.label, o.name_key, f.predicate"
+            "SELECT f.id, d.path, f.line_start, o.label, o.name_key, f.predicate, f.extractor"
             " FROM entities o JOIN facts f ON f.object_id = o.id AND f.retracted_at IS NULL"
             " JOIN documents d ON d.id = f.document_id"
             " WHERE o.kind = 'name' AND o.resolved_id IS NULL AND o.scope = ?"
@@ -54,7 +54,8 @@ class WikiQueries:
             " AND rd.source_kind = 'file' AND rd.deleted_at IS NULL)"
             f"{_not_in('d.path', exclude_paths)} ORDER BY d.path, f.line_start, f.id",
             [scope, *exclude_paths])
-        return [LinkRow(int(r[0]), str(r[1]), r[2], str(r[3]), str(r[4] or ""), str(r[5]))
+        return [LinkRow(int(r[0]), str(r[1]), r[2], str(r[3]), str(r[4] or ""), str(r[5]),
+                        str(r[6] or ""))
                 for r in rows]
 
     def unlinked_notes(self, scope: str, *, exclude_paths: Sequence[str] = ()
