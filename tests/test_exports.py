@@ -10,7 +10,7 @@ def test_all_is_sorted_and_complete() -> None:
     public = {n for n in dir(knotwork) if not n.startswith("_")} - {
         "config", "core", "errors", "types", "ingest", "store", "retrieve", "render", "sync",
         "embed", "agent", "watch", "cli", "server", "mcp", "web", "domain", "checks", "results",
-        "wiki", "assemble", "llm", "trust", "limits", "invalid"}
+        "wiki", "assemble", "llm", "trust", "limits", "invalid", "facade"}
     assert public == set(knotwork.__all__) - {"__version__"}
 
 

@@ -10,21 +10,25 @@ It is the only reader of ``Settings``; below it, every layer takes explicit argu
 
 from __future__ import annotations
 
-import functools
 import getpass
 import os
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from contextlib import nullcontext
 from dataclasses import asdict, replace
 from pathlib import Path
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, TypeVar, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from . import checks, limits
 from .config import Settings
 from .embed import Embedder
 from .embed.shared import shared_embedder
 from .errors import ConfigError, InvalidQuery, NotFound
+from .facade.base import one_state
+from .facade.model import ModelRoom
+from .facade.notes import NotesRoom
+from .facade.trust import TrustRoom
+from .facade.wiki import WikiRoom
 from .render import renderer
 from .retrieve import ContextOptions, Measure, build_context, token_counter
 from .retrieve import embedding as _embedding
@@ -46,51 +50,27 @@ if TYPE_CHECKING:  # imported where used: a process that only queries never load
     from .assemble import Assembled
     from .assemble.run import ConfigLike
     from .ingest.mentions import MentionFinder
-    from .llm import Answer, ChatClient, ExtractReport
     from .results import (
         Compacted,
         DocumentIngested,
         Embedded,
         History,
-        Principal,
-        Reviewed,
-        ReviewPage,
         Stats,
-        TokenInfo,
     )
-    from .retrieve.changes import Changes
     from .retrieve.embedding import FloatArray
-    from .retrieve.find import Found
-    from .retrieve.notes import NoteItem, NoteText
     from .retrieve.vectors import VectorIndex
-    from .store import ReviewFilter
     from .sync import check as _check
     from .sync import files as _sync
     from .sync.context import ContextReport
     from .sync.freshness import EmbedLoop, Freshness
     from .sync.watch import VaultWatcher
-    from .wiki.files import LogEntry
-    from .wiki.lint import Finding
-    from .wiki.pages import Page, PageInfo, Wiki, WikiHit, WrittenPage
-
-_P = ParamSpec("_P")
-_R = TypeVar("_R")
 
 
-def _one_state(method: Callable[Concatenate[Knotwork, _P], _R]
-               ) -> Callable[Concatenate[Knotwork, _P], _R]:
-    """Run a read method inside ``Store.snapshot``: every read it makes sees one state."""
+class Knotwork(ModelRoom, NotesRoom, WikiRoom, TrustRoom):
+    """A context graph over one store (and, optionally, one vault folder).
 
-    def run(self: Knotwork, /, *args: _P.args, **kwargs: _P.kwargs) -> _R:
-        with self.store.snapshot():
-            return method(self, *args, **kwargs)
-
-    functools.update_wrapper(run, method)  # not ``wraps``: its _Wrapped type loses _P
-    return run
-
-
-class Knotwork:
-    """A context graph over one store (and, optionally, one vault folder)."""
+    Its rooms (``knotwork.facade``) hold the model, notes, wiki and trust methods; this
+    class composes the store, the settings and the rest."""
 
     def __init__(self, store: Store, settings: Settings, *, vault: Path | None = None) -> None:
         self.store = store
@@ -101,12 +81,12 @@ class Knotwork:
         self._vindex: VectorIndex | None = None
         self._finder: MentionFinder | None = None  # see ``_mentions``
         self._memo = ReadMemo()  # term counts and degrees, dropped at every commit
-        self._llm: ChatClient | None = None  # see ``llm``
+        self._llm = None  # see ``llm`` (``facade.model``)
         # how a background catch-up with the vault goes (``catch_up_in_background``)
         self.freshness: Freshness | None = None
         self._embed_loop: EmbedLoop | None = None  # see ``embed_in_background``
         self._ontology: dict[str, dict[str, str]] = {}
-        self._wiki: Wiki | None = None
+        self._wiki = None  # see ``wiki`` (``facade.wiki``)
         if settings.ontology:
             from .sync.agent import load_ontology
 
@@ -465,73 +445,9 @@ class Knotwork:
         return _vault.watcher(self.vault, apply, patterns=globs, on_error=on_error,
                               debounce_ms=self.settings.debounce_ms)
 
-    # ------------------------------------------------------------ a model (optional)
-
-    def llm_configured(self) -> bool:
-        """Whether a model is configured (``llm_url`` and ``llm_model``): else none is called."""
-        return bool(self.settings.llm_url and self.settings.llm_model)
-
-    def llm(self) -> ChatClient:
-        """The configured chat client, opened on first use; ``ConfigError`` without one."""
-        if self._llm is None:
-            from .llm import ChatClient, LLMConfig
-
-            s = self.settings
-            self._llm = ChatClient(LLMConfig(
-                url=s.llm_url, model=s.llm_model,
-                api_key=os.environ.get("KNOTWORK_LLM_API_KEY") or None, timeout=s.llm_timeout,
-                retries=s.llm_retries, concurrency=s.llm_concurrency,
-                max_tokens=s.llm_max_tokens), estimate=token_counter(s.token_encoding))
-        return self._llm
-
-    def extract(self, path: str | os.PathLike[str] | None = None, *, budget: int | None = None,
-                scope: str | None = None, ingest: bool = True,
-                progress: _sync.Progress | None = None, actor: str | None = None
-                ) -> ExtractReport:
-        """Extract facts with the model from the notes of ``path`` (a folder or one note;
-        default the whole scope), synced first unless ``ingest`` is False; at most
-        ``budget`` tokens (``llm.extract``). Facts arrive ``extracted`` and unreviewed."""
-        from .llm import service
-        from .llm.cache import ExtractionCache
-        from .llm.extract import run_extraction
-
-        client, s, scope = self.llm(), self.settings, scope or self.settings.scope
-        prefix = ""
-        if path is not None:
-            if ingest:
-                self.ingest(path, scope=scope)
-            from .sync import vault as _vault
-
-            _, only = _vault.sync_target(self.store.reader, Path(path).expanduser(), None,
-                                         scope=scope, patterns=self.patterns(), vault=self.vault)
-            prefix = only[0] if only else ""
-        cache = ExtractionCache(service.cache_path(self.store.path, s.llm_cache))
-        try:
-            return run_extraction(self.store, client, cache, scope=scope,
-                                  actor=actor or self.actor,
-                                  prefix=prefix, budget=budget, progress=progress,
-                                  count_tokens=token_counter(s.token_encoding))
-        finally:
-            cache.close()
-
-    def ask(self, question: str, *, max_tokens: int = 3000, answer_tokens: int | None = None,
-            scopes: Sequence[str] | None = None) -> Answer:
-        """Answer ``question`` from the notes only, citing ``[path:line]``, or refuse
-        (``llm.REFUSAL``); the context is ``context(question)`` cut to ``max_tokens``, and
-        every citation is checked against the store (``Answer.citations``)."""
-        from .llm import service
-
-        client = self.llm()
-        ctx = self.context(question, max_tokens=max_tokens, scopes=scopes, fmt="markdown")
-        return service.answer(
-            client, question, self.render(ctx, "markdown"),
-            empty=not ctx.entities and not ctx.evidence, context_tokens=ctx.summary.tokens,
-            texts=service.document_texts(self.store.reader, scopes or [self.settings.scope]),
-            max_tokens=answer_tokens)
-
     # ------------------------------------------------------------ read
 
-    @_one_state
+    @one_state
     def context(self, query: str, *, max_entities: int | None = None,
                 link_depth: int | None = None, expand_links: bool = True,
                 max_tokens: int | None = None, scopes: Sequence[str] | None = None,
@@ -626,7 +542,7 @@ class Knotwork:
         """The tokens of ``text`` in the encoding answers are budgeted in."""
         return token_counter(self.settings.token_encoding)(text)
 
-    @_one_state
+    @one_state
     def search(self, query: str, *, k: int = 10, scopes: Sequence[str] | None = None,
                mode: str = "bm25", fusion: str | None = None, per_note: int | None = None
                ) -> list[SearchHit]:
@@ -663,7 +579,7 @@ class Knotwork:
             raise NotFound("entity", ref)
         return eid
 
-    @_one_state
+    @one_state
     def entity(self, ref: str, *, as_of: str | None = None,
                scopes: Sequence[str] | None = None) -> EntityView:
         from .domain.supersession import live_status
@@ -687,7 +603,7 @@ class Knotwork:
             incoming=tuple(reader.facts([eid], direction="in", as_of=as_of, limit=200,
                                         scopes=scopes)))
 
-    @_one_state
+    @one_state
     def facts(self, ref: str, *, history: bool = False, as_of: str | None = None,
               scopes: Sequence[str] | None = None, trusts: Sequence[str] | None = None,
               valid_at: str | None = None) -> list[FactRow]:
@@ -711,7 +627,7 @@ class Knotwork:
                              scopes=scopes)
         return rows if history else live_status(rows)
 
-    @_one_state
+    @one_state
     def history(self, ref: str, *, offset: int = 0, limit: int | None = None,
                 scopes: Sequence[str] | None = None) -> History:
         """Every fact ever recorded about an entity (a page of them: ``offset``, ``limit``)
@@ -744,57 +660,7 @@ class Knotwork:
     def _extraction_key(self) -> str:
         return _extraction_key_of(self)
 
-    @_one_state
-    def read_note(self, ref: str) -> NoteText:
-        """A note's whole current text (by path, title or any name it is known by)."""
-        from .retrieve import notes as _notes
-
-        reader, scope = self.store.reader, self.settings.scope
-        try:
-            eid: int | None = self.resolve(ref)
-        except NotFound:
-            eid = None
-        return _notes.read_note(reader, scope, _notes.note_path(reader, scope, ref, eid))
-
-    @_one_state
-    def list_notes(self, *, folder: str | None = None, doc_type: str | None = None,
-                   since: str | None = None, limit: int = 100) -> tuple[list[NoteItem], int]:
-        """Notes by folder, type, or changed since a time (newest first); and the count."""
-        from .retrieve import notes as _notes
-
-        return _notes.list_notes(self.store.reader, self.settings.scope, folder=folder,
-                                 doc_type=doc_type, since=checks.instant("since", since),
-                                 limit=checks.positive("limit", limit))
-
-    @_one_state
-    def find(self, where: str | Sequence[str] = (), *, type: str | None = None,
-             scopes: Sequence[str] | None = None, limit: int = 50) -> Found:
-        """Entities whose live facts hold every ``KEY=VALUE`` (or bare ``KEY``: any value)
-        of ``where``, and of ``type``; by label, each with its cited facts
-        (``retrieve.find``). ``kw.find(["status=accepted"], type="adr")``"""
-        from .ingest.lexicon import normalize_key
-        from .retrieve import find as _find
-
-        given = [where] if isinstance(where, str) else list(where)
-        checks.sized("where", given, limits.WHERE_MAX)
-        texts = [checks.text("where", t, limits.VALUE_CHARS, required=True)
-                 for t in [*given, *([f"type={type}"] if type else [])]]
-        return _find.find(self.store.reader, _find.conditions(texts, normalize_key),
-                          scopes=scopes, limit=checks.bounded("limit", limit, 1, limits.FIND_MAX))
-
-    @_one_state
-    def recent_changes(self, *, since: str = "1d", limit: int = 100,
-                       scopes: Sequence[str] | None = None) -> Changes:
-        """Documents created, edited, renamed or deleted at or after ``since`` (``7d``,
-        ``12h``, an ISO time), newest first, with who changed them and when."""
-        from .retrieve.changes import recent_changes
-        from .trust.audit import since_time
-
-        at = since_time(checks.text("since", since, limits.SPAN_CHARS, required=True))
-        return recent_changes(self.store.reader, since=at, scopes=scopes,
-                              limit=checks.bounded("limit", limit, 1, limits.CHANGES_MAX))
-
-    @_one_state
+    @one_state
     def stats(self) -> Stats:
         """The store's counts, its warnings and names claimed twice, how far embedding
         got, and what the next sync would redo because this knotwork extracts otherwise."""
@@ -814,189 +680,6 @@ class Knotwork:
             mentions_to_find_again=reader.meta("mention_rules") != str(MENTION_RULES),
             store=self.store.path, vault=self._vault_root())
 
-
-    # ------------------------------------------------------------ wiki (``knotwork.wiki``)
-
-    def wiki(self) -> Wiki:
-        """The vault's wiki folder (``wiki_dir``): pages, ``index.md`` and ``log.md``."""
-        if self._wiki is None:
-            if self.vault is None:
-                raise InvalidQuery("no vault: open Knotwork with a vault folder to use its wiki")
-            from .wiki.pages import Wiki
-
-            s = self.settings
-            self._wiki = Wiki(self.store, self._mentions, self.vault, folder=s.wiki_dir,
-                              categories=_csv(s.wiki_categories), scope=s.scope,
-                              actor=self.actor, patterns=self.patterns(),
-                              max_bytes=s.max_file_bytes, chunk_tokens=s.chunk_tokens)
-        return self._wiki
-
-    def write_page(self, category: str, title: str, content: str, *, summary: str = "",
-                   actor: str | None = None) -> str:
-        """Write a wiki page, ingested before this returns; its path in the vault.
-
-        ``UnsafePath`` for a title or category that would leave the wiki folder."""
-        written = self.write_wiki_page(category, title, content, summary=summary,
-                                       actor=actor)
-        return written.path
-
-    def write_wiki_page(self, category: str, title: str, content: str, *, summary: str = "",
-                        actor: str | None = None) -> WrittenPage:
-        """``write_page`` with what it did: created, updated or unchanged, facts +/-."""
-        out = self.wiki().write_page(category, title, content, summary=summary,
-                                     actor=actor or self.actor)
-        if out.status != "unchanged" and self.embedder() is not None:
-            self.embed()  # as ``ingest_document`` does: semantic search sees it at once
-        return out
-
-    def read_page(self, category: str, title: str) -> Page:
-        return self.wiki().read_page(category, title)
-
-    def list_pages(self, category: str | None = None) -> list[PageInfo]:
-        return self.wiki().list_pages(category)
-
-    def search_wiki(self, query: str, *, k: int = 10) -> list[WikiHit]:
-        return self.wiki().search_wiki(query, k=k)
-
-    def get_log(self, last_n: int | None = 20) -> list[LogEntry]:
-        return self.wiki().get_log(last_n)
-
-    @_one_state
-    def lint(self, *, kinds: Sequence[str] | None = None,
-             min_confidence: float | None = None) -> list[Finding]:
-        """The vault's problems, found without a model (``knotwork.wiki.lint``).
-
-        The wiki's own checks (citations, the index) read the vault this object was
-        opened with, else the folder the scope last synced, if it is still there.
-        """
-        from .wiki import lint as _lint
-
-        bad = sorted(set(kinds or ()) - set(_lint.KINDS))
-        if bad:
-            raise InvalidQuery(f"unknown lint kind {bad[0]!r}: use {', '.join(_lint.KINDS)}")
-        s = self.settings
-        folder = s.wiki_dir.strip("/") or "wiki"
-        opts = _lint.LintOptions(
-            scope=s.scope, single_valued=_csv(s.single_valued),
-            min_confidence=checks.unit("min_confidence", s.min_confidence
-                                       if min_confidence is None else min_confidence),
-            kinds=tuple(kinds) if kinds else _lint.KINDS,
-            generated=(f"{folder}/index.md", f"{folder}/log.md"))
-        return _lint.lint(self.store.reader, self._lint_wiki(), opts)
-
-    def _lint_wiki(self) -> Wiki | None:
-        if self.vault is not None:
-            return self.wiki()
-        from .domain.ids import root_key
-
-        known = self.store.reader.meta(root_key(self.settings.scope))
-        if not known or not Path(known).is_dir():
-            return None
-        from .wiki.pages import Wiki
-
-        s = self.settings
-        return Wiki(self.store, self._mentions, Path(known), folder=s.wiki_dir,
-                    categories=_csv(s.wiki_categories), scope=s.scope, actor=self.actor,
-                    patterns=self.patterns(), max_bytes=s.max_file_bytes,
-                    chunk_tokens=s.chunk_tokens)
-
-    def fix_wiki(self) -> list[str]:
-        """Apply lint's safe fixes: write ``index.md`` again from the pages (dead lines
-        dropped, missing pages listed). What was done, one line each."""
-        done = self.wiki().rebuild_index()
-        if done is None:
-            return []
-        return [f"rewrote {self.wiki().index_path}: {done[0]} lines before, {done[1]} after"]
-
-
-    # ------------------------------------------------------------ trust (``knotwork.trust``)
-
-    def review_queue(self, *, status: Sequence[str] = ("unreviewed",),
-                     trusts: Sequence[str] = (), predicate: str | None = None,
-                     entity: str | None = None, scopes: Sequence[str] | None = None,
-                     limit: int = 50, offset: int = 0) -> ReviewPage:
-        """Live facts awaiting review (or of another ``status``), oldest first, paged."""
-        from .trust import review
-
-        return review.queue(self.store.reader, self._review_filter(
-            status, trusts, predicate, entity, scopes), limit=limit, offset=offset)
-
-    def review(self, decision: str, fact_ids: Sequence[int] = (), *,
-               status: Sequence[str] | None = None, trusts: Sequence[str] = (),
-               predicate: str | None = None, entity: str | None = None,
-               scopes: Sequence[str] | None = None, reason: str | None = None,
-               reviewer: str | None = None) -> Reviewed:
-        """``approve`` | ``reject`` | ``reopen`` the facts named, or (no ids) every fact
-        the filter selects; the reviewer (default the actor) and reason are recorded."""
-        from .trust import review
-
-        which = None if fact_ids else self._review_filter(
-            status or ("unreviewed",), trusts, predicate, entity, scopes)
-        return review.decide(self.store, decision, fact_ids=fact_ids, which=which,
-                             reviewer=reviewer or self.actor, reason=reason, scopes=scopes)
-
-    def _review_filter(self, status: Sequence[str], trusts: Sequence[str],
-                       predicate: str | None, entity: str | None,
-                       scopes: Sequence[str] | None) -> ReviewFilter:
-        from .store import ReviewFilter
-
-        subjects: tuple[int, ...] = ()
-        if entity:
-            eid = self._resolve_in(entity, scopes)
-            subjects = tuple(self.store.reader.members([eid]))
-        return ReviewFilter(statuses=tuple(status), trusts=tuple(trusts), predicate=predicate,
-                            subject_ids=subjects, scopes=tuple(scopes or ()))
-
-    def create_token(self, name: str, *, scopes: Sequence[str], read_only: bool = False
-                     ) -> TokenInfo:
-        """A new API token for ``scopes``; its secret is in the answer, and only there."""
-        from .trust import tokens
-
-        return tokens.create(self.store, name=name, scopes=scopes, read_only=read_only,
-                             actor=self.actor)
-
-    def tokens(self) -> list[TokenInfo]:
-        from .trust import tokens
-
-        return tokens.listed(self.store.reader)
-
-    def revoke_token(self, token_id: int) -> TokenInfo:
-        from .trust import tokens
-
-        return tokens.revoke(self.store, token_id, actor=self.actor)
-
-    def authenticate(self, secret: str) -> Principal | None:
-        """The principal a store token's secret names (None: no live token has it)."""
-        from .trust import tokens
-
-        return tokens.authenticate(self.store.reader, secret)
-
-    def log_event(self, action: str, *, scope: str | None = None, reason: str | None = None,
-                  detail: Mapping[str, object] | None = None, actor: str | None = None) -> None:
-        """Append an event of a front end's own (a request refused) to the audit log."""
-        with self.store.write(actor=actor or self.actor) as w:
-            w.log_event(action, scope=scope, reason=reason, detail=detail)
-
-    def audit(self, *, since: str | None = None, limit: int | None = 1000,
-              scopes: Sequence[str] | None = None) -> list[dict[str, object]]:
-        """The audit log, oldest first: events at or after ``since`` (``7d``, an ISO time);
-        with ``scopes``, only the events of those scopes."""
-        from .trust import audit
-
-        return audit.events(self.store.reader, since=since, limit=limit,
-                            scopes=tuple(scopes or ()))
-
-    def export_jsonl(self) -> Iterator[str]:
-        """The store as JSON lines (``knotwork.trust.portable``), one snapshot."""
-        from .trust import portable
-
-        return portable.export_lines(self.store)
-
-    def import_jsonl(self, lines: Iterable[str]) -> dict[str, object]:
-        """Load an export into this store, which must be empty; checksums are checked."""
-        from .trust import portable
-
-        return portable.import_lines(self.store, lines, actor=self.actor)
 
 
 def _refuse_deleted(reader: StoreReader, eid: int, row: EntityRow, ref: str) -> None:
@@ -1021,9 +704,6 @@ def _extraction_key_of(kw: Knotwork) -> str:
     with reading(resolve(kw.settings.dialect, root)):
         return extraction_key(kw.settings.chunk_tokens)
 
-
-def _csv(text: str) -> tuple[str, ...]:
-    return tuple(p.strip() for p in text.split(",") if p.strip())
 
 
 def _to_reread(reader: StoreReader, base: str) -> int:
