@@ -136,3 +136,25 @@ def test_stores_in_two_schemas_of_one_database_never_wait_on_each_other() -> Non
             s.close()
         for u in urls:
             pg.drop(u)
+
+
+def test_the_change_token_moves_with_this_store_s_commits_only(url: str) -> None:
+    """Another process's commit to this store moves it (the read memo must drop what it
+    remembered); a commit to a store in another schema, or any other transaction on the
+    server, does not (it did, with the server's transaction horizon as the token)."""
+    mine, same, other_url = open_store(url), open_store(url), pg.fresh_url()
+    other = open_store(other_url)
+    try:
+        with mine.write(actor="a") as w:
+            w.apply("default", doc("a.md", [fact("role", lit("engineer"), 2)]))
+        before = mine.change_token()
+        with other.write(actor="b") as w:
+            w.apply("default", doc("b.md", [fact("role", lit("manager"), 2)]))
+        assert mine.change_token() == before
+        with same.write(actor="c") as w:  # another handle, as another process would be
+            w.apply("default", doc("c.md", [fact("role", lit("chef"), 2)]))
+        assert mine.change_token() != before
+    finally:
+        for s in (mine, same, other):
+            s.close()
+        pg.drop(other_url)

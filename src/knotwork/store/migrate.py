@@ -62,7 +62,7 @@ TABLES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
 FLAGS = frozenset({"live", "embedded", "orphan", "read_only"})
 """Columns holding a yes/no (SQLite: 0/1, PostgreSQL: boolean)."""
 DERIVED_META = frozenset({"schema_version", "live_chunks", "live_chunk_tokens", "entity_rows",
-                          "entity_tokens"})
+                          "entity_tokens", "commits"})
 """Meta keys a backend keeps of itself (made again on the target, not compared)."""
 BATCH = 5000
 

@@ -28,7 +28,7 @@ from . import integrity
 from .connection import Con, Transaction, map_driver_errors, migrate
 from .reader import Reader
 from .schema import REFERENCE_TABLES, SCOPED_TABLES
-from .writer import Writer
+from .writer import COMMITS, Writer
 
 __all__ = ["PostgresStore"]
 
@@ -121,9 +121,11 @@ class PostgresStore:
                     con.execute("COMMIT")
 
     def data_version(self) -> int:
-        """Moves whenever any transaction of the server completes (cache invalidation)."""
-        row = self._con.execute("SELECT pg_snapshot_xmax(pg_current_snapshot())::text::bigint"
-                                ).fetchone()
+        """Moves whenever a write of this store commits, this process's or another's
+        (cache invalidation). A count the writers keep in ``meta``, not the server's
+        transaction horizon: that moved with every transaction of every database and
+        schema on the server, emptying the read memo for other stores' writes."""
+        row = self._con.execute("SELECT value FROM meta WHERE key = ?", (COMMITS,)).fetchone()
         return int(row[0]) if row else 0
 
     def change_token(self) -> tuple[int, int]:

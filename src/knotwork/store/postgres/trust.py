@@ -52,7 +52,7 @@ _ORDER = {"meta": "key", "names": "document_id, key, kind",
           "names_past": "document_id, key, kind, recorded_at, retracted_at"}
 # meta keys that describe derived state, which an import leaves to the new store
 _DERIVED_META = ("schema_version", "live_chunks", "retired_chunks", "embedder", "names_gen",
-                 *COUNTS)
+                 "commits", *COUNTS)
 _FLAGS = frozenset({"live", "embedded", "orphan", "read_only"})
 # the scope of rows whose exported table has none, from the row they belong to
 _SCOPE_FROM = (

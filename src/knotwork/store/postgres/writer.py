@@ -88,6 +88,7 @@ COMPACT_MIN = 10_000
 # key): advisory locks are the database's, and two stores in two schemas of one database
 # must neither wait for each other nor deadlock on a "default/a.md" of each.
 LOCK = "SELECT pg_advisory_xact_lock(hashtextextended(current_schema() || ?, 0))"
+COMMITS = "commits"  # the meta count every write moves (``PostgresStore.data_version``)
 FINISH_LOCK = "\x1ffinish"  # ``finish``'s lock (a document's key has a separator inside)
 
 
@@ -171,6 +172,9 @@ class Writer(TrustWrites):
             deltas: dict[str, int] = dict.fromkeys(
                 ("entity_rows", "entity_tokens", "names_gen", "live_chunk_tokens",
                  "live_chunks", "retired_chunks"), 0)
+            # this store's commits (``PostgresStore.data_version``), in the upsert the
+            # counts take anyway, under the lock every writer finishes under
+            deltas[COMMITS] = 1
             if self._name_fts:
                 ids = [r[0] for r in self._name_fts]
                 self.con.executemany(
