@@ -25,6 +25,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from datetime import date, datetime
 
+from ..domain.records import RECORD_METADATA
 from ..types import FactDraft, Issue, LiteralValue, NameRef, SelfRef
 
 START = ("valid_from", "since")
@@ -32,9 +33,7 @@ END = ("valid_to", "until")
 # predicates about the note itself, not the world: they hold whenever the note exists
 TIMELESS = frozenset({"title", "alias", "aliases", "type", "tag", "tags", "date", "created",
                       "updated", "valid_from", "valid_to", "since", "until", "mentions",
-                      # what a typed parser records of the document itself
-                      "entity_type", "source_file", "parser_type", "parser_version",
-                      "number"})
+                      "number"}) | RECORD_METADATA  # (what a typed parser records of itself)
 DECISION_TYPES = frozenset({"adr", "decision", "decision-record", "decision_record"})
 SUPERSESSION = frozenset({"supersedes", "replaces", "superseded_by"})
 DECISION_FOLDERS = frozenset({"adr", "adrs", "decisions", "decision-records",

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
+from ..domain.records import RECORD_METADATA
 from ..domain.words import name_words
 from ..types import FactRow
 from .query import fold
@@ -40,8 +41,7 @@ def fact_terms(query_terms: Iterable[str], label: str) -> frozenset[str]:
 
 
 # the standard metadata of a typed record: true, and least worth an agent's tokens
-_BOOKKEEPING = frozenset({"entity_type", "source_file", "parser_type", "parser_version",
-                          "created_at", "updated_at"})
+_BOOKKEEPING = RECORD_METADATA | {"created_at", "updated_at"}
 
 
 def _kind(f: FactRow) -> int:

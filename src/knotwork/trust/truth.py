@@ -28,6 +28,7 @@ from dataclasses import replace
 from typing import Any
 
 from ..domain.ids import note_iri
+from ..domain.records import RECORD_METADATA
 from ..store import StoreReader
 from ..types import FactRow
 
@@ -38,10 +39,9 @@ SINGLE_VALUED = frozenset({"status", "state", "stage", "phase", "version", "owne
 SUCCESSOR = frozenset({"superseded_by"})  # subject —superseded_by→ successor
 PREDECESSOR = frozenset({"supersedes", "replaces"})  # successor —supersedes→ subject
 # what describes a record rather than what it decided: a supersession does not close it
-RECORD = SUCCESSOR | PREDECESSOR | frozenset({
-    "type", "entity_type", "source_file", "parser_type", "parser_version", "number", "title",
-    "alias", "tag", "date", "created_at", "updated_at", "deciders", "consulted", "informed",
-    "amends", "amended_by"})
+RECORD = SUCCESSOR | PREDECESSOR | RECORD_METADATA | frozenset({
+    "type", "number", "title", "alias", "tag", "date", "created_at", "updated_at",
+    "deciders", "consulted", "informed", "amends", "amended_by"})
 
 
 def close(facts: Sequence[FactRow], *, successors: dict[int, tuple[int, str]] | None = None,
