@@ -9,7 +9,7 @@ from typing import Annotated
 
 import typer
 
-from .main import JsonOpt, _kw, _print_json, _scopes, app, err, out
+from .main import JsonOpt, ScopesOpt, _kw, _print_json, _scopes, app, err, out
 
 
 @app.command()
@@ -18,15 +18,13 @@ def find(where: Annotated[list[str] | None, typer.Option(
              " hold); KEY alone: any value; VALUE as [[Name]]: that entity only.")] = None,
          type: Annotated[str | None, typer.Option(
              "--type", "-t", help="Only entities of this type (adr, service, ...).")] = None,
-         scope: Annotated[list[str] | None, typer.Option(
-             "--scope", help="Only these scopes (repeatable; default: --scope before the"
-             " command, else every scope).")] = None,
+         scope: ScopesOpt = None,
          limit: Annotated[int, typer.Option("--limit", help="At most this many (1-500).")]
          = 50,
          as_json: JsonOpt = False) -> None:
     """Entities whose live facts say KEY=VALUE, with each fact's source line."""
     with _kw(read_only=True) as kw:
-        found = kw.find(where or [], type=type, scopes=scope or _scopes(), limit=limit)
+        found = kw.find(where or [], type=type, scopes=_scopes(scope), limit=limit)
     if as_json:
         _print_json(found.as_dict())
         return

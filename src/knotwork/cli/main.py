@@ -44,9 +44,9 @@ EXIT_CODES: dict[type[KnotworkError], int] = {
 }
 
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON for scripts.")]
-ScopesOpt = Annotated[str | None, typer.Option(
-    "--scope", help="Read only these scopes, comma-separated (here, after the command, as"
-                    " well as before it: knotwork --scope S …).")]
+ScopesOpt = Annotated[list[str] | None, typer.Option(
+    "--scope", help="Read only these scopes (repeatable, or comma-separated; default:"
+                    " --scope before the command, knotwork --scope S …, else every scope).")]
 PatternOpt = Annotated[list[str] | None, typer.Option(
     "--pattern", help="Glob of the vault files read as notes (repeatable; default the"
                       " patterns setting, **/*.md).")]
@@ -170,9 +170,10 @@ def _split(text: str | None) -> list[str] | None:
     return items or None
 
 
-def _scopes(given: str | None = None) -> list[str] | None:
-    """The scopes a read names: the command's own ``--scope a,b``, else the global one."""
-    return _split(given) or ([state.scope] if state.scope else None)
+def _scopes(given: list[str] | None = None) -> list[str] | None:
+    """The scopes a read names: the command's own ``--scope`` (``a,b`` or repeated), else
+    the global one."""
+    return _split(",".join(given or ())) or ([state.scope] if state.scope else None)
 
 
 @app.command()
