@@ -5,10 +5,7 @@ same. PostgreSQL runs on the test server (``tests/store_contract/pg.py``)."""
 from __future__ import annotations
 
 import shutil
-from collections.abc import Iterator
 from pathlib import Path
-
-import pytest
 
 from knotwork import Knotwork
 
@@ -17,16 +14,6 @@ from ..store_contract import pg
 COUNTS = ("documents", "tombstones", "versions", "chunks", "entities", "facts",
           "retracted_facts", "events", "embedded_chunks")
 VAULT = Path(__file__).resolve().parents[2] / "examples" / "vault"
-
-
-@pytest.fixture(params=["sqlite", "postgresql"])
-def db(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
-    if request.param == "sqlite":
-        yield str(tmp_path / "store.db")
-        return
-    url = pg.fresh_url()
-    yield url
-    pg.drop(url)
 
 
 def _vault(tmp_path: Path) -> Path:

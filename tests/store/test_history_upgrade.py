@@ -6,16 +6,11 @@ from __future__ import annotations
 
 import sqlite3
 import time
-from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 
-import pytest
-
 from knotwork import Knotwork
 from knotwork.store import record_time
-
-from ..store_contract import pg
 
 # what each backend's history migration adds, taken away again: a store as written before
 BEFORE = {
@@ -31,16 +26,6 @@ BEFORE = {
                    "ALTER TABLE entities DROP COLUMN indexed_at",
                    "UPDATE meta SET value = '3' WHERE key = 'schema_version'"],
 }
-
-
-@pytest.fixture(params=["sqlite", "postgresql"])
-def db(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
-    if request.param == "sqlite":
-        yield str(tmp_path / "store.db")
-        return
-    url = pg.fresh_url()
-    yield url
-    pg.drop(url)
 
 
 def _now() -> str:
