@@ -597,9 +597,10 @@ class Knotwork(ModelRoom, NotesRoom, WikiRoom, TrustRoom):
                            f" first recorded {row.created_at}")
         return EntityView(
             entity=row, names=tuple(reader.names_of(eid)),
-            types=tuple(reader.types([eid]).get(eid, [])),
+            types=tuple(truth.TruthReader(reader, None, as_of=as_of).types([eid]).get(eid, [])),
             facts=tuple(live_status(truth.current(
-                reader, reader.facts([eid], as_of=as_of, scopes=scopes), scopes=scopes))),
+                reader, reader.facts([eid], as_of=as_of, scopes=scopes), scopes=scopes,
+                as_of=as_of))),
             incoming=tuple(reader.facts([eid], direction="in", as_of=as_of, limit=200,
                                         scopes=scopes)))
 
@@ -620,11 +621,11 @@ class Knotwork(ModelRoom, NotesRoom, WikiRoom, TrustRoom):
         eid = self._resolve_in(ref, scopes)
         if not history and as_of is None:
             _refuse_deleted(reader, eid, reader.entities([eid])[eid], ref)
-        rows = reader.facts([eid], history=history,
-                            as_of=checks.instant("as_of", as_of), scopes=scopes,
+        as_of = checks.instant("as_of", as_of)
+        rows = reader.facts([eid], history=history, as_of=as_of, scopes=scopes,
                             trusts=checks.trusts(trusts))
         rows = truth.current(reader, rows, valid_at=checks.checked_date("valid_at", valid_at),
-                             scopes=scopes)
+                             scopes=scopes, as_of=as_of)
         return rows if history else live_status(rows)
 
     @one_state

@@ -166,3 +166,36 @@ def test_a_note_updated_later_closes_the_older_statement(tmp_path: Path) -> None
         assert "updated 2025-06-20" in (status["todo"].valid_to_reason or "")
         assert status["done"].valid_to is None
         assert _values(kw.facts("TASK-ALR-001", valid_at="2025-07-01"), "status") == {"done"}
+
+
+def test_as_of_closes_by_the_supersessions_known_then(tmp_path: Path) -> None:
+    """``--as-of t`` applies the current-truth rule to what the store held at ``t``: a
+    successor recorded after ``t`` closes nothing in an answer as of ``t``."""
+    from datetime import UTC, datetime
+
+    from knotwork.store import record_time
+
+    vault = tmp_path / "v"
+    (vault / "decisions").mkdir(parents=True)
+    (vault / "decisions/ADR-1.md").write_text(NOTES["decisions/ADR-1.md"], encoding="utf-8")
+    with Knotwork.open(vault, db=str(tmp_path / "s.db"), embedder="none") as kw:
+        kw.ingest()
+        before = record_time(datetime.now(UTC))
+        (vault / "decisions/ADR-2.md").write_text(NOTES["decisions/ADR-2.md"],
+                                                  encoding="utf-8")
+        kw.ingest()
+        # today: closed at the successor's date
+        assert {f.valid_to for f in kw.facts("ADR-1") if f.predicate == "uses"} == {
+            "2025-06-01"}
+        # as of before the successor was recorded: open, as the store then said
+        then = kw.facts("ADR-1", as_of=before)
+        assert {f.valid_to for f in then if f.predicate == "uses"} == {None}
+        assert _values(kw.facts("ADR-1", as_of=before, valid_at="2025-07-01"),
+                       "status") == {"accepted"}
+        view = kw.entity("ADR-1", as_of=before)
+        assert {f.valid_to for f in view.facts if f.predicate == "uses"} == {None}
+        ctx = kw.context("ADR-1 Traefik", as_of=before, max_tokens=0).as_dict()
+        [adr] = [e for e in ctx["entities"] if e["label"].startswith("ADR-1")]
+        assert [f for f in adr["facts"] if f["predicate"] == "uses"]
+        assert all(f.get("valid_to") is None for f in adr["facts"]
+                   if f["predicate"] == "uses")

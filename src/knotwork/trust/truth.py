@@ -103,9 +103,11 @@ def holds_at(f: FactRow, valid_at: str | None) -> bool:
 
 
 def successors(reader: StoreReader, facts: Iterable[FactRow], *,
-               scopes: Sequence[str] | None = None) -> dict[int, tuple[int, str]]:
+               scopes: Sequence[str] | None = None, as_of: str | None = None
+               ) -> dict[int, tuple[int, str]]:
     """Subject id -> (the superseding fact, the successor's start), for the records among
-    ``facts`` that a live fact supersedes and whose successor's start is known."""
+    ``facts`` that a live fact supersedes and whose successor's start is known (the
+    successor's facts as of ``as_of`` when one is given)."""
     pairs: dict[int, tuple[int, int]] = {}  # superseded -> (fact, successor)
     for f in facts:
         if f.retracted_at is not None or f.object_id is None:
@@ -118,7 +120,7 @@ def successors(reader: StoreReader, facts: Iterable[FactRow], *,
         return {}
     starts: dict[int, str] = {}
     dated: dict[int, str] = {}  # the successor's own date: when it was decided
-    for f in reader.facts({succ for _, succ in pairs.values()}, scopes=scopes):
+    for f in reader.facts({succ for _, succ in pairs.values()}, scopes=scopes, as_of=as_of):
         if f.retracted_at is not None:
             continue
         if f.predicate == "date" and f.value_type == "Literal" and _iso(f.value):
@@ -136,9 +138,11 @@ def _iso(value: str) -> bool:
     return len(value) >= 10 and value[4] == "-" and value[7] == "-" and value[:4].isdigit()
 
 
-def updated_dates(reader: StoreReader, facts: Sequence[FactRow]) -> dict[int, str]:
-    """Document id -> its note's ``updated`` date, for the documents of single-valued facts
-    that compete without a start of their own (read only for those)."""
+def updated_dates(reader: StoreReader, facts: Sequence[FactRow], *,
+                  as_of: str | None = None) -> dict[int, str]:
+    """Document id -> its note's ``updated`` date (as of ``as_of`` when one is given), for
+    the documents of single-valued facts that compete without a start of their own (read
+    only for those)."""
     seen: dict[tuple[int, str], set[str]] = {}
     for f in facts:
         if f.predicate in SINGLE_VALUED and f.retracted_at is None and not f.valid_from:
@@ -152,7 +156,7 @@ def updated_dates(reader: StoreReader, facts: Sequence[FactRow]) -> dict[int, st
         note = reader.find_entity(note_iri(scope, path), "", scopes=[scope])
         if note is None:
             continue
-        for g in reader.facts([note], scopes=[scope]):
+        for g in reader.facts([note], scopes=[scope], as_of=as_of):
             if g.predicate == "updated" and g.value_type == "Literal" and \
                     g.source and g.source.document_id == doc:
                 out[doc] = g.value.strip()
@@ -160,17 +164,20 @@ def updated_dates(reader: StoreReader, facts: Sequence[FactRow]) -> dict[int, st
 
 
 def current(reader: StoreReader, facts: Sequence[FactRow], *, valid_at: str | None = None,
-            scopes: Sequence[str] | None = None, related: Iterable[FactRow] | None = None
-            ) -> list[FactRow]:
+            scopes: Sequence[str] | None = None, related: Iterable[FactRow] | None = None,
+            as_of: str | None = None) -> list[FactRow]:
     """``close`` the facts (their supersessions read from them and ``related``, by
     default the facts pointing at their subjects), then keep those that hold at
-    ``valid_at``."""
+    ``valid_at``. With ``as_of`` (``facts`` and ``related`` read as of then), every
+    statement the rule weighs is read as of then too: a successor recorded later closes
+    nothing in a past answer."""
     if related is None:
         # the facts that point at these subjects: a "supersedes" arrives from the successor
         related = reader.facts({f.subject_id for f in facts}, direction="in", scopes=scopes,
-                               limit=2000)
-    closed = close(facts, successors=successors(reader, [*facts, *related], scopes=scopes),
-                   updated=updated_dates(reader, facts))
+                               limit=2000, as_of=as_of)
+    closed = close(facts, successors=successors(reader, [*facts, *related], scopes=scopes,
+                                                as_of=as_of),
+                   updated=updated_dates(reader, facts, as_of=as_of))
     if valid_at is None and closed == list(facts):
         return closed
     return [f for f in closed if holds_at(f, valid_at)]
@@ -224,5 +231,5 @@ class TruthReader:
                                              in_limit=in_limit, **kw)
         scopes = kw.get("scopes")
         return (current(self._reader, out, valid_at=self._valid_at, scopes=scopes,
-                        related=inc) if out else out,
+                        related=inc, as_of=kw.get("as_of")) if out else out,
                 [f for f in inc if holds_at(f, self._valid_at)])
