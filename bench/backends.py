@@ -22,6 +22,7 @@ import argparse
 import json
 import os
 import random
+import shutil
 import socket
 import statistics
 import sys
@@ -189,8 +190,20 @@ def main() -> int:
     ap.add_argument("--pg", default=os.environ.get("KNOTWORK_TEST_PG_URL", ""),
                     help="PostgreSQL server URL (default $KNOTWORK_TEST_PG_URL)")
     ap.add_argument("--only", choices=("sqlite", "postgresql"), default=None)
+    ap.add_argument("--keep", action="store_true",
+                    help="keep the vaults and the SQLite store (their folder is printed)")
     args = ap.parse_args()
     tmp = Path(tempfile.mkdtemp(prefix="kw-backends-"))
+    try:
+        return _both(tmp, args)
+    finally:
+        if args.keep:
+            print(f"kept: {tmp}", file=sys.stderr)
+        else:
+            shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _both(tmp: Path, args: argparse.Namespace) -> int:
     for backend in ("sqlite", "postgresql"):
         if args.only and backend != args.only:
             continue
