@@ -274,8 +274,7 @@ _Hit = tuple[int, float, str]
 def _scaled(hits: Mapping[int, float], what: str) -> list[_Hit]:
     """Chunk hits of one kind, scaled against the best of them (``rank.chunk_hit_score``)."""
     best = max(hits.values(), default=0.0)
-    return [(cid, rank.chunk_hit_score(s, best), what)
-            for cid, s in sorted(hits.items(), key=lambda kv: (-kv[1], kv[0]))]
+    return [(cid, rank.chunk_hit_score(s, best), what) for cid, s in hits.items()]
 
 
 def _fused(reader: StoreReader, query: str, freqs: list[tuple[str, int]],
