@@ -115,6 +115,7 @@ def test_a_questions_date_finds_the_note_dated_then(tmp_path: Path) -> None:
         kw.ingest()
         plain = [h.path for h in kw.search(query, mode="bm25")]
         got = _first(kw, query, None)
+        why = kw.context(query, max_tokens=0, explain=True).entities[0].why
         # search's hybrid weighs the date the same way (the vectors here tell nothing)
         flat = [(h.chunk_id, 0.3) for h in kw.search("Maria", k=30, mode="bm25")]
         hybrid = search(kw.store.reader, query, k=5, mode="hybrid", fusion="adaptive",
@@ -122,6 +123,7 @@ def test_a_questions_date_finds_the_note_dated_then(tmp_path: Path) -> None:
     assert hybrid[0].path == "2023-06-03.md"
     assert plain[0] != "2023-06-03.md"  # the words alone point elsewhere
     assert got[0] == "2023-06-03"
+    assert any("dated near the question's date" in w for w in why)  # --explain says so
     # the spans compared: a month holds its days, a day is days from another
     june, third = date_spans("in June 2023, on 3 June, 2023")
     assert days_apart(june, third) == 0

@@ -101,10 +101,11 @@ def build_context(reader: StoreReader, query: str, opts: ContextOptions, *, meas
     freqs = fulltext.frequencies(reader, query_terms(query), table="chunk")
     cands, known, text_hits = _direct(reader, query, opts, freqs)
     if semantic is None:
-        _add_chunk_hits(reader, cands, _scaled(by_date(reader, query, dict(text_hits)), "text"))
+        dated = _dated(reader, query, dict(text_hits))
+        _add_chunk_hits(reader, cands, _scaled(dated[0], "text"), dated[1])
     else:
         vector_hits, moments = semantic(query, 40)
-        _add_chunk_hits(reader, cands, _fused(
+        _add_chunk_hits(reader, cands, *_fused(
             reader, query, freqs, text_hits, _text_then(reader, vector_hits, opts), moments))
     _existing(reader, cands, opts)
     for c in cands.values():
@@ -277,13 +278,20 @@ def _scaled(hits: Mapping[int, float], what: str) -> list[_Hit]:
     return [(cid, rank.chunk_hit_score(s, best), what) for cid, s in hits.items()]
 
 
+def _dated(reader: StoreReader, query: str, scores: dict[int, float]
+           ) -> tuple[dict[int, float], frozenset[int]]:
+    """``dated.by_date``'s scores, and the chunks it raised (for ``--explain``)."""
+    out = by_date(reader, query, scores)
+    return out, frozenset(cid for cid, s in out.items() if s != scores.get(cid))
+
+
 def _fused(reader: StoreReader, query: str, freqs: list[tuple[str, int]],
            text: list[tuple[int, float]], vector: list[tuple[int, float]],
-           moments: tuple[float, float] | None) -> list[_Hit]:
+           moments: tuple[float, float] | None) -> tuple[list[_Hit], frozenset[int]]:
     """Text and vector chunk hits as one list, fused as ``search --mode hybrid`` fuses
     them (``adaptive.adaptive_sum``: BM25's corpus z-scores weighed by the store's size,
     the vectors', agreement), then raised by the question's date (``dated.by_date``) and
-    scaled against the best.
+    scaled against the best; and the chunks the date raised.
 
     BM25's scale is search's unless the question writes a name the store holds in few
     chunks (``adaptive.context_scale``): then the text that spells it counts more.
@@ -295,7 +303,8 @@ def _fused(reader: StoreReader, query: str, freqs: list[tuple[str, int]],
     BM25 a third of the voice they gave it at SciFact's 9,902 (``bench/README.md``).
     """
     if not vector:
-        return _scaled(by_date(reader, query, dict(text)), "text")
+        scores, dated = _dated(reader, query, dict(text))
+        return _scaled(scores, "text"), dated
     in_text = {cid for cid, _ in text}
     # a chunk only vectors found counts when it is similar enough to show; it still takes
     # part in the fusion (a run's missing items get its lowest z-score)
@@ -304,7 +313,7 @@ def _fused(reader: StoreReader, query: str, freqs: list[tuple[str, int]],
     n = reader.live_chunk_count()
     named = [t for w in named_words(query) for t in query_terms(w) if t not in STOPWORDS]
     # (without the corpus's moments, a run's own items give them)
-    fused = by_date(reader, query, adaptive_sum(
+    fused, dated = _dated(reader, query, adaptive_sum(
         [text, vector], stats=[rank.bm25_moments([s for _, s in text], n), moments], n=n,
         scale=context_scale(named, dict(freqs), n)))
     best = max(fused.values())
@@ -312,16 +321,18 @@ def _fused(reader: StoreReader, query: str, freqs: list[tuple[str, int]],
     return [(cid, rank.chunk_hit_score(max(s, 0.0), best),
              "text and vector" if cid in in_text and cid in in_vector
              else "text" if cid in in_text else "vector")
-            for cid, s in fused.items() if cid in in_text or cid in shown]
+            for cid, s in fused.items() if cid in in_text or cid in shown], dated
 
 
-def _add_chunk_hits(reader: StoreReader, cands: dict[int, _Cand], hits: list[_Hit]) -> None:
+def _add_chunk_hits(reader: StoreReader, cands: dict[int, _Cand], hits: list[_Hit],
+                    dated: Collection[int] = ()) -> None:
     """Credit each chunk hit to the entities it speaks for: one signal per entity, its
-    best chunk's. An entity found only by vectors is a ``Semantic`` hit."""
+    best chunk's. An entity found only by vectors is a ``Semantic`` hit. ``dated``: the
+    chunks the question's date raised, said in the reasons."""
     if not hits:
         return
     owners = reader.chunk_entities([cid for cid, _, _ in hits])
-    best: dict[int, tuple[float, str]] = {}
+    best: dict[int, tuple[float, str, int]] = {}
     for cid, base, what in hits:
         for i, eid in enumerate(owners.get(cid, [])):
             score = base if i == 0 else base * rank.CITED_FACTOR
@@ -331,11 +342,12 @@ def _add_chunk_hits(reader: StoreReader, cands: dict[int, _Cand], hits: list[_Hi
             elif what != "vector":
                 c.relevance = "Direct"
             c.chunks[cid] = max(c.chunks.get(cid, 0.0), score)
-            if score > best.get(eid, (-1.0, ""))[0]:
-                best[eid] = (score, what)
-    for eid, (score, what) in best.items():
+            if score > best.get(eid, (-1.0, "", 0))[0]:
+                best[eid] = (score, what, cid)
+    for eid, (score, what, cid) in best.items():
         cands[eid].signals.append(score)
-        cands[eid].why.append(f"chunk {what} match (score {score:.2f})")
+        near = ", dated near the question's date" if cid in dated else ""
+        cands[eid].why.append(f"chunk {what} match (score {score:.2f}{near})")
 
 
 def _expand(reader: StoreReader, cands: dict[int, _Cand], opts: ContextOptions) -> None:
