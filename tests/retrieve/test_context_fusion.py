@@ -73,6 +73,36 @@ def test_the_text_holding_the_rare_words_best_outweighs_a_vector_lean_in_a_small
     assert fused[:2] == ["session-61", "session-62"]
 
 
+def test_a_rare_name_the_question_writes_lets_the_text_that_spells_it_win(
+        tmp_path: Path) -> None:
+    # Both notes hold the question's words; the short one holds them closer (BM25 z-score
+    # 6.4 against 4.4) and vectors lean 7 sd to the long one. BM25's margin at search's
+    # scale (16 / √62 ≈ 2 a z) is not enough against that lean; a question that writes
+    # "Rex Maughan", a name two chunks of 62 hold, weighs BM25 at 42.6 / √62 and the text
+    # that spells it wins. The same words in lower case name nothing.
+    notes = _chat(60)
+    notes["forever-living"] = ("# Forever Living\n\nRex Maughan acquired the company"
+                               " Forever Living in 1978.\n")
+    notes["desert-deals"] = ("# Desert Deals\n\nA newspaper column on deals in Arizona: one"
+                             " company bought another, a founder sold his shares, and Rex"
+                             " Maughan, asked about it, said he would acquire nothing.\n")
+    vault = _vault(tmp_path / "v", notes)
+    with Knotwork.open(vault, db=str(tmp_path / "s.db"), embedder="none") as kw:
+        kw.ingest()
+        chunk = {h.path: h.chunk_id for t in ("1978", "Arizona")
+                 for h in kw.search(t, mode="bm25")}
+
+        def leaning(text: str, k: int) -> tuple[list[tuple[int, float]],
+                                                tuple[float, float] | None]:
+            return ([(chunk["desert-deals.md"], 0.8), (chunk["forever-living.md"], 0.1)],
+                    (0.1, 0.1))
+
+        named = _first(kw, "What company did Rex Maughan acquire?", leaning)
+        unnamed = _first(kw, "what company did rex maughan acquire?", leaning)
+    assert named[:2] == ["forever-living", "desert-deals"]
+    assert unnamed[:2] == ["desert-deals", "forever-living"]
+
+
 def test_a_name_few_chunks_hold_raises_bm25s_voice(tmp_path: Path) -> None:
     notes = _chat(40)
     notes["forever-living"] = "# Forever Living\n\nRex Maughan founded the company.\n"
