@@ -7,8 +7,9 @@ whether hybrid ever falls below the better of its two inputs. Prints JSON lines.
 For each query of each set it takes, once, what ``search`` fuses: BM25's top 100 chunks
 with the corpus moments (``rank.bm25_moments``) and the vectors' top 100 with theirs; then
 ranks by BM25 alone, vectors alone and each fusion of ``rank.FUSIONS`` (the very
-functions ``search`` calls, with its weights), lists headings-only chunks after the rest
-as ``search`` does, and scores the distinct documents:
+functions ``search`` calls, with its weights, and a question's date as ``search`` weighs
+it: ``dated.by_date``), lists headings-only chunks after the rest as ``search`` does, and
+scores the distinct documents:
 
 - ``scifact`` (train) and ``hotpotqa_dev50`` (dev): nDCG@10 (and recall@2 for HotpotQA),
   k = 100 as ``bench/beir.py``; the stores of ``bench/beir.py --workdir DIR/<set>``.
@@ -80,11 +81,16 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--workdir", type=Path, required=True)
     ap.add_argument("--sets", default=",".join(SETS))
+    ap.add_argument("--datasets", type=Path, default=None,
+                    help="the shared datasets folder (default: ../shared/datasets)")
     args = ap.parse_args()
+    global DATASETS
+    DATASETS = args.datasets or DATASETS
 
     from knotwork import Knotwork
     from knotwork.retrieve import fulltext
     from knotwork.retrieve.adaptive import adaptive_sum
+    from knotwork.retrieve.dated import by_date
     from knotwork.retrieve.pipeline import says_something
     from knotwork.retrieve.rank import HYBRID_WEIGHTS, bm25_moments, rrf, zscore_sum
 
@@ -118,7 +124,10 @@ def main() -> int:
                     runs = [text, vec]
                     stats: Stats = [bm25_moments([s for _, s in text], n), moments]
                     for mode, fuse in modes.items():
-                        ranked = fuse(runs, stats, n)[:3 * k]
+                        ranked = fuse(runs, stats, n)
+                        if mode not in ("bm25", "vector"):  # as search's hybrid does
+                            ranked = _ordered(by_date(reader, question, dict(ranked)))
+                        ranked = ranked[:3 * k]
                         rows = reader.chunks([c for c, _ in ranked])
                         found = [c for c, _ in ranked if c in rows]
                         full = [c for c in found if says_something(rows[c].text, 1)]

@@ -67,7 +67,7 @@ class Settings:
                              " openai:<model>, st:<model>, hash (tests only) or none.")
     fusion: str = _setting("adaptive", "How hybrid search fuses BM25 and vector ranks:"
                            " adaptive (BM25 weighed by the store's size, agreement), zscore"
-                           " (fixed weights) or rrf.")
+                           " (fixed weights) or rrf. context always fuses adaptively.")
     ann_threshold: int = _setting(50_000, "Live chunk vectors past which vector search uses an"
                                   " HNSW index (0 = always exact).")
     assemble_config: str = _setting("", "TOML file of the tiers and budget `assemble` uses"

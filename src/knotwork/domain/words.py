@@ -26,7 +26,7 @@ import re
 import unicodedata
 
 __all__ = ["STOPWORDS", "label_initials", "label_words", "name_key", "name_words",
-           "query_terms", "words", "written_acronyms"]
+           "named_words", "query_terms", "words", "written_acronyms"]
 
 # Words too common to search by, or to spell an acronym with ("usa", not "usoa").
 STOPWORDS = frozenset("""
@@ -69,6 +69,34 @@ def written_acronyms(text: str) -> list[str]:
     ['hpa', 'nato']
     """
     return sorted({w.casefold() for w in _CAPITALS.findall(text) if w.isupper()})
+
+
+# a quoted span ("…", “…”) and a word; a sentence ends at . ? ! or a line break
+_QUOTED_OR_WORD = re.compile(r'"[^"\n]+"|“[^”\n]+”|\w+', re.UNICODE)
+_SENTENCE_END = re.compile(r"[.?!:\n]\W*$")
+
+
+def named_words(text: str) -> list[str]:
+    """The words ``text`` writes as a name, casefolded: those with a capital letter that
+    does not open a sentence ("Rex Maughan", "AWS", "iPhone") and those in double quotes.
+
+    Why: a question that names something ("What company did Rex Maughan acquire?") is
+    answered by the text that spells the name; one in other words ("a cluster that
+    manages the other clusters") is where meaning counts more than spelling. The first
+    word of a sentence is left out, since capitals there say nothing.
+
+    >>> named_words('When did Mel read "nothing is impossible"? Then AWS, iPhone. Or')
+    ['mel', 'nothing', 'is', 'impossible', 'aws', 'iphone']
+    """
+    out: list[str] = []
+    for m in _QUOTED_OR_WORD.finditer(text):
+        token = m.group()
+        if token[0] in "\"“":
+            out += words(token)
+        elif (any(c.isupper() for c in token)
+              and m.start() > 0 and not _SENTENCE_END.search(text[:m.start()])):
+            out.append(token.casefold())
+    return list(dict.fromkeys(out))
 
 
 # A record's identifier opening its title: "KEP-1441: kubectl debug", "RFC 2094: NLL",

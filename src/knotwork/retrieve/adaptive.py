@@ -22,19 +22,23 @@ fusion is at or above the better of BM25 and vectors on every set we have.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
-__all__ = ["AGREE_BONUS", "AGREE_DEPTH", "BM25_SCALE", "adaptive_sum", "bm25_weight"]
+__all__ = ["AGREE_BONUS", "AGREE_DEPTH", "BM25_SCALE", "NAMED_SCALE", "adaptive_sum",
+           "bm25_weight", "context_scale"]
 
 # BM25's weight is BM25_SCALE / √N against the vector side's 1 (N: live chunks). 16 gives
 # SciFact (N = 9,902) the ratio 0.163, the old fixed weights' 0.14 / 0.86; swept on the
 # sets of bench/README.md at 12, 16, 20, 25, 30 — 16 was the one at or above both inputs
 # on every set (Rust RFCs held out).
 BM25_SCALE = 16.0
-# ``context`` keeps its fixed weights (``rank.CONTEXT_WEIGHTS``): this fusion there, scaled
-# 42.6 (its 0.3 / 0.7 at SciFact's size), moved every set by a question or less (LoCoMo
-# MRR 0.788 → 0.794, HotpotQA graph R@2 0.91 → 0.92, ADRs 0.787 → 0.782, bench/README.md)
-# and in a small store let one word-for-word text hit outweigh any vector hit.
+# ``context`` fuses its chunk hits with this same function (``pipeline._fused``), at this
+# scale, or at NAMED_SCALE for a question that writes a name few chunks hold
+# (``context_scale``). 42.6 is the old fixed weights' 0.3 / 0.7 at SciFact's size. Swept
+# on every set but the Rust RFCs (bench/README.md, "Context fuses by the evidence"): 8, 16,
+# 25, 42.6 for every question; 8 and 16 against 42.6 by the name rule. 16 / 42.6 was the
+# one that kept HotpotQA's graph R@2 at 0.92 and gained on LoCoMo, KEPs and ADRs.
+NAMED_SCALE = 42.6
 AGREE_DEPTH = 10
 AGREE_BONUS = 0.25
 
@@ -46,6 +50,28 @@ def bm25_weight(n: int, scale: float = BM25_SCALE) -> float:
     (0.161, 1.6, 16.0)
     """
     return scale / math.sqrt(max(n, 1))
+
+
+def context_scale(named: Sequence[str], df: Mapping[str, int], n: int) -> float:
+    """BM25's scale in ``context`` for a question whose name words (``named``, from
+    ``domain.words.named_words``) have the chunk counts ``df`` in a store of ``n``.
+
+    ``NAMED_SCALE`` when one of them is held by at most √n chunks (a name the store spells
+    in few places: "Rex Maughan", "Greg Gianforte"), else ``BM25_SCALE``. Why: a question
+    that names something rare is answered by the text that spells it, which vectors only
+    approximate; a name every chunk holds (the two speakers of a chat) tells nothing, and
+    a question in other words than the note's ("a cluster that manages the other
+    clusters") is where vectors count. In ``search`` the same rule measured no better
+    (SciFact nDCG@10 0.7415 against 0.7419, HotpotQA 0.9443 against 0.9413, LoCoMo MRR
+    0.793 against 0.796), so ``search`` keeps one scale.
+
+    >>> context_scale(["maughan"], {"maughan": 2}, 5000)
+    42.6
+    >>> context_scale(["caroline"], {"caroline": 90}, 94)  # every chunk of a chat
+    16.0
+    """
+    bar = math.sqrt(max(n, 1))
+    return NAMED_SCALE if any(0 < df.get(t, 0) <= bar for t in named) else BM25_SCALE
 
 
 def adaptive_sum(runs: Sequence[Sequence[tuple[int, float]]], *,

@@ -22,7 +22,7 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 from ..domain.supersession import live_status
-from ..domain.words import name_key, written_acronyms
+from ..domain.words import STOPWORDS, name_key, named_words, written_acronyms
 from ..store import StoreReader, TextQuery
 from ..types import (
     ContextEntity,
@@ -34,7 +34,9 @@ from ..types import (
     Relevance,
 )
 from . import fulltext, rank
+from .adaptive import adaptive_sum, context_scale
 from .budget import Loader, Measure, pack
+from .dated import by_date
 from .factrank import POOL, fact_terms, rank_facts
 from .query import (
     acronym,
@@ -99,11 +101,12 @@ def build_context(reader: StoreReader, query: str, opts: ContextOptions, *, meas
     freqs = fulltext.frequencies(reader, query_terms(query), table="chunk")
     cands, known, text_hits = _direct(reader, query, opts, freqs)
     if semantic is None:
-        _add_chunk_hits(reader, cands, _scaled(text_hits, "text"))
+        dated = _dated(reader, query, dict(text_hits))
+        _add_chunk_hits(reader, cands, _scaled(dated[0], "text"), dated[1])
     else:
         vector_hits, moments = semantic(query, 40)
-        _add_chunk_hits(reader, cands, _fused(
-            reader, text_hits, _text_then(reader, vector_hits, opts), moments))
+        _add_chunk_hits(reader, cands, *_fused(
+            reader, query, freqs, text_hits, _text_then(reader, vector_hits, opts), moments))
     _existing(reader, cands, opts)
     for c in cands.values():
         c.score = rank.combine_signals(c.signals)
@@ -269,50 +272,67 @@ def _direct(reader: StoreReader, query: str, opts: ContextOptions,
 _Hit = tuple[int, float, str]
 
 
-def _scaled(hits: list[tuple[int, float]], what: str) -> list[_Hit]:
+def _scaled(hits: Mapping[int, float], what: str) -> list[_Hit]:
     """Chunk hits of one kind, scaled against the best of them (``rank.chunk_hit_score``)."""
-    best = max((s for _, s in hits), default=0.0)
-    return [(cid, rank.chunk_hit_score(s, best), what) for cid, s in hits]
+    best = max(hits.values(), default=0.0)
+    return [(cid, rank.chunk_hit_score(s, best), what) for cid, s in hits.items()]
 
 
-def _fused(reader: StoreReader, text: list[tuple[int, float]],
-           vector: list[tuple[int, float]], moments: tuple[float, float] | None
-           ) -> list[_Hit]:
+def _dated(reader: StoreReader, query: str, scores: dict[int, float]
+           ) -> tuple[dict[int, float], frozenset[int]]:
+    """``dated.by_date``'s scores, and the chunks it raised (for ``--explain``)."""
+    out = by_date(reader, query, scores)
+    return out, frozenset(cid for cid, s in out.items() if s != scores.get(cid))
+
+
+def _fused(reader: StoreReader, query: str, freqs: list[tuple[str, int]],
+           text: list[tuple[int, float]], vector: list[tuple[int, float]],
+           moments: tuple[float, float] | None) -> tuple[list[_Hit], frozenset[int]]:
     """Text and vector chunk hits as one list, fused as ``search --mode hybrid`` fuses
-    them: a weighted sum of z-scores over the whole corpus (``rank.CONTEXT_WEIGHTS``),
-    scaled against the best.
+    them (``adaptive.adaptive_sum``: BM25's corpus z-scores weighed by the store's size,
+    the vectors', agreement), then raised by the question's date (``dated.by_date``) and
+    scaled against the best; and the chunks the date raised.
+
+    BM25's scale is search's unless the question writes a name the store holds in few
+    chunks (``adaptive.context_scale``): then the text that spells it counts more.
 
     Why one list: scored apart, the best text hit scored the most whatever its words were
     worth, and a chunk only vectors found counted for 0.6 of a text hit of its rank, so it
-    could never pass it: "make config maps read only" gave a note holding those words over
-    the KEP on immutable ConfigMaps, which vectors ranked first.
+    could never pass it. Why not fixed weights (0.3 / 0.7 until 2026-12-02): BM25's
+    z-scores grow with the store, and at LoCoMo's ~100 chunks a conversation they gave
+    BM25 a third of the voice they gave it at SciFact's 9,902 (``bench/README.md``).
     """
     if not vector:
-        return _scaled(text, "text")
+        scores, dated = _dated(reader, query, dict(text))
+        return _scaled(scores, "text"), dated
     in_text = {cid for cid, _ in text}
     # a chunk only vectors found counts when it is similar enough to show; it still takes
     # part in the fusion (a run's missing items get its lowest z-score)
     shown = {cid for cid, s in vector if cid in in_text
              or rank.vector_worth_showing(s, moments)}
-    # (without the corpus's moments, a run's own items give them: ``rank.zscore_sum``)
-    fused = rank.zscore_sum(
-        [text, vector], weights=rank.CONTEXT_WEIGHTS,
-        stats=[rank.bm25_moments([s for _, s in text], reader.live_chunk_count()), moments])
+    n = reader.live_chunk_count()
+    named = [t for w in named_words(query) for t in query_terms(w) if t not in STOPWORDS]
+    # (without the corpus's moments, a run's own items give them)
+    fused, dated = _dated(reader, query, adaptive_sum(
+        [text, vector], stats=[rank.bm25_moments([s for _, s in text], n), moments], n=n,
+        scale=context_scale(named, dict(freqs), n)))
     best = max(fused.values())
     in_vector = {cid for cid, _ in vector}
     return [(cid, rank.chunk_hit_score(max(s, 0.0), best),
              "text and vector" if cid in in_text and cid in in_vector
              else "text" if cid in in_text else "vector")
-            for cid, s in fused.items() if cid in in_text or cid in shown]
+            for cid, s in fused.items() if cid in in_text or cid in shown], dated
 
 
-def _add_chunk_hits(reader: StoreReader, cands: dict[int, _Cand], hits: list[_Hit]) -> None:
+def _add_chunk_hits(reader: StoreReader, cands: dict[int, _Cand], hits: list[_Hit],
+                    dated: Collection[int] = ()) -> None:
     """Credit each chunk hit to the entities it speaks for: one signal per entity, its
-    best chunk's. An entity found only by vectors is a ``Semantic`` hit."""
+    best chunk's. An entity found only by vectors is a ``Semantic`` hit. ``dated``: the
+    chunks the question's date raised, said in the reasons."""
     if not hits:
         return
     owners = reader.chunk_entities([cid for cid, _, _ in hits])
-    best: dict[int, tuple[float, str]] = {}
+    best: dict[int, tuple[float, str, int]] = {}
     for cid, base, what in hits:
         for i, eid in enumerate(owners.get(cid, [])):
             score = base if i == 0 else base * rank.CITED_FACTOR
@@ -322,11 +342,12 @@ def _add_chunk_hits(reader: StoreReader, cands: dict[int, _Cand], hits: list[_Hi
             elif what != "vector":
                 c.relevance = "Direct"
             c.chunks[cid] = max(c.chunks.get(cid, 0.0), score)
-            if score > best.get(eid, (-1.0, ""))[0]:
-                best[eid] = (score, what)
-    for eid, (score, what) in best.items():
+            if score > best.get(eid, (-1.0, "", 0))[0]:
+                best[eid] = (score, what, cid)
+    for eid, (score, what, cid) in best.items():
         cands[eid].signals.append(score)
-        cands[eid].why.append(f"chunk {what} match (score {score:.2f})")
+        near = ", dated near the question's date" if cid in dated else ""
+        cands[eid].why.append(f"chunk {what} match (score {score:.2f}{near})")
 
 
 def _expand(reader: StoreReader, cands: dict[int, _Cand], opts: ContextOptions) -> None:

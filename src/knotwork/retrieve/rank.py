@@ -231,15 +231,8 @@ def zscore_sum(runs: Sequence[Sequence[tuple[int, float]]], *,
 # SciFact train: 0.7 → 0.725, 0.8 → 0.736, 0.85 → 0.7399, 0.86 → 0.7408, 0.87 → 0.7383,
 # 0.9 → 0.731; bench/README.md)
 HYBRID_WEIGHTS = (0.14, 0.86)
-# The same fusion in ``context``, where labels, names and links also count: BM25 weight
-# 0.3 (bench/README.md, "The sixteenth session"). Against the vector hit worth 0.6 of a
-# text hit it replaced, every set measured gained: SciFact graph nDCG@10 0.7005 → 0.7181,
-# HotpotQA dev50 graph 0.9602 → 0.9616 (R@2 0.91, R@5 0.98 as before), and the mean
-# reciprocal rank of the answering note for questions in other words than its own
-# (``bench/answers.py``): KEPs 0.798 → 0.836, ADRs 0.707 → 0.787, Rust RFCs 0.584 →
-# 0.641. A BM25 weight of 0.14 or 0.2 gained more on all but HotpotQA, which lost a gold
-# passage at R@2.
-CONTEXT_WEIGHTS = (0.3, 0.7)
+# ``context`` once fused with these at weights 0.3 / 0.7 (SciFact graph 0.7005 → 0.7181);
+# it fuses as ``search`` does now (``adaptive``, ``pipeline._fused``; bench/README.md).
 
 # How far above the corpus's mean similarity to the question (in its standard deviations)
 # a chunk only vectors found must be to count: every chunk is some vector's nearest

@@ -13,6 +13,7 @@ from ..store import StoreReader
 from ..types import SearchHit
 from . import fulltext
 from .adaptive import adaptive_sum
+from .dated import by_date
 from .pipeline import says_something
 from .rank import HYBRID_WEIGHTS, bm25_moments, zscore_sum
 from .rank import fusion as fusion_by_name
@@ -64,7 +65,7 @@ def search(reader: StoreReader, query: str, *, k: int, mode: str, fusion: str,
             scores = fuse(runs, weights=HYBRID_WEIGHTS, stats=stats)
         else:
             scores = fuse(runs)
-        ranked = sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))
+        ranked = sorted(by_date(reader, query, scores).items(), key=lambda kv: (-kv[1], kv[0]))
     return _texts_first(reader, ranked, k=k, scopes=scopes, per_note=per_note)
 
 
