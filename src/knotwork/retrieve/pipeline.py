@@ -96,14 +96,14 @@ def build_context(reader: StoreReader, query: str, opts: ContextOptions, *, meas
     ``fresh``: whether the store has caught up with its vault and how many changed files
     it has not applied yet (a server's catch-up), said in the summary and, when not
     fresh, in a note."""
-    freqs = fulltext.frequencies(reader, query_terms(query), table="chunk")
+    freqs = fulltext.frequencies(reader, query_terms(query), table="chunk", scopes=opts.scopes)
     cands, known, text_hits = _direct(reader, query, opts, freqs)
     if semantic is None:
         _add_chunk_hits(reader, cands, _scaled(text_hits, "text"))
     else:
         vector_hits, moments = semantic(query, 40)
         _add_chunk_hits(reader, cands, _fused(
-            reader, text_hits, _text_then(reader, vector_hits, opts), moments))
+            reader, text_hits, _text_then(reader, vector_hits, opts), moments, opts.scopes))
     _existing(reader, cands, opts)
     for c in cands.values():
         c.score = rank.combine_signals(c.signals)
@@ -210,7 +210,7 @@ def _direct(reader: StoreReader, query: str, opts: ContextOptions,
     cands: dict[int, _Cand] = {}
     key = name_key(query)
     if key:
-        for eid in reader.lookup_names([key], referred=True).values():
+        for eid in reader.lookup_names([key], referred=True, scopes=opts.scopes).values():
             c = cands.setdefault(eid, _Cand())
             c.signals.append(rank.EXACT_SCORE)
             c.why.append("exact name match")
@@ -276,8 +276,8 @@ def _scaled(hits: list[tuple[int, float]], what: str) -> list[_Hit]:
 
 
 def _fused(reader: StoreReader, text: list[tuple[int, float]],
-           vector: list[tuple[int, float]], moments: tuple[float, float] | None
-           ) -> list[_Hit]:
+           vector: list[tuple[int, float]], moments: tuple[float, float] | None,
+           scopes: Sequence[str] | None = None) -> list[_Hit]:
     """Text and vector chunk hits as one list, fused as ``search --mode hybrid`` fuses
     them: a weighted sum of z-scores over the whole corpus (``rank.CONTEXT_WEIGHTS``),
     scaled against the best.
@@ -297,7 +297,8 @@ def _fused(reader: StoreReader, text: list[tuple[int, float]],
     # (without the corpus's moments, a run's own items give them: ``rank.zscore_sum``)
     fused = rank.zscore_sum(
         [text, vector], weights=rank.CONTEXT_WEIGHTS,
-        stats=[rank.bm25_moments([s for _, s in text], reader.live_chunk_count()), moments])
+        stats=[rank.bm25_moments([s for _, s in text], reader.live_chunk_count(scopes)),
+               moments])
     best = max(fused.values())
     in_vector = {cid for cid, _ in vector}
     return [(cid, rank.chunk_hit_score(max(s, 0.0), best),
@@ -412,7 +413,7 @@ def _cover(reader: StoreReader, cands: dict[int, _Cand], freqs: list[tuple[str, 
     # (HotpotQA dev50: the same R@2, 0.91, as with exact counts).
     terms = [(w, df) for w, df in freqs if df > 0]
     index = {w: i for i, (w, _) in enumerate(terms)}
-    n = reader.live_chunk_count() if terms else 0
+    n = reader.live_chunk_count(opts.scopes) if terms else 0
     weights = [rank.term_weight(df, n) for _, df in terms]
     chunk_ids = sorted({cid for _, c in pool for cid in c.chunks})
     # a chunk known to hold every term (an AND hit of all of them) is not tokenised again

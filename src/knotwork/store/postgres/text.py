@@ -57,47 +57,63 @@ def tsquery_text(terms: Sequence[str], op: str, weight: str = "") -> str:
     return f" {op} ".join(one(t) for t in terms)
 
 
-def stats(con: Con, table: str) -> tuple[int, float]:
-    """(rows, average tokens a row) of the live rows of ``table`` (chunk | entity)."""
-    _, _, rows_key, tokens_key = TABLES[table]
-    got = dict(con.execute("SELECT key, value FROM meta WHERE key = ANY(?)",
-                           ([rows_key, tokens_key],)).rows)
-    n = int(got.get(rows_key, 0))
-    return n, (int(got.get(tokens_key, 0)) / n if n else 0.0)
+def scope_stats(con: Con, table: str, scopes: Sequence[str] | None
+                ) -> dict[str, tuple[int, float]]:
+    """Each scope's (rows, average tokens a row) of the live rows of ``table`` (chunk |
+    entity), for ``scopes`` (every scope holding rows when None): ``stats.py``."""
+    sql = "SELECT scope, n, tokens FROM text_stats WHERE kind = ? AND n > 0"
+    args: list[object] = [table]
+    if scopes is not None:
+        sql += " AND scope = ANY(?)"
+        args.append(list(scopes))
+    return {str(sc): (int(n), int(tokens) / int(n)) for sc, n, tokens in
+            con.execute(sql + " ORDER BY scope", args).rows}
 
 
-def frequencies(con: Con, table: str, queries: Sequence[str], cap: int | None = None
-                ) -> list[int]:
-    """How many live rows of ``table`` match each tsquery text (counted up to ``cap``),
-    in one statement; a single lexeme of the chunks is counted on its postings."""
+def document_frequencies(con: Con, table: str, lexes: Sequence[str],
+                         scopes: Sequence[str], *, label: bool = False
+                         ) -> dict[tuple[str, str], int]:
+    """How many live rows of ``table`` in each scope hold each lexeme ((scope, lexeme) ->
+    count; ``label``: in an entity's label), from the counts the writer keeps."""
+    if not lexes or not scopes:
+        return {}
+    col = "df_label" if label else "df"
+    return {(str(sc), str(lx)): int(df) for lx, sc, df in con.execute(
+        f"SELECT lexeme, scope, {col} FROM {table}_df WHERE lexeme = ANY(?::text[])"
+        " AND scope = ANY(?::text[])", (list(lexes), list(scopes))).rows}
+
+
+def frequencies(con: Con, table: str, queries: Sequence[str], cap: int | None = None,
+                scopes: Sequence[str] | None = None) -> list[int]:
+    """How many live rows of ``table`` (of ``scopes``: all when None) match each tsquery
+    text (counted up to ``cap``), in one statement."""
     name, live, _, _ = TABLES[table]
     limit = "" if cap is None else f" LIMIT {int(cap)}"
+    scope = "" if scopes is None else " AND scope = ANY(?::text[])"
     row = con.execute(
         f"SELECT ARRAY(SELECT (SELECT COUNT(*) FROM (SELECT 1 FROM {name} WHERE {live}"
-        f" AND tsv @@ q::tsquery{limit}) x) FROM unnest(?::text[]) WITH ORDINALITY AS u(q, i)"
-        " ORDER BY i)", (list(queries),)).fetchone()
+        f" AND tsv @@ q::tsquery{scope}{limit}) x) FROM unnest(?::text[]) WITH ORDINALITY"
+        " AS u(q, i) ORDER BY i)",
+        (*([] if scopes is None else [list(scopes)]), list(queries))).fetchone()
     return [int(n) for n in row[0]] if row else [0] * len(queries)
 
 
-def posting_counts(con: Con, lexes: Sequence[str], cap: int | None = None,
-                   table: str = "chunk") -> list[int]:
-    """How many live rows of ``table`` (chunk | entity) hold each lexeme (up to ``cap``),
-    from its postings index."""
-    limit = "" if cap is None else f" LIMIT {int(cap)}"
-    row = con.execute(
-        f"SELECT ARRAY(SELECT (SELECT COUNT(*) FROM (SELECT 1 FROM {table}_postings p"
-        f" WHERE p.lexeme = l{limit}) x) FROM unnest(?::text[]) WITH ORDINALITY AS u(l, i)"
-        " ORDER BY i)", (list(lexes),)).fetchone()
-    return [int(n) for n in row[0]] if row else [0] * len(lexes)
+def _idf(n: int, df: int) -> float:
+    return max(1e-6, math.log((n - df + 0.5) / (df + 0.5)))
 
 
 def bm25(con: Con, table: str, query: TextQuery, *, limit: int, select: str, join: str = "",
-         where: str = "", args: Sequence[object] = ()) -> list[tuple[int, float]]:
-    """The rows of ``table`` matching ``query``, best first: (``select``'s id, score).
+         where: str = "", args: Sequence[object] = (),
+         scopes: Sequence[str] | None = None) -> list[tuple[int, float]]:
+    """The rows of ``table`` (of ``scopes``: all when None) matching ``query``, best
+    first: (``select``'s id, score).
 
+    Each row is scored with its own scope's statistics (``stats.py``): N, average length
+    and document frequencies of that scope's rows alone, as a store of that scope alone
+    would score it; hits of several scopes are merged by score (a federated search).
     ``select``: the id column given back (``t`` is the table); ``join``/``where``/``args``
-    narrow the rows (a scope filter); in ``where``, ``{cid}`` stands for the chunk's id
-    (whether the rows are read from the chunks or from their postings).
+    narrow the rows further; in ``where``, ``{cid}`` stands for the chunk's id (whether the
+    rows are read from the chunks or from their postings).
     """
     name, live, _, _ = TABLES[table]
     words = lexemes(con, query.terms)
@@ -106,16 +122,18 @@ def bm25(con: Con, table: str, query: TextQuery, *, limit: int, select: str, joi
         return []
     weight = "A" if query.field == "label" else ""
     flat = list(dict.fromkeys(lx for ph in phrases for lx in ph))
+    st = scope_stats(con, table, scopes)
+    if not st:
+        return []
     if table == "chunk" and all(len(ph) == 1 for ph in phrases):
-        return _from_postings(con, flat, query.match == "all", limit=limit,
+        return _from_postings(con, flat, query.match == "all", st, limit=limit,
                               where=where.replace("{cid}", "t.chunk_id"), args=args)
     if table == "entity" and all(len(ph) == 1 for ph in phrases):
-        return _entities_from_postings(con, flat, query.match == "all", bool(weight),
+        return _entities_from_postings(con, flat, query.match == "all", bool(weight), st,
                                        limit=limit, where=where, args=args)
     where = where.replace("{cid}", "t.id")
-    n, avgdl = stats(con, table)
-    df = frequencies(con, table, [tsquery_text([lx], "|", weight) for lx in flat])
-    idf = [max(1e-6, math.log((n - d + 0.5) / (d + 0.5))) for d in df]
+    df = document_frequencies(con, table, flat, list(st), label=bool(weight))
+    terms = [(sc, lx, _idf(n, df.get((sc, lx), 0))) for sc, (n, _) in st.items() for lx in flat]
     weights = WEIGHTS[table] if not weight else {"A": WEIGHTS[table]["A"]}
     case = " ".join(f"WHEN '{w}' THEN {v}" for w, v in weights.items())
     if query.match == "all":
@@ -125,60 +143,77 @@ def bm25(con: Con, table: str, query: TextQuery, *, limit: int, select: str, joi
     sql = (
         f"SELECT {select}, SUM(q.idf * s.tf * {K1 + 1} / (s.tf + {K1} * ({1 - B}"
         f" + {B}::float8 * {'kw_doclen(t.tsv)' if table == 'chunk' else 't.dl'}"
-        " / GREATEST(?::float8, 1e-9)))) AS score"
+        " / GREATEST(a.avgdl, 1e-9)))) AS score"
         f" FROM {name} t {join}"
+        " JOIN unnest(?::text[], ?::float8[]) AS a(scope, avgdl) ON a.scope = t.scope"
         " CROSS JOIN LATERAL (SELECT u.lexeme, (SELECT SUM(CASE w"
         f" {case} ELSE 0 END) FROM unnest(u.weights) w) AS tf FROM unnest(t.tsv) u"
         " WHERE u.lexeme = ANY(?::text[])) s"
-        " JOIN unnest(?::text[], ?::float8[]) AS q(lexeme, idf) ON q.lexeme = s.lexeme"
+        " JOIN unnest(?::text[], ?::text[], ?::float8[]) AS q(scope, lexeme, idf)"
+        " ON q.lexeme = s.lexeme AND q.scope = t.scope"
         f" WHERE t.{live if live != 'TRUE' else 'tsv IS NOT NULL'} AND t.tsv @@ ?::tsquery"
         f" {where} GROUP BY 1 ORDER BY score DESC, 1 LIMIT ?")
-    rows = con.execute(sql, (avgdl, flat, flat, idf, match, *args, limit)).rows
+    rows = con.execute(sql, (list(st), [a for _, a in st.values()], flat,
+                             [t[0] for t in terms], [t[1] for t in terms],
+                             [t[2] for t in terms], match, *args, limit)).rows
     return [(int(r[0]), float(r[1] or 0.0)) for r in rows if r[1]]
 
 
-def _from_postings(con: Con, lexes: list[str], every: bool, *, limit: int, where: str,
-                   args: Sequence[object]) -> list[tuple[int, float]]:
-    """BM25 of the chunks holding any (``every``: all) of ``lexes`` in one statement, from
-    the postings index alone (a term's rows, never a chunk's whole vector) and the counts
-    in ``meta``. ``where`` names the posting ``t`` (its ``scope``)."""
+# Each scope's N and token total (``st``), and each (scope, query lexeme)'s IDF (``terms``)
+# from the counts kept per scope (``stats.py``): a probe each, never a count of postings.
+_SCOPE_TERMS = (
+    "WITH st AS (SELECT * FROM unnest(?::text[], ?::float8[], ?::float8[]) AS st(scope, n,"
+    " tokens)), terms AS (SELECT st.scope, l AS lexeme, GREATEST(1e-6, ln(GREATEST(st.n"
+    " - COALESCE(d.{df}, 0) + 0.5, 1e-9) / (COALESCE(d.{df}, 0) + 0.5::float8))) AS idf"
+    " FROM st CROSS JOIN unnest(?::text[]) AS l LEFT JOIN {table}_df d ON d.lexeme = l"
+    " AND d.scope = st.scope)")
+
+
+def _stats_args(st: dict[str, tuple[int, float]], lexes: list[str]) -> tuple[object, ...]:
+    return (list(st), [float(n) for n, _ in st.values()],
+            [float(n) * avg for n, avg in st.values()], lexes)
+
+
+def _from_postings(con: Con, lexes: list[str], every: bool, st: dict[str, tuple[int, float]],
+                   *, limit: int, where: str, args: Sequence[object]
+                   ) -> list[tuple[int, float]]:
+    """BM25 of the chunks of the scopes of ``st`` holding any (``every``: all) of
+    ``lexes`` in one statement, from the postings index alone (a term's rows, never a
+    chunk's whole vector) and the counts kept per scope. ``where`` names the posting
+    ``t`` (its ``scope``)."""
     having = f" HAVING COUNT(*) = {len(lexes)}" if every else ""
     rows = con.execute(
-        "WITH st AS (SELECT (SELECT value::float8 FROM meta WHERE key = 'live_chunks') AS n,"
-        " (SELECT value::float8 FROM meta WHERE key = 'live_chunk_tokens') AS tokens),"
-        " terms AS (SELECT l AS lexeme, GREATEST(1e-6, ln(GREATEST(st.n - d.df + 0.5, 1e-9)"
-        " / (d.df + 0.5::float8))) AS idf FROM st, unnest(?::text[]) AS l CROSS JOIN LATERAL"
-        " (SELECT COUNT(*) AS df FROM chunk_postings p WHERE p.lexeme = l) d)"
+        _SCOPE_TERMS.format(df="df", table="chunk") +
         f" SELECT t.chunk_id, SUM(q.idf * t.tf * {K1 + 1} / (t.tf + {K1} * ({1 - B}"
         f" + {B}::float8 * t.dl / GREATEST(st.tokens / NULLIF(st.n, 0), 1e-9)))) AS score"
-        " FROM chunk_postings t JOIN terms q ON q.lexeme = t.lexeme CROSS JOIN st"
-        f" {where.replace('AND', 'WHERE', 1)} GROUP BY 1{having} ORDER BY score DESC, 1"
-        " LIMIT ?", (lexes, *args, limit)).rows
+        " FROM chunk_postings t JOIN terms q ON q.lexeme = t.lexeme AND q.scope = t.scope"
+        " JOIN st ON st.scope = t.scope WHERE t.lexeme = ANY(?::text[])"
+        f" {where} GROUP BY 1{having} ORDER BY score DESC, 1"
+        " LIMIT ?", (*_stats_args(st, lexes), lexes, *args, limit)).rows
     return [(int(r[0]), float(r[1] or 0.0)) for r in rows if r[1]]
 
 
-def _entities_from_postings(con: Con, lexes: list[str], every: bool, label: bool, *,
-                            limit: int, where: str, args: Sequence[object]
-                            ) -> list[tuple[int, float]]:
-    """BM25 of the indexed entities holding any (``every``: all) of ``lexes`` (``label``:
-    in their label), from ``entity_postings`` in one statement: (canonical id, score) of
-    each entity row, best first. ``where`` names the entity ``e`` (its ``scope``)."""
-    tf, only = ("tf_label", " AND p.tf_label > 0") if label else ("tf", "")
+def _entities_from_postings(con: Con, lexes: list[str], every: bool, label: bool,
+                            st: dict[str, tuple[int, float]], *, limit: int, where: str,
+                            args: Sequence[object]) -> list[tuple[int, float]]:
+    """BM25 of the indexed entities of the scopes of ``st`` holding any (``every``: all)
+    of ``lexes`` (``label``: in their label), from ``entity_postings`` in one statement:
+    (canonical id, score) of each entity row, best first. ``where`` names the entity
+    ``e``."""
+    tf, only = ("tf_label", " AND t.tf_label > 0") if label else ("tf", "")
     having = f" HAVING COUNT(*) = {len(lexes)}" if every else ""
     rows = con.execute(
-        "WITH st AS (SELECT (SELECT value::float8 FROM meta WHERE key = 'entity_rows') AS n,"
-        " (SELECT value::float8 FROM meta WHERE key = 'entity_tokens') AS tokens),"
-        " terms AS (SELECT l AS lexeme, GREATEST(1e-6, ln(GREATEST(st.n - d.df + 0.5, 1e-9)"
-        " / (d.df + 0.5::float8))) AS idf FROM st, unnest(?::text[]) AS l CROSS JOIN LATERAL"
-        f" (SELECT COUNT(*) AS df FROM entity_postings p WHERE p.lexeme = l{only}) d),"
-        f" s AS (SELECT t.entity_id, t.scope, SUM(q.idf * t.{tf} * {K1 + 1} / (t.{tf} + {K1}"
+        _SCOPE_TERMS.format(df="df_label" if label else "df", table="entity") +
+        f", s AS (SELECT t.entity_id, t.scope, SUM(q.idf * t.{tf} * {K1 + 1} / (t.{tf} + {K1}"
         f" * ({1 - B} + {B}::float8 * t.dl"
         " / GREATEST(st.tokens / NULLIF(st.n, 0), 1e-9)))) AS score"
-        " FROM entity_postings t JOIN terms q ON q.lexeme = t.lexeme CROSS JOIN st"
-        f" WHERE TRUE{only.replace('p.', 't.')} GROUP BY 1, 2{having})"
+        " FROM entity_postings t JOIN terms q ON q.lexeme = t.lexeme AND q.scope = t.scope"
+        f" JOIN st ON st.scope = t.scope WHERE t.lexeme = ANY(?::text[]){only}"
+        f" GROUP BY 1, 2{having})"
         " SELECT COALESCE(e.resolved_id, e.id), s.score FROM s"
         f" JOIN entities e ON e.id = s.entity_id AND e.scope = s.scope WHERE TRUE {where}"
-        " ORDER BY s.score DESC, e.id LIMIT ?", (lexes, *args, limit)).rows
+        " ORDER BY s.score DESC, e.id LIMIT ?", (*_stats_args(st, lexes), lexes, *args, limit)
+    ).rows
     return [(int(r[0]), float(r[1] or 0.0)) for r in rows if r[1]]
 
 
@@ -204,10 +239,12 @@ _ROWS_AT = {
 }
 
 
-def rows_at(table: str) -> str:
+def rows_at(table: str, scoped: bool = False) -> str:
     """Rows of ``table`` standing at the statement's time that match the tsquery given
-    twice (live rows, history rows), for counting."""
-    sql = _ROWS_AT[table].format(select="t.ctid", scope="")
+    twice (live rows, history rows), for counting; ``scoped``: each tsquery is followed by
+    the scopes to count in (a text array)."""
+    sql = _ROWS_AT[table].format(select="t.ctid",
+                                 scope=" AND t.scope = ANY(?::text[])" if scoped else "")
     return sql.replace("ts_rank(t.tsv, ?::tsquery)", "0")
 
 
