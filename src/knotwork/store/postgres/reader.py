@@ -384,11 +384,8 @@ class Reader(WikiQueries, TrustReads, FindQueries):
             ).fetchone()[0]) for w in held}
             return [(w, counted.get(w, 0)) for w in words]
         if all(len(lexes[w]) == 1 for w in held):
-            among = list(text.scope_stats(self.con, table, scopes or None))
-            df = text.document_frequencies(self.con, table, [lexes[w][0] for w in held],
-                                           among)
-            counts = [sum(df.get((sc, lexes[w][0]), 0) for sc in among) for w in held]
-            counts = counts if cap is None else [min(n, int(cap)) for n in counts]
+            counts = text.document_frequencies(self.con, table, [lexes[w][0] for w in held],
+                                               scopes or None, cap)
         else:
             counts = text.frequencies(self.con, table,
                                       [text.tsquery_text(lexes[w], "<->") for w in held], cap,

@@ -17,7 +17,6 @@ index's own configuration; a term of several tokens counts each of its lexemes.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 
 from ..records import TextQuery
@@ -71,16 +70,17 @@ def scope_stats(con: Con, table: str, scopes: Sequence[str] | None
 
 
 def document_frequencies(con: Con, table: str, lexes: Sequence[str],
-                         scopes: Sequence[str], *, label: bool = False
-                         ) -> dict[tuple[str, str], int]:
-    """How many live rows of ``table`` in each scope hold each lexeme ((scope, lexeme) ->
-    count; ``label``: in an entity's label), from the counts the writer keeps."""
-    if not lexes or not scopes:
-        return {}
-    col = "df_label" if label else "df"
-    return {(str(sc), str(lx)): int(df) for lx, sc, df in con.execute(
-        f"SELECT lexeme, scope, {col} FROM {table}_df WHERE lexeme = ANY(?::text[])"
-        " AND scope = ANY(?::text[])", (list(lexes), list(scopes))).rows}
+                         scopes: Sequence[str] | None, cap: int | None = None) -> list[int]:
+    """How many live rows of ``table`` of ``scopes`` (all when None) hold each lexeme
+    (summed over the scopes, at most ``cap``), from the counts the writer keeps: one
+    statement, a probe a lexeme."""
+    within = "" if scopes is None else " AND d.scope = ANY(?::text[])"
+    total = "SUM(d.df)" if cap is None else f"LEAST(SUM(d.df), {int(cap)})"
+    row = con.execute(
+        f"SELECT ARRAY(SELECT COALESCE((SELECT {total} FROM {table}_df d WHERE d.lexeme = l"
+        f"{within}), 0) FROM unnest(?::text[]) WITH ORDINALITY AS u(l, i) ORDER BY i)",
+        (*([] if scopes is None else [list(scopes)]), list(lexes))).fetchone()
+    return [int(n) for n in row[0]] if row else [0] * len(lexes)
 
 
 def frequencies(con: Con, table: str, queries: Sequence[str], cap: int | None = None,
@@ -98,15 +98,31 @@ def frequencies(con: Con, table: str, queries: Sequence[str], cap: int | None = 
     return [int(n) for n in row[0]] if row else [0] * len(queries)
 
 
-def _idf(n: int, df: int) -> float:
-    return max(1e-6, math.log((n - df + 0.5) / (df + 0.5)))
+# Each scope's N and token total (``st``), and each (scope, query lexeme)'s IDF (``terms``),
+# from the counts kept per scope (``stats.py``): a probe each, never a count of postings.
+# Parameters: the scopes (a text array, when ``{within}`` asks for them), the lexemes.
+_SCOPE_TERMS = (
+    "WITH st AS (SELECT scope, n::float8 AS n, tokens::float8 AS tokens FROM text_stats"
+    " WHERE kind = '{kind}' AND n > 0{within}),"
+    " terms AS (SELECT st.scope, l AS lexeme, GREATEST(1e-6, ln(GREATEST(st.n"
+    " - COALESCE(d.{df}, 0) + 0.5, 1e-9) / (COALESCE(d.{df}, 0) + 0.5::float8))) AS idf"
+    " FROM st CROSS JOIN unnest(?::text[]) AS l LEFT JOIN {kind}_df d ON d.lexeme = l"
+    " AND d.scope = st.scope)")
+
+
+def _scope_terms(table: str, scopes: Sequence[str] | None, lexes: list[str], *,
+                 label: bool = False) -> tuple[str, list[object]]:
+    """``_SCOPE_TERMS`` for ``table`` and ``scopes``, and its parameters."""
+    sql = _SCOPE_TERMS.format(kind=table, df="df_label" if label else "df",
+                              within="" if scopes is None else " AND scope = ANY(?::text[])")
+    return sql, [*([] if scopes is None else [list(scopes)]), lexes]
 
 
 def bm25(con: Con, table: str, query: TextQuery, *, limit: int, select: str, join: str = "",
          where: str = "", args: Sequence[object] = (),
          scopes: Sequence[str] | None = None) -> list[tuple[int, float]]:
     """The rows of ``table`` (of ``scopes``: all when None) matching ``query``, best
-    first: (``select``'s id, score).
+    first: (``select``'s id, score). One statement.
 
     Each row is scored with its own scope's statistics (``stats.py``): N, average length
     and document frequencies of that scope's rows alone, as a store of that scope alone
@@ -122,18 +138,16 @@ def bm25(con: Con, table: str, query: TextQuery, *, limit: int, select: str, joi
         return []
     weight = "A" if query.field == "label" else ""
     flat = list(dict.fromkeys(lx for ph in phrases for lx in ph))
-    st = scope_stats(con, table, scopes)
-    if not st:
-        return []
+    stats_sql, stats_args = _scope_terms(table, scopes, flat, label=bool(weight))
     if table == "chunk" and all(len(ph) == 1 for ph in phrases):
-        return _from_postings(con, flat, query.match == "all", st, limit=limit,
-                              where=where.replace("{cid}", "t.chunk_id"), args=args)
+        return _from_postings(con, flat, query.match == "all", stats_sql, stats_args,
+                              limit=limit, where=where.replace("{cid}", "t.chunk_id"),
+                              args=args)
     if table == "entity" and all(len(ph) == 1 for ph in phrases):
-        return _entities_from_postings(con, flat, query.match == "all", bool(weight), st,
-                                       limit=limit, where=where, args=args)
+        return _entities_from_postings(con, flat, query.match == "all", bool(weight),
+                                       stats_sql, stats_args, limit=limit, where=where,
+                                       args=args)
     where = where.replace("{cid}", "t.id")
-    df = document_frequencies(con, table, flat, list(st), label=bool(weight))
-    terms = [(sc, lx, _idf(n, df.get((sc, lx), 0))) for sc, (n, _) in st.items() for lx in flat]
     weights = WEIGHTS[table] if not weight else {"A": WEIGHTS[table]["A"]}
     case = " ".join(f"WHEN '{w}' THEN {v}" for w, v in weights.items())
     if query.match == "all":
@@ -141,79 +155,57 @@ def bm25(con: Con, table: str, query: TextQuery, *, limit: int, select: str, joi
     else:
         match = " | ".join(f"({tsquery_text(ph, '<->', weight)})" for ph in phrases)
     sql = (
-        f"SELECT {select}, SUM(q.idf * s.tf * {K1 + 1} / (s.tf + {K1} * ({1 - B}"
+        f"{stats_sql} SELECT {select}, SUM(q.idf * s.tf * {K1 + 1} / (s.tf + {K1} * ({1 - B}"
         f" + {B}::float8 * {'kw_doclen(t.tsv)' if table == 'chunk' else 't.dl'}"
-        " / GREATEST(a.avgdl, 1e-9)))) AS score"
-        f" FROM {name} t {join}"
-        " JOIN unnest(?::text[], ?::float8[]) AS a(scope, avgdl) ON a.scope = t.scope"
+        " / GREATEST(a.tokens / a.n, 1e-9)))) AS score"
+        f" FROM {name} t {join} JOIN st a ON a.scope = t.scope"
         " CROSS JOIN LATERAL (SELECT u.lexeme, (SELECT SUM(CASE w"
         f" {case} ELSE 0 END) FROM unnest(u.weights) w) AS tf FROM unnest(t.tsv) u"
         " WHERE u.lexeme = ANY(?::text[])) s"
-        " JOIN unnest(?::text[], ?::text[], ?::float8[]) AS q(scope, lexeme, idf)"
-        " ON q.lexeme = s.lexeme AND q.scope = t.scope"
+        " JOIN terms q ON q.lexeme = s.lexeme AND q.scope = t.scope"
         f" WHERE t.{live if live != 'TRUE' else 'tsv IS NOT NULL'} AND t.tsv @@ ?::tsquery"
         f" {where} GROUP BY 1 ORDER BY score DESC, 1 LIMIT ?")
-    rows = con.execute(sql, (list(st), [a for _, a in st.values()], flat,
-                             [t[0] for t in terms], [t[1] for t in terms],
-                             [t[2] for t in terms], match, *args, limit)).rows
+    rows = con.execute(sql, (*stats_args, flat, match, *args, limit)).rows
     return [(int(r[0]), float(r[1] or 0.0)) for r in rows if r[1]]
 
 
-# Each scope's N and token total (``st``), and each (scope, query lexeme)'s IDF (``terms``)
-# from the counts kept per scope (``stats.py``): a probe each, never a count of postings.
-_SCOPE_TERMS = (
-    "WITH st AS (SELECT * FROM unnest(?::text[], ?::float8[], ?::float8[]) AS st(scope, n,"
-    " tokens)), terms AS (SELECT st.scope, l AS lexeme, GREATEST(1e-6, ln(GREATEST(st.n"
-    " - COALESCE(d.{df}, 0) + 0.5, 1e-9) / (COALESCE(d.{df}, 0) + 0.5::float8))) AS idf"
-    " FROM st CROSS JOIN unnest(?::text[]) AS l LEFT JOIN {table}_df d ON d.lexeme = l"
-    " AND d.scope = st.scope)")
-
-
-def _stats_args(st: dict[str, tuple[int, float]], lexes: list[str]) -> tuple[object, ...]:
-    return (list(st), [float(n) for n, _ in st.values()],
-            [float(n) * avg for n, avg in st.values()], lexes)
-
-
-def _from_postings(con: Con, lexes: list[str], every: bool, st: dict[str, tuple[int, float]],
-                   *, limit: int, where: str, args: Sequence[object]
-                   ) -> list[tuple[int, float]]:
-    """BM25 of the chunks of the scopes of ``st`` holding any (``every``: all) of
-    ``lexes`` in one statement, from the postings index alone (a term's rows, never a
-    chunk's whole vector) and the counts kept per scope. ``where`` names the posting
-    ``t`` (its ``scope``)."""
+def _from_postings(con: Con, lexes: list[str], every: bool, stats_sql: str,
+                   stats_args: Sequence[object], *, limit: int, where: str,
+                   args: Sequence[object]) -> list[tuple[int, float]]:
+    """BM25 of the chunks holding any (``every``: all) of ``lexes`` in one statement, from
+    the postings index alone (a term's rows, never a chunk's whole vector) and the counts
+    kept per scope (``stats_sql``: ``_scope_terms``, whose scopes are the ones searched).
+    ``where`` names the posting ``t`` (its ``scope``)."""
     having = f" HAVING COUNT(*) = {len(lexes)}" if every else ""
     rows = con.execute(
-        _SCOPE_TERMS.format(df="df", table="chunk") +
-        f" SELECT t.chunk_id, SUM(q.idf * t.tf * {K1 + 1} / (t.tf + {K1} * ({1 - B}"
-        f" + {B}::float8 * t.dl / GREATEST(st.tokens / NULLIF(st.n, 0), 1e-9)))) AS score"
+        f"{stats_sql} SELECT t.chunk_id, SUM(q.idf * t.tf * {K1 + 1} / (t.tf + {K1} * ({1 - B}"
+        f" + {B}::float8 * t.dl / GREATEST(st.tokens / st.n, 1e-9)))) AS score"
         " FROM chunk_postings t JOIN terms q ON q.lexeme = t.lexeme AND q.scope = t.scope"
         " JOIN st ON st.scope = t.scope WHERE t.lexeme = ANY(?::text[])"
         f" {where} GROUP BY 1{having} ORDER BY score DESC, 1"
-        " LIMIT ?", (*_stats_args(st, lexes), lexes, *args, limit)).rows
+        " LIMIT ?", (*stats_args, lexes, *args, limit)).rows
     return [(int(r[0]), float(r[1] or 0.0)) for r in rows if r[1]]
 
 
 def _entities_from_postings(con: Con, lexes: list[str], every: bool, label: bool,
-                            st: dict[str, tuple[int, float]], *, limit: int, where: str,
-                            args: Sequence[object]) -> list[tuple[int, float]]:
-    """BM25 of the indexed entities of the scopes of ``st`` holding any (``every``: all)
-    of ``lexes`` (``label``: in their label), from ``entity_postings`` in one statement:
-    (canonical id, score) of each entity row, best first. ``where`` names the entity
-    ``e``."""
+                            stats_sql: str, stats_args: Sequence[object], *, limit: int,
+                            where: str, args: Sequence[object]) -> list[tuple[int, float]]:
+    """BM25 of the indexed entities holding any (``every``: all) of ``lexes`` (``label``:
+    in their label), from ``entity_postings`` in one statement (``stats_sql`` as for
+    ``_from_postings``): (canonical id, score) of each entity row, best first. ``where``
+    names the entity ``e``."""
     tf, only = ("tf_label", " AND t.tf_label > 0") if label else ("tf", "")
     having = f" HAVING COUNT(*) = {len(lexes)}" if every else ""
     rows = con.execute(
-        _SCOPE_TERMS.format(df="df_label" if label else "df", table="entity") +
-        f", s AS (SELECT t.entity_id, t.scope, SUM(q.idf * t.{tf} * {K1 + 1} / (t.{tf} + {K1}"
-        f" * ({1 - B} + {B}::float8 * t.dl"
-        " / GREATEST(st.tokens / NULLIF(st.n, 0), 1e-9)))) AS score"
+        f"{stats_sql}, s AS (SELECT t.entity_id, t.scope, SUM(q.idf * t.{tf} * {K1 + 1}"
+        f" / (t.{tf} + {K1} * ({1 - B} + {B}::float8 * t.dl"
+        " / GREATEST(st.tokens / st.n, 1e-9)))) AS score"
         " FROM entity_postings t JOIN terms q ON q.lexeme = t.lexeme AND q.scope = t.scope"
         f" JOIN st ON st.scope = t.scope WHERE t.lexeme = ANY(?::text[]){only}"
         f" GROUP BY 1, 2{having})"
         " SELECT COALESCE(e.resolved_id, e.id), s.score FROM s"
         f" JOIN entities e ON e.id = s.entity_id AND e.scope = s.scope WHERE TRUE {where}"
-        " ORDER BY s.score DESC, e.id LIMIT ?", (*_stats_args(st, lexes), lexes, *args, limit)
-    ).rows
+        " ORDER BY s.score DESC, e.id LIMIT ?", (*stats_args, lexes, *args, limit)).rows
     return [(int(r[0]), float(r[1] or 0.0)) for r in rows if r[1]]
 
 
