@@ -102,9 +102,9 @@ def frequencies(con: Con, table: str, queries: Sequence[str], cap: int | None = 
 # from the counts kept per scope (``stats.py``): a probe each, never a count of postings.
 # Parameters: the scopes (a text array, when ``{within}`` asks for them), the lexemes.
 _SCOPE_TERMS = (
-    "WITH st AS (SELECT scope, n::float8 AS n, tokens::float8 AS tokens FROM text_stats"
-    " WHERE kind = '{kind}' AND n > 0{within}),"
-    " terms AS (SELECT st.scope, l AS lexeme, GREATEST(1e-6, ln(GREATEST(st.n"
+    "WITH st AS MATERIALIZED (SELECT scope, n::float8 AS n, tokens::float8 AS tokens"
+    " FROM text_stats WHERE kind = '{kind}' AND n > 0{within}),"
+    " terms AS MATERIALIZED (SELECT st.scope, l AS lexeme, GREATEST(1e-6, ln(GREATEST(st.n"
     " - COALESCE(d.{df}, 0) + 0.5, 1e-9) / (COALESCE(d.{df}, 0) + 0.5::float8))) AS idf"
     " FROM st CROSS JOIN unnest(?::text[]) AS l LEFT JOIN {kind}_df d ON d.lexeme = l"
     " AND d.scope = st.scope)")
