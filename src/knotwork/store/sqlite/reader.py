@@ -460,6 +460,8 @@ class Reader(WikiQueries, TrustReads, FindQueries):
         its postings instead of all of them (an fts5vocab row reads them all, ~10 ms for a
         word in every chunk of 90k).
         """
+        if table not in ("chunk", "entity"):
+            raise KeyError(table)
         limit = -1 if cap is None else int(cap)  # LIMIT -1: no limit
         numbers = [n for _, n in scoped.numbers(self.con, scopes)]
         out = []
