@@ -19,7 +19,8 @@ class _Counts:
         self.read = 0  # postings a real index would have read
 
     def term_frequencies(self, words: Sequence[str], *, table: str = "chunk",
-                         cap: int | None = None) -> list[tuple[str, int]]:
+                         cap: int | None = None, scopes: Sequence[str] | None = None
+                         ) -> list[tuple[str, int]]:
         out = [(w, self.df[w] if cap is None else min(self.df[w], cap)) for w in words]
         self.read += sum(n for _, n in out)
         return out

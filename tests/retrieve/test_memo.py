@@ -20,10 +20,12 @@ class _Reader:
         self.calls: list[tuple[str, tuple[object, ...]]] = []
 
     def term_frequencies(self, words: Sequence[str], *, table: str = "chunk",
-                         cap: int | None = None) -> list[tuple[str, int]]:
+                         cap: int | None = None, scopes: Sequence[str] | None = None
+                         ) -> list[tuple[str, int]]:
         self.calls.append(("terms", tuple(words)))
-        return [(w, self.df.get(w, 0) if cap is None else min(self.df.get(w, 0), cap))
-                for w in words]
+        # (scope "a" holds one of every word: its counts are its own)
+        return [(w, n if cap is None else min(n, cap)) for w in words
+                for n in [1 if scopes == ["a"] else self.df.get(w, 0)]]
 
     def degrees(self, ids: Sequence[int], *, cap: int = 1000) -> dict[int, int]:
         self.calls.append(("degrees", tuple(ids)))
@@ -45,6 +47,9 @@ def test_reads_are_answered_once_per_store_state() -> None:
     assert raw.calls == [("terms", ("queue", "gateway")), ("degrees", (1, 2, 3))]
     # another cap is another question; an uncapped count is not a capped one
     assert r.term_frequencies(["gateway"]) == [("gateway", 7)]
+    # and a count in some scopes is not the store's (nor the other way round)
+    assert r.term_frequencies(["gateway"], cap=5, scopes=["a"]) == [("gateway", 1)]
+    assert r.term_frequencies(["gateway"], cap=5) == [("gateway", 5)]
     assert r.stats() == "passed through"  # everything else goes to the store's reader
 
     raw.df["queue"], raw.degree[1] = 4, 5

@@ -306,10 +306,10 @@ def test_mcp_over_http_takes_the_tokens_rights(setup: Setup) -> None:
 
 
 def _shape(ctx: dict) -> object:  # type: ignore[type-arg]
-    """What an answer says, without ids, times and scores (full-text scores are computed
-    over the whole store: README)."""
+    """What an answer says, without ids and times; with scores, which read only the
+    reader's scopes' statistics (README)."""
     return ({k: v for k, v in ctx["summary"].items() if k != "tokens"},
-            sorted((e["label"], e["relevance"],
+            sorted((e["label"], e["relevance"], round(e["score"], 4),
                     sorted((f["predicate"], str(f.get("value_label") or f["value"]))
                            for f in e["facts"]),
                     sorted((f["subject_label"], f["predicate"]) for f in e.get("incoming", [])))

@@ -21,8 +21,9 @@ def search_chunks(reader: StoreReader, text: str, *, limit: int,
                   freqs: list[tuple[str, int]] | None = None) -> list[Hit]:
     """Find the chunks that best match ``text``.
 
-    ``freqs``: ``frequencies(reader, query_terms(text), table="chunk")`` when the caller
-    already has it (the context pipeline also weighs the query's terms with it).
+    ``freqs``: ``frequencies(reader, query_terms(text), table="chunk", scopes=scopes)``
+    when the caller already has it (the context pipeline also weighs the query's terms
+    with it).
     """
     return _search(reader, text, limit=limit, scopes=scopes, table="chunk", freqs=freqs)[0]
 
@@ -55,7 +56,7 @@ def _search(reader: StoreReader, text: str, *, limit: int, scopes: Sequence[str]
     if not terms:
         return [], ()
     kept = selective_terms(freqs if freqs is not None
-                           else frequencies(reader, terms, table=table))
+                           else frequencies(reader, terms, table=table, scopes=scopes))
     if not kept:
         return [], ()
     run = reader.search_chunks if table == "chunk" else reader.search_entities
@@ -68,9 +69,11 @@ def _search(reader: StoreReader, text: str, *, limit: int, scopes: Sequence[str]
     return hits, (tuple(kept) if len(kept) == 1 else ())
 
 
-def frequencies(reader: StoreReader, terms: Sequence[str], *, table: str
-                ) -> list[tuple[str, int]]:
-    """Document frequencies exactly as far as ``selective_terms`` needs them, no further.
+def frequencies(reader: StoreReader, terms: Sequence[str], *, table: str,
+                scopes: Sequence[str] | None = None) -> list[tuple[str, int]]:
+    """Document frequencies exactly as far as ``selective_terms`` needs them, no further:
+    those of ``scopes`` alone (all when None), so what a reader of some scopes is answered
+    never depends on what another scope holds.
 
     A term is dropped when its count passes both ``PRUNE_MIN_DF`` and ``PRUNE_RATIO`` times
     the rarest term's, so counting beyond those bounds buys nothing: counts stop at
@@ -78,16 +81,16 @@ def frequencies(reader: StoreReader, terms: Sequence[str], *, table: str
     the bar are the capped terms counted again up to it.
     """
     cap = PRUNE_MIN_DF + 1
-    freqs = reader.term_frequencies(terms, table=table, cap=cap)
+    freqs = reader.term_frequencies(terms, table=table, cap=cap, scopes=scopes)
     present = [df for _, df in freqs if df > 0]
     if not present:
         return freqs
     floor = min(present)
     if floor >= cap:  # every term is common: the bar depends on exact counts
-        return reader.term_frequencies(terms, table=table)
+        return reader.term_frequencies(terms, table=table, scopes=scopes)
     bar = PRUNE_RATIO * floor + 1
     capped = [w for w, df in freqs if df >= cap]
     if bar <= cap or not capped:
         return freqs
-    again = dict(reader.term_frequencies(capped, table=table, cap=bar))
+    again = dict(reader.term_frequencies(capped, table=table, cap=bar, scopes=scopes))
     return [(w, again.get(w, df)) for w, df in freqs]

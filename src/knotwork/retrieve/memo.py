@@ -17,6 +17,8 @@ from typing import Any
 from ..store import StoreReader
 
 _ENTRIES = 200_000
+# a term count's key: table, scopes read (None: all), word, cap
+_TermKey = tuple[str, "tuple[str, ...] | None", str, "int | None"]
 
 
 class ReadMemo:
@@ -26,7 +28,7 @@ class ReadMemo:
         self._entries = entries
         self._lock = threading.Lock()
         self._token: object = None
-        self._terms: dict[tuple[str, str, int | None], int] = {}
+        self._terms: dict[_TermKey, int] = {}
         self._degrees: dict[tuple[int, int], int] = {}
 
     def reader(self, reader: StoreReader, token: object) -> StoreReader:
@@ -45,7 +47,7 @@ class _MemoReader:
     the query, what it learns lands in dictionaries the next query no longer uses.
     """
 
-    def __init__(self, reader: StoreReader, terms: dict[tuple[str, str, int | None], int],
+    def __init__(self, reader: StoreReader, terms: dict[_TermKey, int],
                  degrees: dict[tuple[int, int], int]) -> None:
         self._reader = reader
         self._terms = terms
@@ -55,16 +57,18 @@ class _MemoReader:
         return getattr(self._reader, name)
 
     def term_frequencies(self, words: Sequence[str], *, table: str = "chunk",
-                         cap: int | None = None, as_of: str | None = None
-                         ) -> list[tuple[str, int]]:
+                         cap: int | None = None, as_of: str | None = None,
+                         scopes: Sequence[str] | None = None) -> list[tuple[str, int]]:
         if as_of is not None:  # the memo is of the store as it stands now
-            return self._reader.term_frequencies(words, table=table, cap=cap, as_of=as_of)
-        memo = self._terms
-        missing = list(dict.fromkeys(w for w in words if (table, w, cap) not in memo))
+            return self._reader.term_frequencies(words, table=table, cap=cap, as_of=as_of,
+                                                 scopes=scopes)
+        memo, where = self._terms, None if scopes is None else tuple(sorted(set(scopes)))
+        missing = list(dict.fromkeys(w for w in words if (table, where, w, cap) not in memo))
         if missing:
-            for w, n in self._reader.term_frequencies(missing, table=table, cap=cap):
-                memo[(table, w, cap)] = n
-        return [(w, memo[(table, w, cap)]) for w in words]
+            for w, n in self._reader.term_frequencies(missing, table=table, cap=cap,
+                                                      scopes=scopes):
+                memo[(table, where, w, cap)] = n
+        return [(w, memo[(table, where, w, cap)]) for w in words]
 
     def degrees(self, entity_ids: Iterable[int], *, cap: int = 1000) -> dict[int, int]:
         memo = self._degrees

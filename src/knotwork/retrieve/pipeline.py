@@ -98,7 +98,7 @@ def build_context(reader: StoreReader, query: str, opts: ContextOptions, *, meas
     ``fresh``: whether the store has caught up with its vault and how many changed files
     it has not applied yet (a server's catch-up), said in the summary and, when not
     fresh, in a note."""
-    freqs = fulltext.frequencies(reader, query_terms(query), table="chunk")
+    freqs = fulltext.frequencies(reader, query_terms(query), table="chunk", scopes=opts.scopes)
     cands, known, text_hits = _direct(reader, query, opts, freqs)
     if semantic is None:
         dated = _dated(reader, query, dict(text_hits))
@@ -106,7 +106,8 @@ def build_context(reader: StoreReader, query: str, opts: ContextOptions, *, meas
     else:
         vector_hits, moments = semantic(query, 40)
         _add_chunk_hits(reader, cands, *_fused(
-            reader, query, freqs, text_hits, _text_then(reader, vector_hits, opts), moments))
+            reader, query, freqs, text_hits, _text_then(reader, vector_hits, opts), moments,
+            opts.scopes))
     _existing(reader, cands, opts)
     for c in cands.values():
         c.score = rank.combine_signals(c.signals)
@@ -213,7 +214,7 @@ def _direct(reader: StoreReader, query: str, opts: ContextOptions,
     cands: dict[int, _Cand] = {}
     key = name_key(query)
     if key:
-        for eid in reader.lookup_names([key], referred=True).values():
+        for eid in reader.lookup_names([key], referred=True, scopes=opts.scopes).values():
             c = cands.setdefault(eid, _Cand())
             c.signals.append(rank.EXACT_SCORE)
             c.why.append("exact name match")
@@ -287,7 +288,8 @@ def _dated(reader: StoreReader, query: str, scores: dict[int, float]
 
 def _fused(reader: StoreReader, query: str, freqs: list[tuple[str, int]],
            text: list[tuple[int, float]], vector: list[tuple[int, float]],
-           moments: tuple[float, float] | None) -> tuple[list[_Hit], frozenset[int]]:
+           moments: tuple[float, float] | None, scopes: Sequence[str] | None = None
+           ) -> tuple[list[_Hit], frozenset[int]]:
     """Text and vector chunk hits as one list, fused as ``search --mode hybrid`` fuses
     them (``adaptive.adaptive_sum``: BM25's corpus z-scores weighed by the store's size,
     the vectors', agreement), then raised by the question's date (``dated.by_date``) and
@@ -310,7 +312,7 @@ def _fused(reader: StoreReader, query: str, freqs: list[tuple[str, int]],
     # part in the fusion (a run's missing items get its lowest z-score)
     shown = {cid for cid, s in vector if cid in in_text
              or rank.vector_worth_showing(s, moments)}
-    n = reader.live_chunk_count()
+    n = reader.live_chunk_count(scopes)  # the reader's scopes: theirs alone
     named = [t for w in named_words(query) for t in query_terms(w) if t not in STOPWORDS]
     # (without the corpus's moments, a run's own items give them)
     fused, dated = _dated(reader, query, adaptive_sum(
@@ -433,7 +435,7 @@ def _cover(reader: StoreReader, cands: dict[int, _Cand], freqs: list[tuple[str, 
     # (HotpotQA dev50: the same R@2, 0.91, as with exact counts).
     terms = [(w, df) for w, df in freqs if df > 0]
     index = {w: i for i, (w, _) in enumerate(terms)}
-    n = reader.live_chunk_count() if terms else 0
+    n = reader.live_chunk_count(opts.scopes) if terms else 0
     weights = [rank.term_weight(df, n) for _, df in terms]
     chunk_ids = sorted({cid for _, c in pool for cid in c.chunks})
     # a chunk known to hold every term (an AND hit of all of them) is not tokenised again

@@ -45,7 +45,7 @@ def search(reader: StoreReader, query: str, *, k: int, mode: str, fusion: str,
     if mode in ("bm25", "hybrid"):
         hits = fulltext.search_chunks(reader, query, limit=depth, scopes=scopes)
         runs.append([(h.id, h.score) for h in hits])
-        stats.append(bm25_moments([h.score for h in hits], reader.live_chunk_count()))
+        stats.append(bm25_moments([h.score for h in hits], reader.live_chunk_count(scopes)))
     if mode == "hybrid" and vectors is None:
         mode = "bm25"  # (the runs above hold its hits already)
     if mode in ("vector", "hybrid"):
@@ -60,7 +60,7 @@ def search(reader: StoreReader, query: str, *, k: int, mode: str, fusion: str,
     else:
         fuse = fusion_by_name(fusion)
         if fuse is adaptive_sum:
-            scores = fuse(runs, stats=stats, n=reader.live_chunk_count())
+            scores = fuse(runs, stats=stats, n=reader.live_chunk_count(scopes))
         elif fuse is zscore_sum:
             scores = fuse(runs, weights=HYBRID_WEIGHTS, stats=stats)
         else:

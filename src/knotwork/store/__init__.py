@@ -214,8 +214,10 @@ class EntityReader(Protocol):
     def entities(self, ids: Iterable[int]) -> dict[int, EntityRow]: ...
     def canonical(self, entity_id: int) -> int: ...
     def lookup_names(self, keys: Sequence[str], *, referred: bool = False,
-                     as_of: str | None = None) -> dict[str, int]:
-        """Name keys to entities; with ``as_of``, by the declarations of then."""
+                     as_of: str | None = None, scopes: Sequence[str] | None = None
+                     ) -> dict[str, int]:
+        """Name keys to entities; with ``as_of``, by the declarations of then; with
+        ``scopes``, among those scopes' names alone."""
         ...
     def find_entity(self, text: str, key: str, *, scopes: Sequence[str] | None = None
                     ) -> int | None:
@@ -295,11 +297,15 @@ class TextIndex(Protocol):
                         scopes: Sequence[str] | None = None, as_of: str | None = None
                         ) -> list[Hit]: ...
     def term_frequencies(self, words: Sequence[str], *, table: str = "chunk",
-                         cap: int | None = None, as_of: str | None = None
-                         ) -> list[tuple[str, int]]: ...
+                         cap: int | None = None, as_of: str | None = None,
+                         scopes: Sequence[str] | None = None) -> list[tuple[str, int]]:
+        """Rows of ``table`` holding each word, in ``scopes`` (all when None), summed."""
+        ...
     def chunk_terms(self, chunk_ids: Sequence[int], words: Sequence[str]
                     ) -> dict[int, set[str]]: ...
-    def live_chunk_count(self) -> int: ...
+    def live_chunk_count(self, scopes: Sequence[str] | None = None) -> int:
+        """Live chunks (of ``scopes``: the rows their BM25 statistics count)."""
+        ...
 
 
 class VectorReader(Protocol):

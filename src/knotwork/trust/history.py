@@ -56,11 +56,15 @@ class AsOfReader:
                                             as_of=self._as_of)
 
     def term_frequencies(self, words: Sequence[str], *, table: str = "chunk",
-                         cap: int | None = None) -> list[tuple[str, int]]:
-        return self._reader.term_frequencies(words, table=table, cap=cap, as_of=self._as_of)
+                         cap: int | None = None, scopes: Sequence[str] | None = None
+                         ) -> list[tuple[str, int]]:
+        return self._reader.term_frequencies(words, table=table, cap=cap, as_of=self._as_of,
+                                             scopes=scopes)
 
-    def lookup_names(self, keys: Sequence[str], *, referred: bool = False) -> dict[str, int]:
-        return self._reader.lookup_names(keys, referred=referred, as_of=self._as_of)
+    def lookup_names(self, keys: Sequence[str], *, referred: bool = False,
+                     scopes: Sequence[str] | None = None) -> dict[str, int]:
+        return self._reader.lookup_names(keys, referred=referred, as_of=self._as_of,
+                                         scopes=scopes)
 
     def members(self, entity_ids: Iterable[int]) -> dict[int, int]:
         return self._reader.members(entity_ids, as_of=self._as_of)

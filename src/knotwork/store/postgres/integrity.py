@@ -19,7 +19,7 @@ import numpy as np
 
 from ..integrity import MAX_LISTED, capped, citation_problems
 from ..records import Problem, VectorSample
-from . import text
+from . import stats, text
 from .connection import Con
 from .schema import REFERENCE_TABLES, SCOPED_TABLES
 from .trust import ENTITY_COUNTS
@@ -100,6 +100,7 @@ def _text_index(con: Con, sample: int) -> Iterator[str]:
         kept = int(counts.get(key, 0))
         if kept != int(actual):
             yield f"the store counts {kept} {key.replace('_', ' ')}, but there are {actual}"
+    yield from _scope_stats(con)
     for (eid,) in con.execute("SELECT entity_id FROM entity_fts t WHERE NOT EXISTS"
                               " (SELECT 1 FROM entities e WHERE e.id = t.entity_id"
                               " AND e.scope = t.scope) ORDER BY 1"):
@@ -108,6 +109,31 @@ def _text_index(con: Con, sample: int) -> Iterator[str]:
                               " EXISTS (SELECT 1 FROM entity_fts t WHERE t.entity_id ="
                               " p.entity_id AND t.scope = p.scope) ORDER BY 1"):
         yield f"the entity index holds terms of entity {eid}, which it does not index"
+
+
+def _scope_stats(con: Con) -> Iterator[str]:
+    """Each scope's BM25 statistics (``stats.py``) are those of its rows."""
+    for scope, kind, kept, actual in con.execute(
+            "WITH a AS (SELECT scope, 'chunk' AS kind, COUNT(*) AS n,"
+            " COALESCE(SUM(kw_doclen(tsv)), 0) AS tokens FROM chunks WHERE live GROUP BY 1"
+            " UNION ALL SELECT scope, 'entity', COUNT(*), COALESCE(SUM(dl), 0) FROM entity_fts"
+            " GROUP BY 1) SELECT COALESCE(a.scope, s.scope), COALESCE(a.kind, s.kind),"
+            " ARRAY[COALESCE(s.n, 0), COALESCE(s.tokens, 0)], ARRAY[COALESCE(a.n, 0),"
+            " COALESCE(a.tokens, 0)] FROM a FULL JOIN text_stats s ON s.scope = a.scope"
+            " AND s.kind = a.kind WHERE (COALESCE(s.n, 0), COALESCE(s.tokens, 0))"
+            " IS DISTINCT FROM (COALESCE(a.n, 0), COALESCE(a.tokens, 0)) ORDER BY 1, 2"):
+        yield (f"scope {scope!r} counts {kept[0]} {kind} rows of {kept[1]} tokens,"
+               f" but there are {actual[0]} of {actual[1]}")
+    for table, counted in (("chunk_df", "COUNT(*) AS df FROM chunk_postings"),
+                           ("entity_df", "COUNT(*) AS df FROM entity_postings")):
+        for lexeme, scope, kept, actual in con.execute(
+                f"WITH a AS (SELECT lexeme, scope, {counted} GROUP BY 1, 2)"
+                " SELECT COALESCE(a.lexeme, d.lexeme), COALESCE(a.scope, d.scope),"
+                f" COALESCE(d.df, 0), COALESCE(a.df, 0) FROM a FULL JOIN {table} d"
+                " ON d.lexeme = a.lexeme AND d.scope = a.scope"
+                " WHERE COALESCE(d.df, 0) <> COALESCE(a.df, 0) ORDER BY 2, 1"):
+            yield (f"scope {scope!r} counts {kept} rows holding {lexeme!r} in {table},"
+                   f" but there are {actual}")
 
 
 def _vectors(con: Con) -> Iterator[str]:
@@ -171,6 +197,8 @@ def rebuild(w: object) -> dict[str, int]:
     con.execute("DELETE FROM entity_fts", None)
     con.execute("DELETE FROM entity_initials", None)
     w._set_meta_counts(dict.fromkeys(ENTITY_COUNTS, 0))
+    w._chunk_signs.clear()  # (counted from the rows as they stand, here)
+    stats.recount(con)  # the entities' counted again as ``finish`` indexes them
     entities = [int(r[0]) for r in con.execute("SELECT id FROM entities ORDER BY id")]
     w._refresh_entity_fts(entities)  # indexed again from the rows as they stand, in finish
     dropped = con.execute(

@@ -126,28 +126,35 @@ class Reader(WikiQueries, TrustReads, FindQueries):
         return int(row[0]) if row else entity_id
 
     def lookup_names(self, keys: Sequence[str], *, referred: bool = False,
-                     as_of: str | None = None) -> dict[str, int]:
+                     as_of: str | None = None, scopes: Sequence[str] | None = None
+                     ) -> dict[str, int]:
         """Each key's entity: the name a note declares first (lowest rank, then the
         shortest path), else the newest entity of that name key; one statement (as of
-        ``as_of``: by the declarations of then)."""
+        ``as_of``: by the declarations of then; with ``scopes``: among those scopes'
+        names alone)."""
         if not keys:
             return {}
         if as_of is not None:
-            return self._lookup_names_at(keys, referred, as_of)
+            return self._lookup_names_at(keys, referred, as_of, scopes)
+        within = " AND {t}.scope = ANY(?::text[])" if scopes else ""
         rows = self.con.execute(
             "SELECT k, COALESCE((SELECT n.entity_id FROM names n WHERE n.key = k"
-            " ORDER BY n.rank, length(n.path), n.path LIMIT 1),"
+            f"{within.format(t='n')} ORDER BY n.rank, length(n.path), n.path LIMIT 1),"
             " (SELECT COALESCE(e.resolved_id, e.id) FROM entities e WHERE e.name_key = k"
-            + (" AND NOT e.orphan" if referred else "") + " ORDER BY e.id DESC LIMIT 1))"
-            " FROM unnest(?::text[]) AS k", (list(dict.fromkeys(keys)),)).rows
+            + (" AND NOT e.orphan" if referred else "") + within.format(t="e")
+            + " ORDER BY e.id DESC LIMIT 1)) FROM unnest(?::text[]) AS k",
+            (*([list(scopes)] * 2 if scopes else []), list(dict.fromkeys(keys)))).rows
         return {k: int(eid) for k, eid in rows if eid is not None}
 
-    def _lookup_names_at(self, keys: Sequence[str], referred: bool, as_of: str
-                         ) -> dict[str, int]:
+    def _lookup_names_at(self, keys: Sequence[str], referred: bool, as_of: str,
+                         scopes: Sequence[str] | None) -> dict[str, int]:
         out: dict[str, int] = {}
+        within = " AND {t}.scope = ANY(?::text[])" if scopes else ""
+        where = [list(scopes)] if scopes else []
         for key, eid in self.con.execute(
                 f"{AT}SELECT key, entity_id FROM {NAMES_AT} n WHERE key = ANY(?)"
-                " ORDER BY rank DESC, length(path) DESC, path DESC", (as_of, list(keys))):
+                f"{within.format(t='n')} ORDER BY rank DESC, length(path) DESC, path DESC",
+                (as_of, list(keys), *where)):
             out[key] = eid
         rest = [k for k in keys if k not in out]
         if rest:
@@ -157,7 +164,7 @@ class Reader(WikiQueries, TrustReads, FindQueries):
             for key, eid in self.con.execute(
                     f"{AT}SELECT e.name_key, COALESCE({winner_at('e')}, e.id) FROM entities e"
                     f" WHERE e.name_key = ANY(?) AND e.created_at <= (SELECT t FROM at_t){stood}"
-                    " ORDER BY e.id", (as_of, rest)):
+                    f"{within.format(t='e')} ORDER BY e.id", (as_of, rest, *where)):
                 out[key] = eid
         return out
 
@@ -359,30 +366,37 @@ class Reader(WikiQueries, TrustReads, FindQueries):
     # ------------------------------------------------------------ full text
 
     def term_frequencies(self, words: Sequence[str], *, table: str = "chunk",
-                         cap: int | None = None, as_of: str | None = None
-                         ) -> list[tuple[str, int]]:
-        """How many live rows of ``table`` (chunk | entity) hold each word, after stemming
-        (a word of several tokens: the rows holding them all as a phrase). With ``as_of``:
-        the rows standing then (``text.rows_at``)."""
+                         cap: int | None = None, as_of: str | None = None,
+                         scopes: Sequence[str] | None = None) -> list[tuple[str, int]]:
+        """How many live rows of ``table`` (chunk | entity) of ``scopes`` (all when None)
+        hold each word, after stemming (a word of several tokens: the rows holding them
+        all as a phrase). With ``as_of``: the rows standing then (``text.rows_at``). A
+        word of one lexeme is read from the counts kept per scope (``stats.py``)."""
         text.TABLES[table]  # noqa: B018  (an unknown table is a KeyError, as SQLite's)
         lexes = text.lexemes(self.con, words)
         held = [w for w in words if lexes[w]]
         if as_of is not None:
             limit = "" if cap is None else f" LIMIT {int(cap)}"
+            where = [list(scopes)] if scopes else []
             counted = {w: int(self.con.execute(
-                f"{AT}SELECT COUNT(*) FROM (SELECT 1 FROM ({text.rows_at(table)}) x{limit}) y",
-                (as_of, text.tsquery_text(lexes[w], "<->"), text.tsquery_text(lexes[w], "<->"))
+                f"{AT}SELECT COUNT(*) FROM (SELECT 1 FROM ({text.rows_at(table, bool(where))})"
+                f" x{limit}) y", (as_of, *([text.tsquery_text(lexes[w], "<->"), *where] * 2))
             ).fetchone()[0]) for w in held}
             return [(w, counted.get(w, 0)) for w in words]
         if all(len(lexes[w]) == 1 for w in held):
-            counts = text.posting_counts(self.con, [lexes[w][0] for w in held], cap, table)
+            counts = text.document_frequencies(self.con, table, [lexes[w][0] for w in held],
+                                               scopes or None, cap)
         else:
             counts = text.frequencies(self.con, table,
-                                      [text.tsquery_text(lexes[w], "<->") for w in held], cap)
+                                      [text.tsquery_text(lexes[w], "<->") for w in held], cap,
+                                      scopes or None)
         found = dict(zip(held, counts, strict=True))
         return [(w, found.get(w, 0)) for w in words]
 
-    def live_chunk_count(self) -> int:
+    def live_chunk_count(self, scopes: Sequence[str] | None = None) -> int:
+        """Live chunks (of ``scopes``: the N of their BM25 statistics, summed)."""
+        if scopes:
+            return sum(n for n, _ in text.scope_stats(self.con, "chunk", scopes).values())
         row = self.con.execute("SELECT value FROM meta WHERE key = 'live_chunks'").fetchone()
         if row is not None:
             return int(row[0])
@@ -415,13 +429,10 @@ class Reader(WikiQueries, TrustReads, FindQueries):
             return [Hit(e, sc) for e, sc in text.search_at(
                 self.con, "entity", query, as_of, limit=limit, scopes=scopes,
                 select=f"COALESCE({winner_at('e')}, e.id)")]
-        where, args = "", list[object]()
-        if scopes:
-            where, args = "AND e.scope = ANY(?)", [list(scopes)]
         rows = text.bm25(self.con, "entity", query, limit=limit,
                          select="COALESCE(e.resolved_id, e.id)",
                          join="JOIN entities e ON e.id = t.entity_id AND e.scope = t.scope",
-                         where=where, args=args)
+                         scopes=scopes or None)
         best: dict[int, float] = {}
         for eid, r in rows:
             best[eid] = max(best.get(eid, 0.0), r)
@@ -447,11 +458,8 @@ class Reader(WikiQueries, TrustReads, FindQueries):
         if as_of is not None:
             return [Hit(c, sc) for c, sc in text.search_at(
                 self.con, "chunk", query, as_of, limit=limit, scopes=scopes, select="t.id")]
-        where, args = "", list[object]()
-        if scopes:
-            where, args = "AND t.scope = ANY(?)", [list(scopes)]
         return [Hit(cid, score) for cid, score in text.bm25(
-            self.con, "chunk", query, limit=limit, select="t.id", where=where, args=args)]
+            self.con, "chunk", query, limit=limit, select="t.id", scopes=scopes or None)]
 
     def nearest(self, vector: bytes, *, limit: int = 10) -> list[tuple[int, float]]:
         """The live chunks whose vectors are nearest ``vector`` (float32), by cosine

@@ -24,10 +24,12 @@ from __future__ import annotations
 import re
 
 from ..sqlite.find import CHANGE_ACTIONS
+from . import stats
 
 SCOPED_TABLES = ("documents", "versions", "chunks", "chunk_postings", "entities", "entity_fts",
                  "entity_postings", "entity_initials", "names", "facts", "events",
-                 "mention_queue", "name_changes", "vector_log", "names_past", "entity_past")
+                 "mention_queue", "name_changes", "vector_log", "names_past", "entity_past",
+                 "text_stats", "chunk_df", "entity_df")
 """Tables whose every row belongs to one scope (a Citus distribution key)."""
 REFERENCE_TABLES = ("meta", "embeddings", "tokens")
 """Tables shared by every scope (replicated to every node on Citus): the store's own
@@ -224,6 +226,13 @@ MIGRATIONS.append([
     """CREATE INDEX entity_past_tsv ON entity_past USING gin(tsv)""",
     """CREATE INDEX entity_past_entity ON entity_past(entity_id)""",
 ])
+
+
+# 5: BM25's statistics per scope (``stats.py``): a hit's score reads only its own scope's
+# row count, lengths and term counts, kept by the writer per scope and per (lexeme, scope),
+# so a query reads a term's document frequency in one probe instead of counting its
+# postings. Counted here from the postings and rows as they stand (no file is read again).
+MIGRATIONS.append([*stats.CREATE, *stats.RECOUNT_CHUNKS, *stats.RECOUNT_ENTITIES])
 
 
 def _bytewise(sql: str) -> str:

@@ -13,6 +13,7 @@ from typing import Any, cast
 
 import numpy as np
 
+from . import stats
 from .connection import map_driver_errors
 from .schema import COUNTS
 from .writer import ENTITY_POSTINGS_INSERT, POSTINGS_INSERT
@@ -115,6 +116,8 @@ class PostgresTables:
                     "entity_tokens": con.execute("SELECT COALESCE(SUM(dl), 0) FROM entity_fts"
                                                  ).fetchone()[0]}
                 assert set(counts) == set(COUNTS)
+                for sql in (*stats.RECOUNT_CHUNKS, *stats.RECOUNT_ENTITIES):
+                    con.execute(sql.encode())
                 con.cursor().executemany(
                     "INSERT INTO meta(key, value) VALUES(%s, %s) ON CONFLICT(key)"
                     " DO UPDATE SET value = EXCLUDED.value",

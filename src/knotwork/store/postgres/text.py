@@ -17,7 +17,6 @@ index's own configuration; a term of several tokens counts each of its lexemes.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 
 from ..records import TextQuery
@@ -57,47 +56,80 @@ def tsquery_text(terms: Sequence[str], op: str, weight: str = "") -> str:
     return f" {op} ".join(one(t) for t in terms)
 
 
-def stats(con: Con, table: str) -> tuple[int, float]:
-    """(rows, average tokens a row) of the live rows of ``table`` (chunk | entity)."""
-    _, _, rows_key, tokens_key = TABLES[table]
-    got = dict(con.execute("SELECT key, value FROM meta WHERE key = ANY(?)",
-                           ([rows_key, tokens_key],)).rows)
-    n = int(got.get(rows_key, 0))
-    return n, (int(got.get(tokens_key, 0)) / n if n else 0.0)
+def scope_stats(con: Con, table: str, scopes: Sequence[str] | None
+                ) -> dict[str, tuple[int, float]]:
+    """Each scope's (rows, average tokens a row) of the live rows of ``table`` (chunk |
+    entity), for ``scopes`` (every scope holding rows when None): ``stats.py``."""
+    sql = "SELECT scope, n, tokens FROM text_stats WHERE kind = ? AND n > 0"
+    args: list[object] = [table]
+    if scopes is not None:
+        sql += " AND scope = ANY(?)"
+        args.append(list(scopes))
+    return {str(sc): (int(n), int(tokens) / int(n)) for sc, n, tokens in
+            con.execute(sql + " ORDER BY scope", args).rows}
 
 
-def frequencies(con: Con, table: str, queries: Sequence[str], cap: int | None = None
-                ) -> list[int]:
-    """How many live rows of ``table`` match each tsquery text (counted up to ``cap``),
-    in one statement; a single lexeme of the chunks is counted on its postings."""
-    name, live, _, _ = TABLES[table]
-    limit = "" if cap is None else f" LIMIT {int(cap)}"
+def document_frequencies(con: Con, table: str, lexes: Sequence[str],
+                         scopes: Sequence[str] | None, cap: int | None = None) -> list[int]:
+    """How many live rows of ``table`` of ``scopes`` (all when None) hold each lexeme
+    (summed over the scopes, at most ``cap``), from the counts the writer keeps: one
+    statement, a probe a lexeme."""
+    within = "" if scopes is None else " AND d.scope = ANY(?::text[])"
+    total = "SUM(d.df)" if cap is None else f"LEAST(SUM(d.df), {int(cap)})"
     row = con.execute(
-        f"SELECT ARRAY(SELECT (SELECT COUNT(*) FROM (SELECT 1 FROM {name} WHERE {live}"
-        f" AND tsv @@ q::tsquery{limit}) x) FROM unnest(?::text[]) WITH ORDINALITY AS u(q, i)"
-        " ORDER BY i)", (list(queries),)).fetchone()
-    return [int(n) for n in row[0]] if row else [0] * len(queries)
-
-
-def posting_counts(con: Con, lexes: Sequence[str], cap: int | None = None,
-                   table: str = "chunk") -> list[int]:
-    """How many live rows of ``table`` (chunk | entity) hold each lexeme (up to ``cap``),
-    from its postings index."""
-    limit = "" if cap is None else f" LIMIT {int(cap)}"
-    row = con.execute(
-        f"SELECT ARRAY(SELECT (SELECT COUNT(*) FROM (SELECT 1 FROM {table}_postings p"
-        f" WHERE p.lexeme = l{limit}) x) FROM unnest(?::text[]) WITH ORDINALITY AS u(l, i)"
-        " ORDER BY i)", (list(lexes),)).fetchone()
+        f"SELECT ARRAY(SELECT COALESCE((SELECT {total} FROM {table}_df d WHERE d.lexeme = l"
+        f"{within}), 0) FROM unnest(?::text[]) WITH ORDINALITY AS u(l, i) ORDER BY i)",
+        (*([] if scopes is None else [list(scopes)]), list(lexes))).fetchone()
     return [int(n) for n in row[0]] if row else [0] * len(lexes)
 
 
-def bm25(con: Con, table: str, query: TextQuery, *, limit: int, select: str, join: str = "",
-         where: str = "", args: Sequence[object] = ()) -> list[tuple[int, float]]:
-    """The rows of ``table`` matching ``query``, best first: (``select``'s id, score).
+def frequencies(con: Con, table: str, queries: Sequence[str], cap: int | None = None,
+                scopes: Sequence[str] | None = None) -> list[int]:
+    """How many live rows of ``table`` (of ``scopes``: all when None) match each tsquery
+    text (counted up to ``cap``), in one statement."""
+    name, live, _, _ = TABLES[table]
+    limit = "" if cap is None else f" LIMIT {int(cap)}"
+    scope = "" if scopes is None else " AND scope = ANY(?::text[])"
+    row = con.execute(
+        f"SELECT ARRAY(SELECT (SELECT COUNT(*) FROM (SELECT 1 FROM {name} WHERE {live}"
+        f" AND tsv @@ q::tsquery{scope}{limit}) x) FROM unnest(?::text[]) WITH ORDINALITY"
+        " AS u(q, i) ORDER BY i)",
+        (*([] if scopes is None else [list(scopes)]), list(queries))).fetchone()
+    return [int(n) for n in row[0]] if row else [0] * len(queries)
 
+
+# Each scope's N and token total (``st``), and each (scope, query lexeme)'s IDF (``terms``),
+# from the counts kept per scope (``stats.py``): a probe each, never a count of postings.
+# Parameters: the scopes (a text array, when ``{within}`` asks for them), the lexemes.
+_SCOPE_TERMS = (
+    "WITH st AS MATERIALIZED (SELECT scope, n::float8 AS n, tokens::float8 AS tokens"
+    " FROM text_stats WHERE kind = '{kind}' AND n > 0{within}),"
+    " terms AS MATERIALIZED (SELECT st.scope, l AS lexeme, GREATEST(1e-6, ln(GREATEST(st.n"
+    " - COALESCE(d.{df}, 0) + 0.5, 1e-9) / (COALESCE(d.{df}, 0) + 0.5::float8))) AS idf"
+    " FROM st CROSS JOIN unnest(?::text[]) AS l LEFT JOIN {kind}_df d ON d.lexeme = l"
+    " AND d.scope = st.scope)")
+
+
+def _scope_terms(table: str, scopes: Sequence[str] | None, lexes: list[str], *,
+                 label: bool = False) -> tuple[str, list[object]]:
+    """``_SCOPE_TERMS`` for ``table`` and ``scopes``, and its parameters."""
+    sql = _SCOPE_TERMS.format(kind=table, df="df_label" if label else "df",
+                              within="" if scopes is None else " AND scope = ANY(?::text[])")
+    return sql, [*([] if scopes is None else [list(scopes)]), lexes]
+
+
+def bm25(con: Con, table: str, query: TextQuery, *, limit: int, select: str, join: str = "",
+         where: str = "", args: Sequence[object] = (),
+         scopes: Sequence[str] | None = None) -> list[tuple[int, float]]:
+    """The rows of ``table`` (of ``scopes``: all when None) matching ``query``, best
+    first: (``select``'s id, score). One statement.
+
+    Each row is scored with its own scope's statistics (``stats.py``): N, average length
+    and document frequencies of that scope's rows alone, as a store of that scope alone
+    would score it; hits of several scopes are merged by score (a federated search).
     ``select``: the id column given back (``t`` is the table); ``join``/``where``/``args``
-    narrow the rows (a scope filter); in ``where``, ``{cid}`` stands for the chunk's id
-    (whether the rows are read from the chunks or from their postings).
+    narrow the rows further; in ``where``, ``{cid}`` stands for the chunk's id (whether the
+    rows are read from the chunks or from their postings).
     """
     name, live, _, _ = TABLES[table]
     words = lexemes(con, query.terms)
@@ -106,16 +138,16 @@ def bm25(con: Con, table: str, query: TextQuery, *, limit: int, select: str, joi
         return []
     weight = "A" if query.field == "label" else ""
     flat = list(dict.fromkeys(lx for ph in phrases for lx in ph))
+    stats_sql, stats_args = _scope_terms(table, scopes, flat, label=bool(weight))
     if table == "chunk" and all(len(ph) == 1 for ph in phrases):
-        return _from_postings(con, flat, query.match == "all", limit=limit,
-                              where=where.replace("{cid}", "t.chunk_id"), args=args)
+        return _from_postings(con, flat, query.match == "all", stats_sql, stats_args,
+                              limit=limit, where=where.replace("{cid}", "t.chunk_id"),
+                              args=args)
     if table == "entity" and all(len(ph) == 1 for ph in phrases):
         return _entities_from_postings(con, flat, query.match == "all", bool(weight),
-                                       limit=limit, where=where, args=args)
+                                       stats_sql, stats_args, limit=limit, where=where,
+                                       args=args)
     where = where.replace("{cid}", "t.id")
-    n, avgdl = stats(con, table)
-    df = frequencies(con, table, [tsquery_text([lx], "|", weight) for lx in flat])
-    idf = [max(1e-6, math.log((n - d + 0.5) / (d + 0.5))) for d in df]
     weights = WEIGHTS[table] if not weight else {"A": WEIGHTS[table]["A"]}
     case = " ".join(f"WHEN '{w}' THEN {v}" for w, v in weights.items())
     if query.match == "all":
@@ -123,62 +155,57 @@ def bm25(con: Con, table: str, query: TextQuery, *, limit: int, select: str, joi
     else:
         match = " | ".join(f"({tsquery_text(ph, '<->', weight)})" for ph in phrases)
     sql = (
-        f"SELECT {select}, SUM(q.idf * s.tf * {K1 + 1} / (s.tf + {K1} * ({1 - B}"
+        f"{stats_sql} SELECT {select}, SUM(q.idf * s.tf * {K1 + 1} / (s.tf + {K1} * ({1 - B}"
         f" + {B}::float8 * {'kw_doclen(t.tsv)' if table == 'chunk' else 't.dl'}"
-        " / GREATEST(?::float8, 1e-9)))) AS score"
-        f" FROM {name} t {join}"
+        " / GREATEST(a.tokens / a.n, 1e-9)))) AS score"
+        f" FROM {name} t {join} JOIN st a ON a.scope = t.scope"
         " CROSS JOIN LATERAL (SELECT u.lexeme, (SELECT SUM(CASE w"
         f" {case} ELSE 0 END) FROM unnest(u.weights) w) AS tf FROM unnest(t.tsv) u"
         " WHERE u.lexeme = ANY(?::text[])) s"
-        " JOIN unnest(?::text[], ?::float8[]) AS q(lexeme, idf) ON q.lexeme = s.lexeme"
+        " JOIN terms q ON q.lexeme = s.lexeme AND q.scope = t.scope"
         f" WHERE t.{live if live != 'TRUE' else 'tsv IS NOT NULL'} AND t.tsv @@ ?::tsquery"
         f" {where} GROUP BY 1 ORDER BY score DESC, 1 LIMIT ?")
-    rows = con.execute(sql, (avgdl, flat, flat, idf, match, *args, limit)).rows
+    rows = con.execute(sql, (*stats_args, flat, match, *args, limit)).rows
     return [(int(r[0]), float(r[1] or 0.0)) for r in rows if r[1]]
 
 
-def _from_postings(con: Con, lexes: list[str], every: bool, *, limit: int, where: str,
+def _from_postings(con: Con, lexes: list[str], every: bool, stats_sql: str,
+                   stats_args: Sequence[object], *, limit: int, where: str,
                    args: Sequence[object]) -> list[tuple[int, float]]:
     """BM25 of the chunks holding any (``every``: all) of ``lexes`` in one statement, from
     the postings index alone (a term's rows, never a chunk's whole vector) and the counts
-    in ``meta``. ``where`` names the posting ``t`` (its ``scope``)."""
+    kept per scope (``stats_sql``: ``_scope_terms``, whose scopes are the ones searched).
+    ``where`` names the posting ``t`` (its ``scope``)."""
     having = f" HAVING COUNT(*) = {len(lexes)}" if every else ""
     rows = con.execute(
-        "WITH st AS (SELECT (SELECT value::float8 FROM meta WHERE key = 'live_chunks') AS n,"
-        " (SELECT value::float8 FROM meta WHERE key = 'live_chunk_tokens') AS tokens),"
-        " terms AS (SELECT l AS lexeme, GREATEST(1e-6, ln(GREATEST(st.n - d.df + 0.5, 1e-9)"
-        " / (d.df + 0.5::float8))) AS idf FROM st, unnest(?::text[]) AS l CROSS JOIN LATERAL"
-        " (SELECT COUNT(*) AS df FROM chunk_postings p WHERE p.lexeme = l) d)"
-        f" SELECT t.chunk_id, SUM(q.idf * t.tf * {K1 + 1} / (t.tf + {K1} * ({1 - B}"
-        f" + {B}::float8 * t.dl / GREATEST(st.tokens / NULLIF(st.n, 0), 1e-9)))) AS score"
-        " FROM chunk_postings t JOIN terms q ON q.lexeme = t.lexeme CROSS JOIN st"
-        f" {where.replace('AND', 'WHERE', 1)} GROUP BY 1{having} ORDER BY score DESC, 1"
-        " LIMIT ?", (lexes, *args, limit)).rows
+        f"{stats_sql} SELECT t.chunk_id, SUM(q.idf * t.tf * {K1 + 1} / (t.tf + {K1} * ({1 - B}"
+        f" + {B}::float8 * t.dl / GREATEST(st.tokens / st.n, 1e-9)))) AS score"
+        " FROM chunk_postings t JOIN terms q ON q.lexeme = t.lexeme AND q.scope = t.scope"
+        " JOIN st ON st.scope = t.scope WHERE t.lexeme = ANY(?::text[])"
+        f" {where} GROUP BY 1{having} ORDER BY score DESC, 1"
+        " LIMIT ?", (*stats_args, lexes, *args, limit)).rows
     return [(int(r[0]), float(r[1] or 0.0)) for r in rows if r[1]]
 
 
-def _entities_from_postings(con: Con, lexes: list[str], every: bool, label: bool, *,
-                            limit: int, where: str, args: Sequence[object]
-                            ) -> list[tuple[int, float]]:
+def _entities_from_postings(con: Con, lexes: list[str], every: bool, label: bool,
+                            stats_sql: str, stats_args: Sequence[object], *, limit: int,
+                            where: str, args: Sequence[object]) -> list[tuple[int, float]]:
     """BM25 of the indexed entities holding any (``every``: all) of ``lexes`` (``label``:
-    in their label), from ``entity_postings`` in one statement: (canonical id, score) of
-    each entity row, best first. ``where`` names the entity ``e`` (its ``scope``)."""
-    tf, only = ("tf_label", " AND p.tf_label > 0") if label else ("tf", "")
+    in their label), from ``entity_postings`` in one statement (``stats_sql`` as for
+    ``_from_postings``): (canonical id, score) of each entity row, best first. ``where``
+    names the entity ``e``."""
+    tf, only = ("tf_label", " AND t.tf_label > 0") if label else ("tf", "")
     having = f" HAVING COUNT(*) = {len(lexes)}" if every else ""
     rows = con.execute(
-        "WITH st AS (SELECT (SELECT value::float8 FROM meta WHERE key = 'entity_rows') AS n,"
-        " (SELECT value::float8 FROM meta WHERE key = 'entity_tokens') AS tokens),"
-        " terms AS (SELECT l AS lexeme, GREATEST(1e-6, ln(GREATEST(st.n - d.df + 0.5, 1e-9)"
-        " / (d.df + 0.5::float8))) AS idf FROM st, unnest(?::text[]) AS l CROSS JOIN LATERAL"
-        f" (SELECT COUNT(*) AS df FROM entity_postings p WHERE p.lexeme = l{only}) d),"
-        f" s AS (SELECT t.entity_id, t.scope, SUM(q.idf * t.{tf} * {K1 + 1} / (t.{tf} + {K1}"
-        f" * ({1 - B} + {B}::float8 * t.dl"
-        " / GREATEST(st.tokens / NULLIF(st.n, 0), 1e-9)))) AS score"
-        " FROM entity_postings t JOIN terms q ON q.lexeme = t.lexeme CROSS JOIN st"
-        f" WHERE TRUE{only.replace('p.', 't.')} GROUP BY 1, 2{having})"
+        f"{stats_sql}, s AS (SELECT t.entity_id, t.scope, SUM(q.idf * t.{tf} * {K1 + 1}"
+        f" / (t.{tf} + {K1} * ({1 - B} + {B}::float8 * t.dl"
+        " / GREATEST(st.tokens / st.n, 1e-9)))) AS score"
+        " FROM entity_postings t JOIN terms q ON q.lexeme = t.lexeme AND q.scope = t.scope"
+        f" JOIN st ON st.scope = t.scope WHERE t.lexeme = ANY(?::text[]){only}"
+        f" GROUP BY 1, 2{having})"
         " SELECT COALESCE(e.resolved_id, e.id), s.score FROM s"
         f" JOIN entities e ON e.id = s.entity_id AND e.scope = s.scope WHERE TRUE {where}"
-        " ORDER BY s.score DESC, e.id LIMIT ?", (lexes, *args, limit)).rows
+        " ORDER BY s.score DESC, e.id LIMIT ?", (*stats_args, lexes, *args, limit)).rows
     return [(int(r[0]), float(r[1] or 0.0)) for r in rows if r[1]]
 
 
@@ -204,10 +231,12 @@ _ROWS_AT = {
 }
 
 
-def rows_at(table: str) -> str:
+def rows_at(table: str, scoped: bool = False) -> str:
     """Rows of ``table`` standing at the statement's time that match the tsquery given
-    twice (live rows, history rows), for counting."""
-    sql = _ROWS_AT[table].format(select="t.ctid", scope="")
+    twice (live rows, history rows), for counting; ``scoped``: each tsquery is followed by
+    the scopes to count in (a text array)."""
+    sql = _ROWS_AT[table].format(select="t.ctid",
+                                 scope=" AND t.scope = ANY(?::text[])" if scoped else "")
     return sql.replace("ts_rank(t.tsv, ?::tsquery)", "0")
 
 

@@ -17,6 +17,7 @@ from typing import Any
 
 from ...types import FactRow
 from ..records import ReviewFilter, TokenRecord
+from . import stats
 from .connection import Con, Transaction
 from .schema import COUNTS
 
@@ -259,6 +260,7 @@ class TrustWrites:
         self.con.execute("DELETE FROM entity_postings", None)
         self.con.execute("DELETE FROM entity_initials", None)
         self._set_meta_counts(dict.fromkeys(ENTITY_COUNTS, 0))
+        stats.recount(self.con)  # the entities' counted again as ``finish`` indexes them
         self._keep_index_times = True  # the imported rows say when each text was indexed
         self._refresh_entity_fts(int(r[0]) for r in self.con.execute(
             "SELECT id FROM entities WHERE resolved_id IS NULL OR kind = 'name'"))

@@ -135,8 +135,6 @@ class WikiQueries:
                  " WHERE c.id = {cid} AND c.scope = t.scope AND d.deleted_at IS NULL"
                  " AND left(d.path, ?) = ? AND d.path <> ALL(?::text[]))")
         args: list[object] = [len(prefix), prefix, list(exclude_paths)]
-        if scopes:
-            where += " AND t.scope = ANY(?)"
-            args.append(list(scopes))
         return [Hit(cid, score) for cid, score in text.bm25(
-            self.con, "chunk", query, limit=limit, select="t.id", where=where, args=args)]
+            self.con, "chunk", query, limit=limit, select="t.id", where=where, args=args,
+            scopes=scopes or None)]

@@ -43,6 +43,7 @@ from ..sqlite.prepare import (
     prepare,
     prepare_facts,
 )
+from . import stats
 from .connection import Transaction, map_driver_errors, now_iso
 from .trust import TrustWrites
 
@@ -137,6 +138,8 @@ class Writer(TrustWrites):
         self._tokens_delta = 0
         self._retired = 0
         self._names_gen = 0
+        # chunks indexed (+1) and taken out (-1), counted per scope in ``finish`` (``stats``)
+        self._chunk_signs: list[tuple[int, int]] = []
         self._locked: set[str] = set()
         # an import's rebuild: entity texts are indexed again as they stood, with the times
         # the imported rows give (no history is written, no time moved)
@@ -144,14 +147,14 @@ class Writer(TrustWrites):
 
     @contextmanager
     def savepoint(self) -> Iterator[None]:
-        held = len(self._name_fts)
+        held = len(self._name_fts), len(self._chunk_signs)
         counts = self._live_delta, self._tokens_delta, self._retired, self._names_gen
         locked = set(self._locked)
         try:
             with self.tx.savepoint():
                 yield
         except BaseException:
-            del self._name_fts[held:]
+            del self._name_fts[held[0]:], self._chunk_signs[held[1]:]
             self._live_delta, self._tokens_delta, self._retired, self._names_gen = counts
             self._locked = locked  # (a rolled-back savepoint lets its locks go)
             self._entity_ids.clear()
@@ -175,13 +178,17 @@ class Writer(TrustWrites):
             # this store's commits (``PostgresStore.data_version``), in the upsert the
             # counts take anyway, under the lock every writer finishes under
             deltas[COMMITS] = 1
+            self._count_chunk_stats()
             if self._name_fts:
-                ids = [r[0] for r in self._name_fts]
-                self.con.executemany(
+                ids = [int(r[0]) for r in self.con.execute(
                     "INSERT INTO entity_fts(entity_id, scope, label, aliases, literals)"
-                    " VALUES(?,?,?,'','') ON CONFLICT DO NOTHING", self._name_fts)
+                    " SELECT i, s, l, '', '' FROM unnest(?::bigint[], ?::text[], ?::text[])"
+                    " AS x(i, s, l) ON CONFLICT DO NOTHING RETURNING entity_id",
+                    ([r[0] for r in self._name_fts], [r[1] for r in self._name_fts],
+                     [r[2] for r in self._name_fts])).fetchall()]
                 self._name_fts.clear()
                 self.con.execute(ENTITY_POSTINGS_INSERT, (ids,))
+                self.con.execute(stats.entity_delta(1), (ids,))
                 row = self.con.execute("SELECT COUNT(*), COALESCE(SUM(dl), 0) FROM entity_fts"
                                        " WHERE entity_id = ANY(?)", (ids,)).fetchone()
                 assert row is not None
@@ -209,6 +216,14 @@ class Writer(TrustWrites):
             counts = self._count(deltas)
             if chunks:
                 self._compact_if_due(counts)
+
+    def _count_chunk_stats(self) -> None:
+        """Count the chunks indexed and taken out since the last time into their scopes'
+        statistics (``stats.CHUNK_DELTA``; under ``finish``'s lock, or with none held)."""
+        if self._chunk_signs:
+            self.con.execute(stats.CHUNK_DELTA, ([i for i, _ in self._chunk_signs],
+                                                 [s for _, s in self._chunk_signs]))
+            self._chunk_signs.clear()
 
     def _count(self, deltas: dict[str, int]) -> dict[str, str]:
         """Add each delta to the count ``meta`` keeps under its key, in one statement;
@@ -398,6 +413,7 @@ class Writer(TrustWrites):
             new_ids = [r[0] for r in rows]
             got = self.con.execute(POSTINGS_INSERT, (new_ids,)).fetchone()
             self._tokens_delta += int(got[0]) if got else 0
+            self._chunk_signs.extend((int(cast(int, i)), 1) for i in new_ids)
         self._live_delta += len(rows)
         have = {r[0] for r in self.con.execute(
             "SELECT text_hash FROM embeddings WHERE text_hash = ANY(?)",
@@ -423,6 +439,7 @@ class Writer(TrustWrites):
             return []
         ids = [r[0] for r in old]
         self.con.execute(POSTINGS_DELETE, (ids, ids))
+        self._chunk_signs.extend((int(cast(int, i)), -1) for i in ids)
         got = self.con.execute("WITH r AS (UPDATE chunks SET live = FALSE, retired_at = ?"
                                " WHERE id = ANY(?) RETURNING kw_doclen(tsv) AS dl)"
                                " SELECT COALESCE(SUM(dl), 0) FROM r",
@@ -502,6 +519,7 @@ class Writer(TrustWrites):
 
     def drop_uncited_chunks(self) -> int:
         """Delete the chunks of past versions that no fact cites; return how many."""
+        self._count_chunk_stats()  # (a chunk counted out must still be there to count)
         removed = self.con.execute(
             "DELETE FROM chunks c WHERE NOT c.live AND c.id < (SELECT MAX(id) FROM chunks)"
             " AND NOT EXISTS (SELECT 1 FROM facts f WHERE f.chunk_id = c.id"
@@ -717,6 +735,7 @@ class Writer(TrustWrites):
         stood (``new``: entities created in this transaction, whose text stood no time)."""
         if not ids:
             return [], 0, 0
+        self.con.execute(stats.entity_delta(-1), (ids,))  # (counted out before they go)
         took = self.con.execute(
             "WITH t AS (DELETE FROM entity_fts WHERE entity_id = ANY(?) RETURNING entity_id,"
             " tsv, dl, label, aliases, literals), p AS (DELETE FROM entity_postings"
@@ -751,6 +770,7 @@ class Writer(TrustWrites):
             (keep, [found[i][2] for i in keep], [texts[i][0] for i in keep],
              [texts[i][1] for i in keep], [texts[i][2] for i in keep])).fetchone()
         self.con.execute(ENTITY_POSTINGS_INSERT, (keep,))
+        self.con.execute(stats.entity_delta(1), (keep,))
         rows, tokens = rows + int(got[0]), tokens + int(got[1])
         spelled = [(short, i, found[i][2]) for i in keep if found[i][1] == "note"
                    for short in label_initials(found[i][0])]

@@ -22,7 +22,7 @@ from ...domain.ids import entity_key, name_iri
 from ...domain.words import label_initials
 from ...errors import SchemaVersionError, StoreError
 from .. import record_time
-from .schema import MIGRATIONS, SCHEMA_VERSION
+from .schema import AFTER_MIGRATION, MIGRATIONS, SCHEMA_VERSION
 
 _clock_lock = threading.Lock()
 _last_ts = 0.0
@@ -117,10 +117,12 @@ def _migrate(con: sqlite3.Connection) -> None:
             current = int(row[0]) if row else 0
         if current > SCHEMA_VERSION:
             raise SchemaVersionError(current, SCHEMA_VERSION)
-        for statements in MIGRATIONS[current:]:
+        for number, statements in enumerate(MIGRATIONS[current:], current + 1):
             for sql in statements:
                 if not _has_column_already(con, sql):
                     con.execute(sql)
+            if number in AFTER_MIGRATION:
+                AFTER_MIGRATION[number](con)
         if current < SCHEMA_VERSION:
             con.execute("INSERT OR REPLACE INTO meta(key, value) VALUES('schema_version', ?)",
                         (str(SCHEMA_VERSION),))

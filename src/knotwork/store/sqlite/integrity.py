@@ -17,6 +17,7 @@ from collections.abc import Iterator
 
 from ..integrity import MAX_LISTED, capped, citation_problems
 from ..records import Problem, VectorSample
+from . import scoped
 from .connection import map_driver_errors
 from .writer import Writer
 
@@ -68,33 +69,47 @@ def _citations(con: sqlite3.Connection) -> Iterator[str]:
 
 
 def _text_index(con: sqlite3.Connection, sample: int) -> Iterator[str]:
-    """The chunk index holds the live chunks, each once, and nothing else."""
-    live = {r[0] for r in con.execute("SELECT id FROM chunks WHERE live = 1")}
-    indexed = {r[0] for r in con.execute("SELECT id FROM chunk_fts_docsize")}
-    for cid in sorted(live - indexed):
+    """The chunk indexes hold the live chunks, each once and in its own scope's index
+    (``scoped.py``), and nothing else; an entity index holds only its scope's entities."""
+    live = {r[0]: r[1] for r in con.execute(
+        f"SELECT c.id, {scoped.CHUNK_SCOPE} FROM chunks c WHERE c.live = 1")}
+    numbers = dict(scoped.numbers(con))
+    indexed: dict[int, str] = {}
+    for scope, n in numbers.items():
+        for (cid,) in con.execute(f"SELECT id FROM {scoped.table('chunk_fts', n)}_docsize"):
+            if cid in indexed:
+                yield f"chunk {cid} is in the text indexes of two scopes"
+            indexed[cid] = scope
+    for cid in sorted(live.keys() - indexed.keys()):
         yield f"live chunk {cid} is not in the text index"
-    for cid in sorted(indexed - live):
+    for cid in sorted(indexed.keys() - live.keys()):
         yield f"the text index holds chunk {cid}, which is not live"
-    ids = sorted(live & indexed)
+    ids = sorted(live.keys() & indexed.keys())
+    for cid in ids:
+        if live[cid] != indexed[cid]:
+            yield f"live chunk {cid} of scope {live[cid]!r} is in another scope's text index"
     for cid in random.sample(ids, min(sample, len(ids))):
         row = con.execute("SELECT context, text FROM chunks WHERE id = ?", (cid,)).fetchone()
         words = _WORD.findall(f"{row[0]} {row[1]}")
         if not words:
             continue
         word = max(words, key=len).replace('"', "")
-        hit = con.execute("SELECT 1 FROM chunk_fts WHERE chunk_fts MATCH ? AND rowid = ?",
+        t = scoped.table("chunk_fts", numbers[indexed[cid]])
+        hit = con.execute(f"SELECT 1 FROM {t} WHERE {t} MATCH ? AND rowid = ?",
                           (f'"{word}"', cid)).fetchone()
         if hit is None:
             yield f"live chunk {cid} is not found in the text index by its word {word!r}"
-    for (eid,) in con.execute("SELECT rowid FROM entity_fts WHERE rowid NOT IN"
-                              " (SELECT id FROM entities)"):
-        yield f"the entity index holds entity {eid}, which does not exist"
+    for scope, n in numbers.items():
+        for (eid,) in con.execute(
+                f"SELECT rowid FROM {scoped.table('entity_fts', n)} WHERE rowid NOT IN"
+                " (SELECT id FROM entities WHERE scope = ?)", (scope,)):
+            yield f"the entity index of scope {scope!r} holds entity {eid}, not of that scope"
 
 
 def _fts_structure(con: sqlite3.Connection) -> list[Problem]:
     """FTS5's own check of its index structure (rank 0: not against the content table)."""
     out = []
-    for table in ("chunk_fts", "entity_fts"):
+    for table in (t for kind in ("chunk_fts", "entity_fts") for t in scoped.tables(con, kind)):
         con.execute("SAVEPOINT knotwork_check")
         try:
             con.execute(f"INSERT INTO {table}({table}, rank) VALUES('integrity-check', 0)")
@@ -148,10 +163,7 @@ def rebuild(w: Writer) -> dict[str, int]:
     """Rebuild the derived indexes inside ``w``'s transaction (``Store.rebuild_indexes``)."""
     con = w.con
     with map_driver_errors("cannot rebuild the indexes"):
-        con.execute("INSERT INTO chunk_fts(chunk_fts) VALUES('delete-all')")
-        chunks = con.execute("INSERT INTO chunk_fts(rowid, context, text)"
-                             " SELECT id, context, text FROM chunks WHERE live = 1").rowcount
-        con.execute("DELETE FROM entity_fts")
+        chunks = scoped.reindex(con)  # every scope's indexes, the entities' left empty
         ids = [r[0] for r in con.execute("SELECT id FROM entities")]
         w._refresh_entity_fts(ids)  # indexed again from the rows as they stand, in finish
         dropped = con.execute(

@@ -39,6 +39,7 @@ from ..records import (
     WarningRecord,
     Warnings,
 )
+from . import scoped
 from .find import FindQueries
 from .fts import match_string
 from .schema import NAMES_AT, NO_PAGELESS_FOLDER, PAGE_OF_NOTES, winner_at
@@ -188,34 +189,43 @@ class Reader(WikiQueries, TrustReads, FindQueries):
         return int(row[0]) if row else entity_id
 
     def lookup_names(self, keys: Sequence[str], *, referred: bool = False,
-                     as_of: str | None = None) -> dict[str, int]:
+                     as_of: str | None = None, scopes: Sequence[str] | None = None
+                     ) -> dict[str, int]:
         """Resolve normalised names to canonical entity ids (notes first, then bare names;
         with ``referred``, only bare names some live fact still refers to). With
-        ``as_of``: by the declarations and facts that stood then."""
+        ``as_of``: by the declarations and facts that stood then. With ``scopes``: among
+        the names of those scopes alone (another scope's note of the same name is no
+        answer, and must not hide this scope's)."""
         out: dict[str, int] = {}
         if not keys:
             return out
         if as_of is not None:
-            return self._lookup_names_at(keys, referred, as_of)
+            return self._lookup_names_at(keys, referred, as_of, scopes)
+        docs, in_docs, in_entities = _name_scopes(scopes)
         for key, eid in self.con.execute(
-                f"SELECT key, entity_id FROM names WHERE key IN ({_marks(keys)})"
-                " ORDER BY rank DESC, length(path) DESC, path DESC", list(keys)):
+                f"SELECT n.key, n.entity_id FROM names n{docs}"
+                f" WHERE n.key IN ({_marks(keys)}){in_docs}"
+                " ORDER BY n.rank DESC, length(n.path) DESC, n.path DESC",
+                [*keys, *(scopes or ())]):
             out[key] = eid  # the last row written per key is the winner
         rest = [k for k in keys if k not in out]
         if rest:
             for key, eid in self.con.execute(
-                    "SELECT name_key, COALESCE(resolved_id, id) FROM entities"
-                    f" WHERE name_key IN ({_marks(rest)})"
-                    + (" AND orphan = 0" if referred else ""), rest):
+                    "SELECT e.name_key, COALESCE(e.resolved_id, e.id) FROM entities e"
+                    f" WHERE e.name_key IN ({_marks(rest)}){in_entities}"
+                    + (" AND e.orphan = 0" if referred else ""), [*rest, *(scopes or ())]):
                 out[key] = eid
         return out
 
-    def _lookup_names_at(self, keys: Sequence[str], referred: bool, as_of: str
-                         ) -> dict[str, int]:
+    def _lookup_names_at(self, keys: Sequence[str], referred: bool, as_of: str,
+                         scopes: Sequence[str] | None) -> dict[str, int]:
         out: dict[str, int] = {}
+        docs, in_docs, in_entities = _name_scopes(scopes)
         for key, eid in self.con.execute(
-                f"SELECT key, entity_id FROM {NAMES_AT} n WHERE key IN ({_marks(keys)})"
-                " ORDER BY rank DESC, length(path) DESC, path DESC", [as_of, *keys]):
+                f"SELECT n.key, n.entity_id FROM {NAMES_AT} n{docs}"
+                f" WHERE n.key IN ({_marks(keys)}){in_docs}"
+                " ORDER BY n.rank DESC, length(n.path) DESC, n.path DESC",
+                [as_of, *keys, *(scopes or ())]):
             out[key] = eid
         rest = [k for k in keys if k not in out]
         if rest:
@@ -223,8 +233,8 @@ class Reader(WikiQueries, TrustReads, FindQueries):
                      f" OR f.subject_id = e.id) AND {_STOOD})") if referred else ""
             for key, eid in self.con.execute(
                     f"SELECT e.name_key, COALESCE({winner_at('e')}, e.id) FROM entities e"
-                    f" WHERE e.name_key IN ({_marks(rest)}) AND e.created_at <= ?1{stood}",
-                    [as_of, *rest]):
+                    f" WHERE e.name_key IN ({_marks(rest)}) AND e.created_at <= ?1{stood}"
+                    f"{in_entities}", [as_of, *rest, *(scopes or ())]):
                 out[key] = eid
         return out
 
@@ -440,46 +450,59 @@ class Reader(WikiQueries, TrustReads, FindQueries):
     # ------------------------------------------------------------ full text
 
     def term_frequencies(self, words: Sequence[str], *, table: str = "chunk",
-                         cap: int | None = None, as_of: str | None = None
-                         ) -> list[tuple[str, int]]:
-        """How many rows of ``table`` (chunk | entity) hold each word, after stemming.
+                         cap: int | None = None, as_of: str | None = None,
+                         scopes: Sequence[str] | None = None) -> list[tuple[str, int]]:
+        """How many rows of ``table`` (chunk | entity) hold each word, after stemming: in
+        the indexes of ``scopes`` (every scope's when None), summed.
 
         Each word is matched as a quoted phrase, so the index's own tokenizer stems it.
         With ``cap``, a count stops at ``cap``: a common word then costs a short read of
         its postings instead of all of them (an fts5vocab row reads them all, ~10 ms for a
         word in every chunk of 90k).
         """
+        if table not in ("chunk", "entity"):
+            raise KeyError(table)
         limit = -1 if cap is None else int(cap)  # LIMIT -1: no limit
-        if as_of is not None:
-            return [(w, int(self.con.execute(
-                f"SELECT COUNT(*) FROM ({self._rows_at(table)} LIMIT ?3)",
-                (as_of, '"' + w.replace('"', '""') + '"', limit)).fetchone()[0]))
-                for w in words]
-        fts = {"chunk": "chunk_fts", "entity": "entity_fts"}[table]
-        sql = (f"SELECT COUNT(*) FROM (SELECT 1 FROM {fts} WHERE {fts} MATCH ? LIMIT ?)")
-        return [(w, int(self.con.execute(sql, ('"' + w.replace('"', '""') + '"', limit))
-                        .fetchone()[0])) for w in words]
+        numbers = [n for _, n in scoped.numbers(self.con, scopes)]
+        out = []
+        for w in words:
+            phrase, total = '"' + w.replace('"', '""') + '"', 0
+            for n in numbers:
+                left = -1 if cap is None else int(cap) - total
+                if left == 0:
+                    break
+                fts = scoped.table(f"{table}_fts", n)
+                sql = (f"SELECT COUNT(*) FROM ({self._rows_at(table, n)} LIMIT ?3)"
+                       if as_of is not None else f"SELECT COUNT(*) FROM (SELECT 1 FROM {fts}"
+                       f" WHERE {fts} MATCH ?2 LIMIT ?3)")
+                total += int(self.con.execute(sql, (as_of or "", phrase, left)).fetchone()[0])
+            out.append((w, total if limit < 0 else min(total, limit)))
+        return out
 
     @staticmethod
-    def _rows_at(table: str) -> str:
-        """The search rows of ``table`` (chunk | entity) that stood at ``?1`` and match
-        ``?2``: of the live index, those written by then; of the history index, those
-        that stood then (one row per stored row, for counting)."""
+    def _rows_at(table: str, n: int) -> str:
+        """The search rows of ``table`` (chunk | entity) of scope number ``n`` that stood
+        at ``?1`` and match ``?2``: of the live index, those written by then; of the
+        history index, those that stood then (one row per stored row, for counting)."""
+        live, past = (scoped.table(f"{table}{k}", n) for k in ("_fts", "_past_fts"))
         if table == "chunk":
-            return ("SELECT 1 FROM chunk_fts JOIN chunks c ON c.id = chunk_fts.rowid"
-                    " JOIN versions v ON v.id = c.version_id WHERE chunk_fts MATCH ?2"
-                    " AND v.recorded_at <= ?1 UNION ALL SELECT 1 FROM chunk_past_fts"
-                    " JOIN chunks c ON c.id = chunk_past_fts.rowid JOIN versions v"
-                    " ON v.id = c.version_id WHERE chunk_past_fts MATCH ?2"
+            return (f"SELECT 1 FROM {live} JOIN chunks c ON c.id = {live}.rowid"
+                    f" JOIN versions v ON v.id = c.version_id WHERE {live} MATCH ?2"
+                    f" AND v.recorded_at <= ?1 UNION ALL SELECT 1 FROM {past}"
+                    f" JOIN chunks c ON c.id = {past}.rowid JOIN versions v"
+                    f" ON v.id = c.version_id WHERE {past} MATCH ?2"
                     " AND v.recorded_at <= ?1 AND c.retired_at > ?1")
-        return ("SELECT 1 FROM entity_fts JOIN entities e ON e.id = entity_fts.rowid"
-                " WHERE entity_fts MATCH ?2 AND COALESCE(e.indexed_at, e.created_at) <= ?1"
-                " UNION ALL SELECT 1 FROM entity_past_fts JOIN entity_past p"
-                " ON p.id = entity_past_fts.rowid WHERE entity_past_fts MATCH ?2"
+        return (f"SELECT 1 FROM {live} JOIN entities e ON e.id = {live}.rowid"
+                f" WHERE {live} MATCH ?2 AND COALESCE(e.indexed_at, e.created_at) <= ?1"
+                f" UNION ALL SELECT 1 FROM {past} JOIN entity_past p"
+                f" ON p.id = {past}.rowid WHERE {past} MATCH ?2"
                 " AND p.recorded_at <= ?1 AND p.retired_at > ?1")
 
-    def live_chunk_count(self) -> int:
-        """Live chunks, in O(1): the count the writer keeps in ``meta`` (``COUNT`` without it)."""
+    def live_chunk_count(self, scopes: Sequence[str] | None = None) -> int:
+        """Live chunks (of ``scopes``: BM25's N of their indexes, summed). Of the whole
+        store in O(1): the count the writer keeps in ``meta`` (``COUNT`` without it)."""
+        if scopes:
+            return scoped.row_count(self.con, "chunk_fts", scopes)
         row = self.con.execute("SELECT value FROM meta WHERE key = 'live_chunks'").fetchone()
         if row is not None:
             return int(row[0])
@@ -544,41 +567,40 @@ class Reader(WikiQueries, TrustReads, FindQueries):
     def search_entities(self, query: TextQuery, *, limit: int,
                         scopes: Sequence[str] | None = None, as_of: str | None = None
                         ) -> list[Hit]:
+        """Entities whose label, names or literal values match, best first: each scope's
+        index ranks its own rows (``scoped.py``), the best ``limit`` of all are kept."""
         if as_of is not None:
             return self._search_entities_at(query, limit, scopes, as_of)
-        where, args = ["entity_fts MATCH ?"], [match_string(query)]
-        if scopes:
-            where.append(f"e.scope IN ({_marks(scopes)})")
-            args.extend(scopes)
-        rows = self.con.execute(
-            "SELECT COALESCE(e.resolved_id, e.id), bm25(entity_fts, 10.0, 6.0, 1.0) AS r"
-            " FROM entity_fts JOIN entities e ON e.id = entity_fts.rowid"
-            f" WHERE {' AND '.join(where)} ORDER BY r LIMIT ?", [*args, limit]).fetchall()
-        best: dict[int, float] = {}
-        for eid, r in rows:
-            best[eid] = max(best.get(eid, 0.0), -float(r))
-        return [Hit(e, s) for e, s in best.items()]
+        parts = []
+        for _, n in scoped.numbers(self.con, scopes):
+            fts = scoped.table("entity_fts", n)
+            parts.append(self.con.execute(
+                f"SELECT COALESCE(e.resolved_id, e.id), bm25({fts}, 10.0, 6.0, 1.0) AS r"
+                f" FROM {fts} JOIN entities e ON e.id = {fts}.rowid"
+                f" WHERE {fts} MATCH ? ORDER BY r LIMIT ?", (match_string(query), limit)
+            ).fetchall())
+        return _merged(parts, limit)
 
     def _search_entities_at(self, query: TextQuery, limit: int,
                             scopes: Sequence[str] | None, as_of: str) -> list[Hit]:
         """Entity hits among the search rows that stood at ``as_of``: the live index's
         rows indexed by then and the history index's rows standing then, each ranked by
         its own index's BM25 (``_merged``); names resolved as they were then."""
-        scope = f" AND e.scope IN ({_marks(scopes)})" if scopes else ""
         parts = []
-        for sql in (
-                f"SELECT COALESCE({winner_at('e')}, e.id), bm25(entity_fts, 10.0, 6.0, 1.0) AS r"
-                " FROM entity_fts JOIN entities e ON e.id = entity_fts.rowid"
-                " WHERE entity_fts MATCH ?2 AND COALESCE(e.indexed_at, e.created_at) <= ?1"
-                f"{scope} ORDER BY r LIMIT {int(limit)}",
-                f"SELECT COALESCE({winner_at('e')}, e.id),"
-                " bm25(entity_past_fts, 10.0, 6.0, 1.0) AS r FROM entity_past_fts"
-                " JOIN entity_past p ON p.id = entity_past_fts.rowid"
-                " JOIN entities e ON e.id = p.entity_id WHERE entity_past_fts MATCH ?2"
-                f" AND p.recorded_at <= ?1 AND p.retired_at > ?1{scope}"
-                f" ORDER BY r LIMIT {int(limit)}"):
-            parts.append(self.con.execute(sql, [as_of, match_string(query), *(scopes or ())])
-                         .fetchall())
+        for _, n in scoped.numbers(self.con, scopes):
+            live, past = (scoped.table(k, n) for k in ("entity_fts", "entity_past_fts"))
+            for sql in (
+                    f"SELECT COALESCE({winner_at('e')}, e.id), bm25({live}, 10.0, 6.0, 1.0)"
+                    f" AS r FROM {live} JOIN entities e ON e.id = {live}.rowid"
+                    f" WHERE {live} MATCH ?2 AND COALESCE(e.indexed_at, e.created_at) <= ?1"
+                    f" ORDER BY r LIMIT {int(limit)}",
+                    f"SELECT COALESCE({winner_at('e')}, e.id),"
+                    f" bm25({past}, 10.0, 6.0, 1.0) AS r FROM {past}"
+                    f" JOIN entity_past p ON p.id = {past}.rowid"
+                    f" JOIN entities e ON e.id = p.entity_id WHERE {past} MATCH ?2"
+                    " AND p.recorded_at <= ?1 AND p.retired_at > ?1"
+                    f" ORDER BY r LIMIT {int(limit)}"):
+                parts.append(self.con.execute(sql, [as_of, match_string(query)]).fetchall())
         return _merged(parts, limit)
 
     def spelled_by(self, initials: Sequence[str], *, limit: int = 20,
@@ -600,34 +622,32 @@ class Reader(WikiQueries, TrustReads, FindQueries):
     def search_chunks(self, query: TextQuery, *, limit: int,
                       scopes: Sequence[str] | None = None, as_of: str | None = None
                       ) -> list[Hit]:
+        """Live chunks matching ``query``, best first: each scope's index ranks its own
+        rows (``scoped.py``), the best ``limit`` of all are kept."""
         match = match_string(query)
         if as_of is not None:
             return self._search_chunks_at(match, limit, scopes, as_of)
-        if not scopes:
-            # rank inside the FTS table alone: joining every match before the LIMIT costs
-            # a third more on common terms
-            return [Hit(r[0], -float(r[1])) for r in self.con.execute(
-                "SELECT rowid, bm25(chunk_fts, 2.0, 1.0) AS r FROM chunk_fts"
-                " WHERE chunk_fts MATCH ? ORDER BY r LIMIT ?", (match, limit))]
-        return [Hit(r[0], -float(r[1])) for r in self.con.execute(
-            "SELECT c.id, bm25(chunk_fts, 2.0, 1.0) AS r FROM chunk_fts"
-            " JOIN chunks c ON c.id = chunk_fts.rowid JOIN documents d ON d.id = c.document_id"
-            f" WHERE chunk_fts MATCH ? AND d.scope IN ({_marks(scopes)}) ORDER BY r LIMIT ?",
-            [match, *scopes, limit])]
+        # rank inside each FTS table alone: joining every match before the LIMIT costs a
+        # third more on common terms
+        return _merged([self.con.execute(
+            f"SELECT rowid, bm25({fts}, 2.0, 1.0) AS r FROM {fts}"
+            f" WHERE {fts} MATCH ? ORDER BY r LIMIT ?", (match, limit)).fetchall()
+            for fts in scoped.tables(self.con, "chunk_fts", scopes)], limit)
 
     def _search_chunks_at(self, match: str, limit: int, scopes: Sequence[str] | None,
                           as_of: str) -> list[Hit]:
         """Chunk hits among the chunks that stood at ``as_of``: live ones written by then
         (``chunk_fts``) and retired ones standing then (``chunk_past_fts``)."""
-        scope = f" AND d.scope IN ({_marks(scopes)})" if scopes else ""
         parts = []
-        for fts, stood in (("chunk_fts", ""), ("chunk_past_fts", " AND c.retired_at > ?1")):
-            parts.append(self.con.execute(
-                f"SELECT c.id, bm25({fts}, 2.0, 1.0) AS r FROM {fts}"
-                f" JOIN chunks c ON c.id = {fts}.rowid JOIN versions v ON v.id = c.version_id"
-                f" JOIN documents d ON d.id = c.document_id WHERE {fts} MATCH ?2"
-                f" AND v.recorded_at <= ?1{stood}{scope} ORDER BY r LIMIT {int(limit)}",
-                [as_of, match, *(scopes or ())]).fetchall())
+        for _, n in scoped.numbers(self.con, scopes):
+            for kind, stood in (("chunk_fts", ""), ("chunk_past_fts", " AND c.retired_at > ?1")):
+                fts = scoped.table(kind, n)
+                parts.append(self.con.execute(
+                    f"SELECT c.id, bm25({fts}, 2.0, 1.0) AS r FROM {fts}"
+                    f" JOIN chunks c ON c.id = {fts}.rowid JOIN versions v"
+                    f" ON v.id = c.version_id WHERE {fts} MATCH ?2"
+                    f" AND v.recorded_at <= ?1{stood} ORDER BY r LIMIT {int(limit)}",
+                    [as_of, match]).fetchall())
         return _merged(parts, limit)
 
     def chunks(self, ids: Sequence[int]) -> dict[int, ChunkRow]:
@@ -749,9 +769,10 @@ class Reader(WikiQueries, TrustReads, FindQueries):
             if not words:
                 continue
             match = '"' + " ".join(words) + '"'
-            out.update(r[0] for r in self.con.execute(
-                "SELECT DISTINCT c.document_id FROM chunk_fts JOIN chunks c"
-                " ON c.id = chunk_fts.rowid WHERE chunk_fts MATCH ? LIMIT ?", (match, limit)))
+            for fts in scoped.tables(self.con, "chunk_fts"):
+                out.update(r[0] for r in self.con.execute(
+                    f"SELECT DISTINCT c.document_id FROM {fts} JOIN chunks c"
+                    f" ON c.id = {fts}.rowid WHERE {fts} MATCH ? LIMIT ?", (match, limit)))
         return out
 
     def mention_work(self) -> MentionWork:
@@ -949,10 +970,21 @@ class Reader(WikiQueries, TrustReads, FindQueries):
         return out
 
 
+def _name_scopes(scopes: Sequence[str] | None) -> tuple[str, str, str]:
+    """The SQL that keeps a name lookup to ``scopes``: a join of the declarations ``n`` to
+    their documents, its condition, and the condition on a name entity ``e`` (each
+    followed by the scopes as parameters); nothing without scopes."""
+    if not scopes:
+        return "", "", ""
+    return (" JOIN documents d ON d.id = n.document_id", f" AND d.scope IN ({_marks(scopes)})",
+            f" AND e.scope IN ({_marks(scopes)})")
+
+
 def _merged(parts: Sequence[Sequence[tuple[int, float]]], limit: int) -> list[Hit]:
     """Rows (id, FTS5 rank: lower is better) of several indexes as the best ``limit``
-    hits, each id once at its best score. Each index ranks by its own statistics: an
-    as-of search scores with the live and the history index's, not with those of then."""
+    hits, each id once at its best score. Each index ranks by its own statistics: one
+    scope's by that scope's (``scoped.py``); an as-of search scores with the live and the
+    history index's, not with those of then. Ties keep the order the indexes gave."""
     best: dict[int, float] = {}
     for rows in parts:
         for eid, r in rows:

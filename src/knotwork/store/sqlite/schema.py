@@ -16,6 +16,7 @@ Design notes (why the shape):
 from __future__ import annotations
 
 from .find import CHANGE_ACTIONS
+from .scoped import REGISTRY, split
 
 MIGRATIONS: list[list[str]] = [
     [
@@ -423,6 +424,15 @@ MIGRATIONS.append([
         label, aliases, literals, content='entity_past', content_rowid='id',
         tokenize='porter unicode61 remove_diacritics 2')""",
 ])
+
+# 19: full-text statistics per scope (``scoped.py``): each scope has its own four full-text
+# indexes, registered in ``fts_scopes``, so a hit's BM25 reads only its own scope's row
+# count, lengths and term counts. Made by ``scoped.split`` after this statement
+# (``AFTER_MIGRATION``): the rows of every scope but the largest move to indexes of their
+# own; a store of one scope keeps its tables as they are.
+MIGRATIONS.append([REGISTRY])
+AFTER_MIGRATION = {19: split}
+"""Python steps run after a migration's statements (by its number), in its transaction."""
 
 SCHEMA_VERSION = len(MIGRATIONS)
 

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Iterator, Sequence
-from typing import Any
+from typing import Any, cast
 
+from . import scoped
 from .connection import map_driver_errors
 
 _FTS_ROWID = {"entity_fts": "entity_id"}  # a column a table calls rowid
@@ -28,6 +29,12 @@ class SQLiteTables:
         cols = ", ".join(self._names(table, columns))
         order = ", ".join(self._names(table, key))
         with map_driver_errors(f"cannot read {table}"):
+            if table == "entity_fts":  # every scope's index (``scoped.py``), as one table
+                parts = " UNION ALL ".join(f"SELECT {cols} FROM {t}"
+                                           for t in scoped.tables(self.con, table))
+                if parts:
+                    yield from self.con.execute(f"SELECT * FROM ({parts}) ORDER BY 1")
+                return
             yield from self.con.execute(f"SELECT {cols} FROM {table} ORDER BY {order}")
 
     def write(self, table: str, columns: Sequence[str],
@@ -41,8 +48,23 @@ class SQLiteTables:
                                      rows)
                 return
             cols = self._names(table, columns)
+            if table == "entity_fts":  # into each entity's scope's index
+                self._write_entity_fts(cols, rows)
+                return
             self.con.executemany(f"INSERT INTO {table}({', '.join(cols)})"
                                  f" VALUES({', '.join('?' * len(cols))})", rows)
+
+    def _write_entity_fts(self, cols: Sequence[str], rows: Sequence[tuple[object, ...]]
+                          ) -> None:
+        """Rows of the entity index, each in its scope's (the entities are copied first)."""
+        scope_of = scoped.scopes_of_entities(self.con, (int(cast(int, r[0])) for r in rows))
+        by_scope: dict[str, list[tuple[object, ...]]] = {}
+        for r in rows:
+            by_scope.setdefault(scope_of.get(int(cast(int, r[0])), "default"), []).append(r)
+        for scope in sorted(by_scope):
+            t = scoped.table("entity_fts", scoped.ensure(self.con, scope))
+            self.con.executemany(f"INSERT INTO {t}({', '.join(cols)})"
+                                 f" VALUES({', '.join('?' * len(cols))})", by_scope[scope])
 
     def is_empty(self) -> bool:
         return not any(self.con.execute(f"SELECT EXISTS(SELECT 1 FROM {t})").fetchone()[0]
@@ -53,13 +75,9 @@ class SQLiteTables:
         with map_driver_errors("cannot finish the copy"):
             if not self._open:
                 self.con.execute("BEGIN IMMEDIATE")
-            self.con.execute("INSERT INTO chunk_fts(rowid, context, text)"
-                             " SELECT id, context, text FROM chunks WHERE live = 1")
-            # the history indexes: retired chunks, replaced entity texts
-            self.con.execute("INSERT INTO chunk_past_fts(rowid, context, text)"
-                             " SELECT id, context, text FROM chunks WHERE live = 0")
-            self.con.execute("INSERT INTO entity_past_fts(rowid, label, aliases, literals)"
-                             " SELECT id, label, aliases, literals FROM entity_past")
+            # live chunks, and the history indexes (retired chunks, replaced entity
+            # texts), each in its scope's indexes; the entity rows came copied
+            scoped.reindex(self.con, entities=False)
             self.con.execute("INSERT OR REPLACE INTO meta(key, value) SELECT 'live_chunks',"
                              " CAST(COUNT(*) AS TEXT) FROM chunks WHERE live = 1")
             self.con.execute("COMMIT")

@@ -14,6 +14,7 @@ from typing import Any
 
 from ...types import FactRow
 from ..records import ReviewFilter, TokenRecord
+from . import scoped
 
 # The tables an export carries, in an order an import can insert them in. Derived state
 # (the full-text indexes, entity initials, vectors and their log, the mention queue) is
@@ -172,22 +173,15 @@ class TrustWrites:
     def rebuild_indexes(self) -> None:
         """Rebuild what the imported rows imply: the full-text indexes, the entity index
         of every entity, and the mention queue (nothing to find again: the facts came)."""
-        # live chunks only, as the writer indexes them (the content table holds history)
-        self.con.execute("INSERT INTO chunk_fts(chunk_fts) VALUES('delete-all')")
-        self.con.execute("INSERT INTO chunk_fts(rowid, context, text)"
-                         " SELECT id, context, text FROM chunks WHERE live = 1")
+        # history: when each retired chunk left the live set
+        self.con.execute(f"UPDATE chunks SET retired_at = {RETIRED_AT}"
+                         " WHERE live = 0 AND retired_at IS NULL")
+        # live chunks in the live indexes, the retired ones and replaced entity texts in
+        # the history indexes, each in its scope's (``scoped.py``)
+        scoped.reindex(self.con)
         self.con.execute(
             "INSERT INTO meta(key, value) SELECT 'live_chunks', COUNT(*) FROM chunks"
             " WHERE live = 1 ON CONFLICT(key) DO UPDATE SET value = excluded.value")
-        # history: the retired chunks and replaced entity texts, each in its history index
-        self.con.execute(f"UPDATE chunks SET retired_at = {RETIRED_AT}"
-                         " WHERE live = 0 AND retired_at IS NULL")
-        self.con.execute("INSERT INTO chunk_past_fts(chunk_past_fts) VALUES('delete-all')")
-        self.con.execute("INSERT INTO chunk_past_fts(rowid, context, text)"
-                         " SELECT id, context, text FROM chunks WHERE live = 0")
-        self.con.execute("INSERT INTO entity_past_fts(entity_past_fts) VALUES('delete-all')")
-        self.con.execute("INSERT INTO entity_past_fts(rowid, label, aliases, literals)"
-                         " SELECT id, label, aliases, literals FROM entity_past")
         self._keep_index_times = True  # the imported rows say when each text was indexed
         self._refresh_entity_fts({int(r[0]) for r in self.con.execute(
             "SELECT id FROM entities WHERE resolved_id IS NULL OR kind = 'name'")})

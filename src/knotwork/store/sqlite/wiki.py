@@ -13,6 +13,7 @@ from collections.abc import Sequence
 
 from ...types import Hit
 from ..records import Claim, LinkRow, NoteLinks, TextQuery
+from . import scoped
 from .fts import match_string
 
 __all__ = ["WikiQueries"]
@@ -137,13 +138,13 @@ class WikiQueries:
                             exclude_paths: Sequence[str] = ()) -> list[Hit]:
         """Full-text search over the live chunks of documents whose path starts with
         ``prefix`` (a wiki folder), best first."""
-        where, args = "", list[object]()
-        if scopes:
-            where = f" AND d.scope IN ({_marks(scopes)})"
-            args.extend(scopes)
-        return [Hit(int(r[0]), -float(r[1])) for r in self.con.execute(
-            "SELECT c.id, bm25(chunk_fts, 2.0, 1.0) AS r FROM chunk_fts"
-            " JOIN chunks c ON c.id = chunk_fts.rowid JOIN documents d ON d.id = c.document_id"
-            " WHERE chunk_fts MATCH ? AND d.deleted_at IS NULL AND substr(d.path, 1, ?) = ?"
-            f"{where}{_not_in('d.path', exclude_paths)} ORDER BY r LIMIT ?",
-            [match_string(query), len(prefix), prefix, *args, *exclude_paths, limit])]
+        hits: list[tuple[int, float]] = []
+        for fts in scoped.tables(self.con, "chunk_fts", scopes):  # each scope ranks its own
+            hits.extend((int(r[0]), -float(r[1])) for r in self.con.execute(
+                f"SELECT c.id, bm25({fts}, 2.0, 1.0) AS r FROM {fts}"
+                f" JOIN chunks c ON c.id = {fts}.rowid JOIN documents d ON d.id = c.document_id"
+                f" WHERE {fts} MATCH ? AND d.deleted_at IS NULL AND substr(d.path, 1, ?) = ?"
+                f"{_not_in('d.path', exclude_paths)} ORDER BY r LIMIT ?",
+                [match_string(query), len(prefix), prefix, *exclude_paths, limit]))
+        hits.sort(key=lambda h: -h[1])
+        return [Hit(cid, score) for cid, score in hits[:limit]]

@@ -40,6 +40,7 @@ from ...types import (
 )
 from .. import Prepared
 from ..records import FileCheck
+from . import scoped
 from .connection import Transaction, map_driver_errors, now_iso
 from .prepare import (
     FACT_COLUMNS,
@@ -57,10 +58,11 @@ from .trust import TrustWrites
 _FACT_INSERT = (f"INSERT INTO facts({FACT_COLUMNS}) VALUES(?,?,?,NULLIF(?, ''),NULLIF(?, ''),"
                 "?,?,?,?,?,?,?,NULLIF(?, 0),NULLIF(?, 0),NULLIF(?, 0),NULLIF(?, 0),"
                 "?,?,?,?,?,?,?,?)")
-_CHUNK_FTS = ("INSERT INTO chunk_fts(chunk_fts, rowid, context, text) VALUES('delete',?,?,?)",
-              "INSERT INTO chunk_fts(rowid, context, text) VALUES(?,?,?)",
+# by op: (index kind, statement); ``{t}`` is the chunk's scope's index (``scoped.py``)
+_CHUNK_FTS = (("chunk_fts", "INSERT INTO {t}({t}, rowid, context, text) VALUES('delete',?,?,?)"),
+              ("chunk_fts", "INSERT INTO {t}(rowid, context, text) VALUES(?,?,?)"),
               # a retired chunk joins the history index (as-of searches of past prose)
-              "INSERT INTO chunk_past_fts(rowid, context, text) VALUES(?,?,?)")
+              ("chunk_past_fts", "INSERT INTO {t}(rowid, context, text) VALUES(?,?,?)"))
 _NAME_COLUMNS = "key, document_id, entity_id, kind, text, rank, path, recorded_at"
 
 
@@ -109,7 +111,8 @@ class Writer(TrustWrites):
         # Full-text writes held for ``finish`` (see the module docstring), in order:
         # (1, chunk id, context, text) indexes a chunk, (0, ...) takes it out.
         self._chunk_fts: list[tuple[int, int, str, str]] = []
-        self._name_fts: list[tuple[int, str]] = []  # new name entities: id, label
+        self._name_fts: list[tuple[str, int, str]] = []  # new name entities: scope, id, label
+        self._fts_numbers: dict[str, int] = {}  # scope -> its full-text indexes' number
         # Chunk counts kept in ``meta``, changed by this transaction, written in ``finish``
         # with one read and one write: live chunks (IDF needs their number on every query)
         # and chunks taken out of the live set since the uncited ones were last dropped.
@@ -141,13 +144,13 @@ class Writer(TrustWrites):
         stand, so work queued by a savepoint that was rolled back later is harmless.
         """
         with map_driver_errors("cannot finish the write"):
-            for add, ops in groupby(self._chunk_fts, key=itemgetter(0)):
-                self.con.executemany(_CHUNK_FTS[add], [op[1:] for op in ops])
+            self._write_chunk_fts()
             self._chunk_fts.clear()
-            if self._name_fts:
-                self.con.executemany("INSERT INTO entity_fts(rowid, label, aliases, literals)"
-                                     " VALUES(?,?,'','')", self._name_fts)
-                self._name_fts.clear()
+            for scope, rows in groupby(sorted(self._name_fts), key=itemgetter(0)):
+                t = scoped.table("entity_fts", self._fts_number(scope))
+                self.con.executemany(f"INSERT INTO {t}(rowid, label, aliases, literals)"
+                                     " VALUES(?,?,'','')", [r[1:] for r in rows])
+            self._name_fts.clear()
             if self._unresolved:
                 self._resolve(sorted(self._unresolved))
                 self._unresolved.clear()
@@ -168,6 +171,27 @@ class Writer(TrustWrites):
             if self._live_delta or self._retired:
                 self._count_chunks(self._live_delta, self._retired)
                 self._live_delta = self._retired = 0
+
+    def _fts_number(self, scope: str) -> int:
+        """The number of ``scope``'s full-text indexes (``scoped.ensure``), remembered for
+        the transaction (only ``finish`` asks, outside any savepoint)."""
+        if scope not in self._fts_numbers:
+            self._fts_numbers[scope] = scoped.ensure(self.con, scope)
+        return self._fts_numbers[scope]
+
+    def _write_chunk_fts(self) -> None:
+        """The held full-text writes of chunks, in order, each in its scope's index."""
+        if not self._chunk_fts:
+            return
+        scope_of = scoped.scopes_of_chunks(self.con, {op[1] for op in self._chunk_fts})
+        number = {s: self._fts_number(s) for s in sorted(set(scope_of.values()))}
+
+        def target(op: tuple[int, int, str, str]) -> tuple[int, str]:
+            kind, sql = _CHUNK_FTS[op[0]]
+            return op[0], sql.format(t=scoped.table(kind, number[scope_of[op[1]]]))
+
+        for (_, sql), ops in groupby(self._chunk_fts, key=target):
+            self.con.executemany(sql, [op[1:] for op in ops])
 
     def _resolve(self, keys: list[str]) -> None:
         """Re-point the name entities of ``keys`` to the notes that win them now, and
@@ -521,8 +545,11 @@ class Writer(TrustWrites):
                     " SELECT chunk_id FROM facts WHERE chunk_id IS NOT NULL")
         dropped = ("live = 0 AND id < (SELECT MAX(id) FROM chunks)"
                    " AND id NOT IN (SELECT id FROM temp.cited_chunks)")
-        con.execute("INSERT INTO chunk_past_fts(chunk_past_fts, rowid, context, text)"
-                    f" SELECT 'delete', id, context, text FROM chunks WHERE {dropped}")
+        for scope, n in scoped.numbers(con):
+            t = scoped.table("chunk_past_fts", n)
+            con.execute(f"INSERT INTO {t}({t}, rowid, context, text) SELECT 'delete', c.id,"
+                        f" c.context, c.text FROM chunks c WHERE c.id IN (SELECT id FROM chunks"
+                        f" WHERE {dropped}) AND {scoped.CHUNK_SCOPE} = ?", (scope,))
         removed = con.execute(f"DELETE FROM chunks WHERE {dropped}").rowcount
         con.execute("DELETE FROM temp.cited_chunks")
         self.set_meta("retired_chunks", "0")
@@ -656,7 +683,8 @@ class Writer(TrustWrites):
                     "INSERT INTO entities(id, key, kind, scope, iri, label, name_key, created_at)"
                     " VALUES(?,?,?,?,?,?,?,?)", rows)
                 # (a folder's name is no words to search: ``_index_entity``)
-                self._name_fts.extend((r[0], r[5]) for r in rows if not is_folder_key(r[6]))
+                self._name_fts.extend((scope, r[0], r[5]) for r in rows
+                                      if not is_folder_key(r[6]))
                 self._new_names.update(r[0] for r in rows)
                 self._resolve_names(k[5:] for k, _ in new)
         return {k: known[e] for k, e in keyed.items()}
@@ -752,11 +780,14 @@ class Writer(TrustWrites):
         The text it replaces, if other, goes to the history index (``entity_past``) with
         the time it stood; ``new``: created in this transaction (its text stood no time).
         """
+        found = self.con.execute("SELECT scope FROM entities WHERE id=?", (eid,)).fetchone()
+        number = self._fts_number(found[0]) if found else 0
+        fts, past_fts = (scoped.table(k, number) for k in ("entity_fts", "entity_past_fts"))
         old = self.con.execute("SELECT e.label, e.aliases, e.literals,"
-                               " COALESCE(n.indexed_at, n.created_at) FROM entity_fts e"
+                               f" COALESCE(n.indexed_at, n.created_at) FROM {fts} e"
                                " JOIN entities n ON n.id = e.rowid WHERE e.rowid=?",
                                (eid,)).fetchone()
-        self.con.execute("DELETE FROM entity_fts WHERE rowid=?", (eid,))
+        self.con.execute(f"DELETE FROM {fts} WHERE rowid=?", (eid,))
         text = self._entity_text(eid)
         if self._keep_index_times:
             pass
@@ -770,11 +801,11 @@ class Writer(TrustWrites):
             self.con.execute("INSERT INTO entity_past(id, entity_id, label, aliases, literals,"
                              " recorded_at, retired_at) VALUES(?,?,?,?,?,?,?)",
                              (past, eid, *old, ts))
-            self.con.execute("INSERT INTO entity_past_fts(rowid, label, aliases, literals)"
+            self.con.execute(f"INSERT INTO {past_fts}(rowid, label, aliases, literals)"
                              " VALUES(?,?,?,?)", (past, *old[:3]))
         if text is None:
             return ()
-        self.con.execute("INSERT INTO entity_fts(rowid, label, aliases, literals)"
+        self.con.execute(f"INSERT INTO {fts}(rowid, label, aliases, literals)"
                          " VALUES(?,?,?,?)", (eid, *text))
         # a note's label only: a name resolves to its note, and one that names no note is
         # rarely asked about by its acronym (a cold ingest makes a name per link target)
