@@ -226,13 +226,14 @@ def main() -> None:
         finally:
             sync.refresh_mentions = real
             kw.close()
+        store_mb = sum(p.stat().st_size for p in tmp.glob("store.db*")) / 1e6
         facts, checksum = fact_checksum(db, args.dump)
         print(json.dumps({
             "notes": notes, "wall_s": round(wall, 2), "notes_per_s": round(notes / wall, 1),
             "wall_ms_per_note": round(wall * 1000 / notes, 3),
             "cpu_ms_per_note": round(cpu * 1000 / notes, 3),
             "mention_pass_s": round(spent[0], 2), "errors": len(report.errors),
-            "facts": facts, "fact_checksum": checksum}))
+            "facts": facts, "fact_checksum": checksum, "store_mb": round(store_mb, 1)}))
         if prof:
             out = io.StringIO()
             pstats.Stats(prof, stream=out).sort_stats("cumulative").print_stats(args.profile)
