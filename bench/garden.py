@@ -1,7 +1,8 @@
 """A vault of real notes replicated to size, and its cold structural ingest (never a test).
 
     python bench/garden.py --notes 10000                 # one cold ingest, one JSON line
-    python bench/garden.py --notes 10000 --profile 25    # and cProfile's top 25 (cumulative)
+    python bench/garden.py --notes 10000 --profile 25    # and cProfile's top 25 (CPU time)
+    python bench/garden.py --notes 10000 --sql 20        # and the 20 costliest SQL statements
     python bench/garden.py --notes 1000 --keep /tmp/g1k  # leave the vault there
 
 The notes are the shared docs corpora (``--datasets``): Foam's documentation (a vault of
@@ -20,11 +21,14 @@ Printed: wall seconds and notes/s of ``Knotwork.open(vault, embedder="none").ing
 CPU milliseconds a note (this process and its workers), the mention pass's seconds
 (``sync.refresh_mentions``), the live facts and a checksum of them (subject, predicate,
 object, value, lines, supporting text, extractor: the same notes must give the same one).
+``--profile`` and ``--sql`` time CPU, not the wall clock (steadier on a shared machine);
+give them ``--workers 1`` to see the whole ingest in this process.
 """
 
 from __future__ import annotations
 
 import argparse
+import collections
 import cProfile
 import hashlib
 import io
@@ -38,6 +42,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 from knotwork import Knotwork
 from knotwork.sync import files as sync
@@ -177,6 +182,42 @@ def fact_checksum(db: Path, dump: str | None = None) -> tuple[int, str]:
     return len(rows), h.hexdigest()[:16]
 
 
+class _TimedConnection(sqlite3.Connection):
+    """A connection that adds up the CPU time of each SQL statement it runs (``--sql``)."""
+
+    spent: collections.defaultdict[str, list[float]] = collections.defaultdict(
+        lambda: [0, 0.0])
+
+    def execute(self, sql: str, *args: Any) -> sqlite3.Cursor:  # type: ignore[override]
+        t = time.thread_time()
+        try:
+            return super().execute(sql, *args)
+        finally:
+            entry = self.spent[" ".join(sql.split())]
+            entry[0] += 1
+            entry[1] += time.thread_time() - t
+
+    def executemany(self, sql: str, *args: Any) -> sqlite3.Cursor:  # type: ignore[override]
+        t = time.thread_time()
+        try:
+            return super().executemany(sql, *args)
+        finally:
+            entry = self.spent["many: " + " ".join(sql.split())]
+            entry[0] += 1
+            entry[1] += time.thread_time() - t
+
+
+def _time_sql() -> None:
+    """Make every SQLite connection opened from now on a ``_TimedConnection``."""
+    real = sqlite3.connect
+
+    def connect(*args: Any, **kwargs: Any) -> sqlite3.Connection:
+        kwargs.setdefault("factory", _TimedConnection)
+        return real(*args, **kwargs)
+
+    sqlite3.connect = connect  # type: ignore[assignment]
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--notes", type=int, default=10_000)
@@ -185,6 +226,7 @@ def main() -> None:
     ap.add_argument("--max-bytes", type=int, default=4000)
     ap.add_argument("--workers", type=int, default=0)
     ap.add_argument("--profile", type=int, default=0, help="print cProfile's top N")
+    ap.add_argument("--sql", type=int, default=0, help="print the N costliest statements")
     ap.add_argument("--keep", help="write the vault here (kept) instead of a temporary one")
     ap.add_argument("--vault", help="ingest this vault as it is (made by --keep before)")
     ap.add_argument("--dump", help="write the live facts to this file, one a line")
@@ -202,7 +244,9 @@ def main() -> None:
             notes = len(make_garden(vault, args.notes, Path(args.datasets),
                                     max_bytes=args.max_bytes))
         db = tmp / "store.db"
-        prof = cProfile.Profile() if args.profile else None
+        prof = cProfile.Profile(time.process_time) if args.profile else None
+        if args.sql:
+            _time_sql()
         kw = Knotwork.open(vault, db=str(db), workers=args.workers, embedder="none")
         spent = [0.0]
         real = sync.refresh_mentions
@@ -240,6 +284,11 @@ def main() -> None:
             out.write("\n")
             pstats.Stats(prof, stream=out).sort_stats("tottime").print_stats(args.profile)
             print(out.getvalue())
+        if args.sql:
+            spent = _TimedConnection.spent
+            print(f"SQL CPU s in this process: {sum(v[1] for v in spent.values()):.2f}")
+            for sql, (n, s) in sorted(spent.items(), key=lambda kv: -kv[1][1])[:args.sql]:
+                print(f"{s:8.2f} {int(n):8d}  {sql[:120]}")
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 
