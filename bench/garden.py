@@ -221,8 +221,9 @@ def _time_sql() -> None:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--notes", type=int, default=10_000)
-    ap.add_argument("--datasets", default=str(Path(__file__).resolve().parents[3]
-                                              / "shared" / "datasets"))
+    ap.add_argument("--datasets", default=str(Path(__file__).resolve().parents[2]
+                                              / "shared" / "datasets"),
+                    help="the shared docs corpora (default: ../shared/datasets of the project)")
     ap.add_argument("--max-bytes", type=int, default=4000)
     ap.add_argument("--workers", type=int, default=0)
     ap.add_argument("--profile", type=int, default=0, help="print cProfile's top N")
