@@ -29,7 +29,7 @@ SLOW_MODULES = frozenset({
     "frontends/test_mcp_doors.py", "frontends/test_rest_doors.py",
     "reliability/test_crash.py", "reliability/test_hostile_files.py",
     "reliability/test_concurrency.py", "frontends/test_rest_fuzz.py",
-    "frontends/test_actors.py", "test_readme_numbers.py",
+    "frontends/test_actors.py", "test_readme_numbers.py", "cli/test_terminal.py",
 })
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Annotated, Any
@@ -230,16 +231,28 @@ def _print_issue(issue: Issue) -> None:
     err.print(f"[yellow]{escape(where)}[/yellow]: {escape(issue.reason)}", highlight=False)
 
 
+_REDRAWS_PER_S = 10
+
+
 @contextmanager
 def _bars(*, enabled: bool) -> Iterator[Callable[[str], Callable[[int, int], None] | None]]:
     """One live display of progress bars on a terminal: ``bar(label)`` makes a phase's
     callback, whose bar appears with its first update (a phase that never runs shows
-    none)."""
+    none).
+
+    Drawn when told, at most ``_REDRAWS_PER_S`` times a second, never by rich's own
+    refresh thread. Why: a sync forks its worker processes only from a process with no
+    other thread (a fork copies the locks another thread may hold), so with that thread
+    alive ``knotwork ingest`` on a terminal parsed and found mentions in one process,
+    half the speed of the same ingest piped or run from Python on two cores.
+    """
     if not enabled or not err.is_terminal:
         yield lambda label: None
         return
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                  TimeElapsedColumn(), console=err, transient=True) as bars:
+                  TimeElapsedColumn(), console=err, transient=True,
+                  auto_refresh=False) as bars:
+        drawn = [0.0]
 
         def bar(label: str) -> Callable[[int, int], None]:
             task: list[TaskID] = []
@@ -248,6 +261,10 @@ def _bars(*, enabled: bool) -> Iterator[Callable[[str], Callable[[int, int], Non
                 if not task:
                     task.append(bars.add_task(label, total=total))
                 bars.update(task[0], completed=done, total=total)
+                now = time.monotonic()
+                if done >= total or now - drawn[0] >= 1 / _REDRAWS_PER_S:
+                    drawn[0] = now
+                    bars.refresh()
 
             return update
 

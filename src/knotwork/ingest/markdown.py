@@ -26,7 +26,7 @@ from ..types import ChunkDraft, Issue, NameDecl, NameKind, ParsedDocument, Span,
 from . import extraction_key
 from .dialects import current as current_dialect
 from .extract import Block, extract_facts, opening_identifier
-from .frontmatter import Entry, read_frontmatter
+from .frontmatter import Entry, Frontmatter, read_frontmatter
 from .hierarchy import hierarchy_facts, hierarchy_names
 from .lexicon import normalize_key
 from .links import reference_label
@@ -676,6 +676,31 @@ def parse_markdown(
     links. Problems that do not stop the note (malformed frontmatter, a link escaping
     the vault) come back as non-fatal issues on the document.
     """
+    read = read_markdown(path, data, max_bytes=max_bytes, chunk_tokens=chunk_tokens)
+    return read if isinstance(read, Issue) else read.document
+
+
+@dataclass(frozen=True, slots=True)
+class MarkdownRead:
+    """A note as ``parse_markdown`` read it, and the reading itself: its lines, its
+    frontmatter, each body line classified (``scan_body``) and the lines all comment.
+
+    Why: a typed parser (an RFC's, an ADR's) reads the same lines again for its own
+    fields; given these it does not split, read the frontmatter and classify every line
+    a second time (a third of the parse of a design document).
+    """
+
+    document: ParsedDocument
+    lines: list[str]
+    front: Frontmatter
+    scanned: list[ScannedLine]
+    hidden: frozenset[int]
+
+
+def read_markdown(
+    path: str, data: bytes, *, max_bytes: int = 5_000_000, chunk_tokens: int = 220
+) -> MarkdownRead | Issue:
+    """``parse_markdown``, with the reading it made the document of (``MarkdownRead``)."""
     text = decode(path, data, max_bytes)
     if isinstance(text, Issue):
         return text
@@ -701,7 +726,7 @@ def parse_markdown(
                        if f not in facts)
         known = {n.key for n in names}
         names += tuple(n for n in hierarchy_names(path, dialect) if n.key not in known)
-    return ParsedDocument(
+    return MarkdownRead(ParsedDocument(
         path=path,
         text=text,
         content_hash=content_hash(data),
@@ -713,4 +738,4 @@ def parse_markdown(
         issues=front.issues + issues,
         size=len(data),
         extraction=extraction_key(chunk_tokens),
-    )
+    ), lines, front, scanned, hidden)

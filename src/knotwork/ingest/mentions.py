@@ -128,6 +128,8 @@ class MentionFinder:
         # since a common word is a name only as one of them writes it
         self._labels: dict[tuple[str, ...], dict[str, list[Any]]] = {}
         self._starts: dict[str, dict[int, int]] = {}  # first word -> {label length: count}
+        # first word -> its labels' lengths, longest first (what ``_scan`` tries in turn)
+        self._lengths: dict[str, tuple[int, ...]] = {}
         for text, key in labels:
             self.add(text, key)
 
@@ -156,6 +158,8 @@ class MentionFinder:
         if entry is None:
             entry = self._labels[words] = {}
             lengths = self._starts.setdefault(words[0], {})
+            if len(words) not in lengths:
+                self._lengths[words[0]] = tuple(sorted((*lengths, len(words)), reverse=True))
             lengths[len(words)] = lengths.get(len(words), 0) + 1
         written = " ".join(text.split())
         slot = entry.get(key)
@@ -189,8 +193,9 @@ class MentionFinder:
         lengths[len(words)] -= 1
         if not lengths[len(words)]:
             del lengths[len(words)]
+            self._lengths[words[0]] = tuple(sorted(lengths, reverse=True))
         if not lengths:
-            del self._starts[words[0]]
+            del self._starts[words[0]], self._lengths[words[0]]
 
     def find(self, chunks: Sequence[ChunkText], *, skip_keys: frozenset[str] = frozenset()
              ) -> list[FactDraft]:
@@ -238,20 +243,20 @@ class MentionFinder:
         """``(words, {key: [label, count]}, index of its first word)`` per label found in
         ``line``."""
         words = _tokens(line)
-        starts = self._starts
+        starts = self._lengths
         if starts.keys().isdisjoint(words):
             return []  # the common case, decided in C: no word begins any label
         # left to right, the longest label starting at each word that may begin one; a
         # match skips the words it covers
-        found, after = [], 0
+        found, after, labels, count = [], 0, self._labels, len(words)
         for i in [i for i, w in enumerate(words) if w in starts]:
             if i < after:
                 continue
-            for n in sorted(starts[words[i]], reverse=True):
-                if i + n > len(words):
+            for n in starts[words[i]]:
+                if i + n > count:
                     continue
                 label = tuple(words[i:i + n])
-                hit = self._labels.get(label)
+                hit = labels.get(label)
                 if hit is not None:
                     found.append((label, hit, i))
                     after = i + n

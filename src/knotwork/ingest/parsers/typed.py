@@ -30,9 +30,17 @@ from ...types import (
     Span,
     name_key,
 )
-from ..frontmatter import Entry, read_frontmatter
+from ..frontmatter import Entry, Frontmatter, read_frontmatter
 from ..links import find_mdlinks, find_wikilinks
-from ..markdown import CODE, HEADING, decode, parse_markdown, scan_body, split_lines
+from ..markdown import (
+    CODE,
+    HEADING,
+    ScannedLine,
+    decode,
+    read_markdown,
+    scan_body,
+    split_lines,
+)
 from ..validity import apply_validity
 
 __all__ = ["Facts", "Section", "Source", "iso_date", "metadata", "typed_document"]
@@ -100,6 +108,12 @@ class Source:
         lines = split_lines(text) if text else []
         front = read_frontmatter(path, lines)
         scanned, _, hidden = scan_body(lines, front.body_start)
+        return cls.scanned(path, text, lines, front, scanned, hidden)
+
+    @classmethod
+    def scanned(cls, path: str, text: str, lines: list[str], front: Frontmatter,
+                scanned: Sequence[ScannedLine], hidden: frozenset[int]) -> Source:
+        """``of`` from a reading already made of ``text`` (``read_markdown``'s)."""
         masked = [""] * front.body_start
         kinds = [CODE] * front.body_start
         for k, line in enumerate(scanned):
@@ -330,10 +344,13 @@ def read_typed(path: str, data: bytes, *, max_bytes: int, chunk_tokens: int,
                extractor: str, version: str) -> tuple[ParsedDocument, Facts] | Issue:
     """What every typed parser starts from: the note parser's reading of the file (the base
     ``typed_document`` puts the typed facts in), and an empty ``Facts`` over its text."""
-    base = parse_markdown(path, data, max_bytes=max_bytes, chunk_tokens=chunk_tokens)
-    if isinstance(base, Issue):
-        return base
-    return base, Facts(Source.of(path, base.text), extractor, version)
+    read = read_markdown(path, data, max_bytes=max_bytes, chunk_tokens=chunk_tokens)
+    if isinstance(read, Issue):
+        return read
+    base = read.document
+    source = Source.scanned(path, base.text, read.lines, read.front, read.scanned,
+                            read.hidden)
+    return base, Facts(source, extractor, version)
 
 
 def metadata(facts: Facts, entity_type: str, parser_type: str, line: int = 1, *,

@@ -1,0 +1,52 @@
+"""``knotwork ingest`` on a terminal: progress bars, and the worker processes all the same."""
+
+from __future__ import annotations
+
+import os
+import pty
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.reliability.helpers import children, cli, env, make_vault
+
+pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"),
+                                reason="pseudo-terminals and /proc as Linux has them")
+
+
+def _read_all(fd: int) -> bytes:
+    out = b""
+    while True:
+        try:
+            chunk = os.read(fd, 65536)
+        except OSError:  # the terminal closed with the process
+            return out
+        if not chunk:
+            return out
+        out += chunk
+
+
+def test_ingest_on_a_terminal_draws_progress_and_still_forks_its_workers(
+        tmp_path: Path) -> None:
+    # The progress display used rich's refresh thread; a sync forks workers only from a
+    # process with no other thread, so on a terminal every ingest ran in one process.
+    vault = make_vault(tmp_path / "vault", 600)
+    db = tmp_path / "s.db"
+    leader, follower = pty.openpty()
+    proc = subprocess.Popen(cli("--db", str(db), "ingest", str(vault), "--no-embed"),
+                            env=env(KNOTWORK_WORKERS="2", TERM="xterm", COLUMNS="100"),
+                            stdin=follower, stdout=follower, stderr=follower, close_fds=True)
+    os.close(follower)
+    workers: set[int] = set()
+    while proc.poll() is None:
+        workers |= children(proc.pid)
+        time.sleep(0.01)
+    shown = _read_all(leader).decode("utf-8", "replace")
+    os.close(leader)
+    assert proc.returncode == 0, shown
+    assert "added 605" in shown, shown
+    assert "\x1b[" in shown, "no progress display was drawn"  # (drawn, then cleared)
+    assert len(workers) >= 2, f"the ingest ran without its worker processes: {workers}"
