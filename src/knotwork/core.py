@@ -10,6 +10,7 @@ It is the only reader of ``Settings``; below it, every layer takes explicit argu
 
 from __future__ import annotations
 
+import functools
 import getpass
 import os
 from collections.abc import Callable, Mapping, Sequence
@@ -289,14 +290,14 @@ class Knotwork(ModelRoom, NotesRoom, WikiRoom, TrustRoom):
         """``complete`` | ``partial n/m`` | ``none``: what semantic search can see."""
         return _embedding.embedding_status(self.store.reader, off=self._embedding_off())
 
-    def _vector_search(self, query: str, k: int, vec: FloatArray | None = None
-                       ) -> _embedding.VectorHits:
+    def _vector_search(self, query: str, k: int, vec: FloatArray | None = None, *,
+                       scopes: Sequence[str] | None = None) -> _embedding.VectorHits:
         emb = self.embedder()
         if emb is None:
             return [], None
         _embedding.check_manifest(self.store.reader, emb)
         return _embedding.vector_search(self.store.reader, self.vector_index(emb.dim), emb,
-                                        query, k, vec=vec)
+                                        query, k, vec=vec, scopes=scopes)
 
     def vector_index(self, dim: int) -> VectorIndex:
         """This process's vector index (``retrieve.embedding.open_vector_index``)."""
@@ -477,7 +478,8 @@ class Knotwork(ModelRoom, NotesRoom, WikiRoom, TrustRoom):
         measure = Measure(renderer(fmt), token_counter(s.token_encoding))
         status = self.embedding_status()
         semantic = (nullcontext(None) if status == "none" else
-                    _embedding.semantic_search(self.embedder(), query, self._vector_search))
+                    _embedding.semantic_search(self.embedder(), query, functools.partial(
+                        self._vector_search, scopes=opts.scopes)))
         with semantic as search:
             from .trust.history import AsOfReader
             from .trust.truth import TruthReader
@@ -555,7 +557,7 @@ class Knotwork(ModelRoom, NotesRoom, WikiRoom, TrustRoom):
         k = checks.positive("k", k)
         vectors = None
         if mode in ("vector", "hybrid") and self.embedding_status() != "none":
-            vectors = self._vector_search
+            vectors = functools.partial(self._vector_search, scopes=scopes)
         return _search.search(self._reader(), query, k=k, mode=mode, scopes=scopes,
                               fusion=fusion or self.settings.fusion, vectors=vectors,
                               per_note=None if per_note is None

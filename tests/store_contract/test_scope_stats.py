@@ -168,3 +168,23 @@ def test_history_search_of_a_scope_ignores_other_scopes(store: Store) -> None:
         w.delete("b", "b4.md")
     _write(store, "b", _docs({"d.md": ("Meadow", "meadow kestrel voles barn", ())}))
     assert past() == before
+
+
+def test_live_chunk_ids_are_a_scopes_live_chunks(store: Store) -> None:
+    """The rows a scoped vector search ranks: every live chunk of the scopes' documents
+    and no other (none of another scope, none a later version replaced)."""
+    _write(store, "a", _docs(A_NOTES))
+    _write(store, "b", _docs(B_NOTES))
+    r = store.reader
+    mine = r.live_chunk_ids(["a"])
+    assert mine and len(mine) == len(set(mine)) == r.live_chunk_count(["a"])
+    assert {c.scope for c in r.chunks(mine).values()} == {"a"}
+    both = r.live_chunk_ids(["a", "b"])
+    assert sorted(both) == sorted(mine + r.live_chunk_ids(["b"]))
+    assert len(both) == r.live_chunk_count()
+    old = set(mine)
+    _write(store, "a", [doc("vole.md", [], body="Voles dig tunnels.", title="Vole")])
+    now = set(r.live_chunk_ids(["a"]))
+    assert now != old and all(c.scope == "a" for c in r.chunks(list(now)).values())
+    assert len(now) == r.live_chunk_count(["a"])
+    assert r.live_chunk_ids(["nowhere"]) == [] and r.live_chunk_ids([]) == []

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import threading
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import asdict
 from pathlib import Path
@@ -206,15 +206,20 @@ def open_vector_index(store_path: str, dim: int, *, ann_threshold: int) -> Vecto
 
 
 def vector_search(reader: StoreReader, index: VectorIndex, emb: Embedder, query: str, k: int,
-                  *, vec: FloatArray | None = None) -> VectorHits:
+                  *, vec: FloatArray | None = None, scopes: Sequence[str] | None = None
+                  ) -> VectorHits:
     """The ``k`` chunks nearest ``query`` (or its vector ``vec``), the index brought up
-    to date with the store first."""
+    to date with the store first. With ``scopes``, and other scopes' chunks in the store,
+    only ``scopes``' chunks are ranked (``VectorIndex.search_with_stats``'s ``among``)."""
     index.refresh(reader)
     if not len(index):
         return [], None
     if vec is None:
         vec = embed_query(emb, query)
-    return index.search_with_stats(vec, k)
+    among = None
+    if scopes and reader.live_chunk_count(scopes) < reader.live_chunk_count():
+        among = reader.live_chunk_ids(scopes)
+    return index.search_with_stats(vec, k, among=among)
 
 
 def _described(m: Mapping[str, Any]) -> str:

@@ -33,6 +33,7 @@ import math
 import threading
 import time
 import weakref
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
@@ -210,10 +211,33 @@ class VectorIndex:
         """The ``k`` chunks most similar to ``query`` (a unit vector): (chunk id, cosine)."""
         return self._search(query, k, stats=False, exact=exact)[0]
 
-    def search_with_stats(self, query: FloatMatrix, k: int, *, exact: bool = False
+    def search_with_stats(self, query: FloatMatrix, k: int, *, exact: bool = False,
+                          among: Sequence[int] | None = None
                           ) -> tuple[list[tuple[int, float]], tuple[float, float] | None]:
-        """Top ``k`` and the (mean, sd) of the cosine over every chunk (for fusion)."""
+        """Top ``k`` and the (mean, sd) of the cosine over every chunk (for fusion).
+
+        ``among``: only these chunks are ranked and counted (a scoped read's, when other
+        scopes hold vectors too), exactly: what another scope holds then neither takes a
+        place in the top ``k`` nor moves the moments. The graph is not asked: its
+        neighbours are every scope's.
+        """
+        if among is not None:
+            with self._lock:
+                return self._among(query.astype(np.float32).reshape(-1), k, among)
         return self._search(query, k, stats=True, exact=exact)
+
+    def _among(self, q: FloatMatrix, k: int, among: Sequence[int]
+               ) -> tuple[list[tuple[int, float]], tuple[float, float] | None]:
+        rows = np.fromiter((r for r in map(self._row.get, among) if r is not None),
+                           dtype=np.int64)
+        if not len(rows):
+            return [], None
+        scores = self._mat[rows] @ q
+        k = min(k, len(rows))
+        top = np.argpartition(-scores, k - 1)[:k]
+        top = top[np.argsort(-scores[top], kind="stable")]
+        return ([(int(self._ids[rows[i]]), float(scores[i])) for i in top],
+                (float(scores.mean()), float(scores.std())))
 
     @property
     def uses_ann(self) -> bool:

@@ -780,6 +780,14 @@ class Reader(WikiQueries, TrustReads, FindQueries):
             " WHERE c.id = ANY(?) AND c.live ORDER BY c.id", (list(chunk_ids),)).rows
         return [(int(r[0]), np.asarray(r[1].to_numpy(), dtype="<f4").tobytes()) for r in rows]
 
+    def live_chunk_ids(self, scopes: Sequence[str]) -> list[int]:
+        if not scopes:
+            return []
+        rows = self.con.execute(
+            "SELECT c.id FROM documents d JOIN chunks c ON c.scope = d.scope"
+            " AND c.document_id = d.id AND c.live WHERE d.scope = ANY(?)", (list(scopes),)).rows
+        return [int(r[0]) for r in rows]
+
     def meta(self, key: str) -> str | None:
         row = self.con.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
         return None if row is None else str(row[0])

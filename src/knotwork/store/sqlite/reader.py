@@ -914,6 +914,13 @@ class Reader(WikiQueries, TrustReads, FindQueries):
                 part))
         return out
 
+    def live_chunk_ids(self, scopes: Sequence[str]) -> list[int]:
+        if not scopes:
+            return []
+        return [int(r[0]) for r in self.con.execute(
+            "SELECT c.id FROM documents d JOIN chunks c ON c.document_id = d.id AND c.live = 1"
+            f" WHERE d.scope IN ({_marks(scopes)})", list(scopes))]
+
     def meta(self, key: str) -> str | None:
         row = self.con.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
         return None if row is None else str(row[0])
