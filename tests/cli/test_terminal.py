@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import json
 import os
 import pty
+import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -50,3 +53,32 @@ def test_ingest_on_a_terminal_draws_progress_and_still_forks_its_workers(
     assert "added 605" in shown, shown
     assert "\x1b[" in shown, "no progress display was drawn"  # (drawn, then cleared)
     assert len(workers) >= 2, f"the ingest ran without its worker processes: {workers}"
+
+
+def test_a_first_watch_catches_up_with_its_workers(tmp_path: Path) -> None:
+    # The watcher's thread started before the catch-up, so a first ``watch`` of a vault
+    # (a whole ingest) ran in one process.
+    vault = make_vault(tmp_path / "vault", 600)
+    lines: list[str] = []
+    workers: set[int] = set()
+    with subprocess.Popen(cli("--db", str(tmp_path / "s.db"), "watch", "--vault", str(vault),
+                              "--json"),
+                          env=env(KNOTWORK_WORKERS="2", KNOTWORK_EMBEDDER="none"),
+                          stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True) as proc:
+        reader = threading.Thread(target=lambda: lines.extend(proc.stdout or ()), daemon=True)
+        reader.start()
+        deadline = time.monotonic() + 180
+        try:
+            while not any('"watching"' in line for line in lines):
+                assert proc.poll() is None, lines
+                assert time.monotonic() < deadline, "no catch-up in 180 s"
+                workers |= children(proc.pid)
+                time.sleep(0.01)
+        finally:
+            proc.send_signal(signal.SIGINT)
+            proc.wait(timeout=60)
+            reader.join(timeout=10)
+    events = [json.loads(line) for line in lines if line.strip()]
+    assert events[0]["event"] == "applied" and events[0]["added"] == 605, events[:2]
+    assert [e["event"] for e in events].count("applied") == 1  # nothing changed meanwhile
+    assert len(workers) >= 2, f"the catch-up ran without its worker processes: {workers}"

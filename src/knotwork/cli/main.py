@@ -584,10 +584,17 @@ def watch_command(
     status = _WatchStatus(vault, as_json=as_json)
     live = err.is_terminal and not as_json
     with _kw(vault, patterns=pattern) as kw:
+        # catch up with what changed while nothing watched before the watcher's thread
+        # starts: a sync forks its worker processes only from a process with no other
+        # thread, and a first watch of a vault is a whole ingest
+        status.applied(kw.ingest(embed=False))
         watcher = kw.watcher(on_report=status.applied, on_error=status.failed).start()
         try:
-            # catch up with what changed while nothing watched; embed beside the watching
-            status.applied(kw.ingest(embed=False))
+            # what changed while that ran, now that the watcher sees what comes next
+            again = kw.ingest(embed=False)
+            if again.errors or again.added + again.updated + again.deleted + again.renamed \
+                    + again.reread:
+                status.applied(again)
             kw.embed_in_background(status.failed)
             status.emit({"event": "watching", "vault": str(kw.vault)},
                         f"watching {escape(str(kw.vault))}")
