@@ -3,6 +3,7 @@ and the memory of several stores in one process. Prints JSON lines (never a test
 
     python bench/embed.py --notes 1000 --workdir /tmp/kw-embed      # SciFact abstracts
     python bench/embed.py --notes 2000 --embedders minilm,minilm-q8 --rounds 2   # paired
+    KNOTWORK_DATASETS=/path/to/datasets python bench/embed.py ...     # elsewhere
     python bench/embed.py --stores 3                                 # LoCoMo stores, RSS
 
 ``--notes N``: the first N SciFact passages as notes (``# title`` + abstract), ingested
@@ -34,7 +35,7 @@ import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-DATASETS = HERE.parent.parent / "shared" / "datasets"
+DATASETS = Path(os.environ.get("KNOTWORK_DATASETS", HERE.parent.parent / "shared" / "datasets"))
 
 
 def index(notes: int, workdir: Path, spec: str = "minilm") -> dict[str, object]:

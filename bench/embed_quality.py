@@ -19,7 +19,8 @@ embedding them alone would do), and reports the tokens that saves.
 
 ``--docs N`` keeps the first N documents of a BEIR set (SciFact, HotpotQA) and the
 questions whose gold documents are among them: BM25 still scores over the whole store,
-its hits outside the subset dropped.
+its hits outside the subset dropped. Each embedder after the first is also compared with
+the first question by question: the mean difference and its 95% bootstrap interval.
 """
 
 from __future__ import annotations
@@ -188,6 +189,16 @@ def evaluate(name: str, workdir: Path, specs: list[str], docs: int) -> None:
                  "tokens_per_s": round(toks / secs) if secs else None}
         for mode, vals in scores[spec].items():
             line(f"{spec} {mode}", vals, **(extra if mode == "vector" else {}))
+    for spec in specs[1:]:  # paired against the first, question by question
+        for mode in ("vector", "hybrid"):
+            a = np.array(scores[spec][mode]) - np.array(scores[specs[0]][mode])
+            rng = np.random.default_rng(0)
+            boot = a[rng.integers(0, len(a), (2000, len(a)))].mean(axis=1)
+            lo, hi = np.percentile(boot, [2.5, 97.5], axis=0)
+            print(json.dumps({"set": name, "paired": f"{spec} - {specs[0]}", "mode": mode,
+                              **{f"{m} diff": [round(float(a[:, j].mean()), 4),
+                                               round(float(lo[j]), 4), round(float(hi[j]), 4)]
+                                 for j, m in enumerate((first, second))}}), flush=True)
 
 
 def kw_embedder(db: Path) -> Any:

@@ -521,9 +521,12 @@ class Knotwork(ModelRoom, NotesRoom, WikiRoom, TrustRoom):
         cfg = _asm.resolve(config if config is not None else (s.assemble_config or None),
                            max_tokens=s.context_max_tokens or None)
         env = SourceEnv(local=_asm.local_runner(self.context, scopes),
-                        embedder=_asm.embedder_opener((spec := self._embedder_spec(),
+                        embedder=_asm.embedder_opener((self._embedder_spec(),
                                                        self.embedder)),
-                        default_embedder=spec, base_dir=cfg.base_dir)
+                        # an outside collection's vectors name no model: by default the
+                        # bundled MiniLM as shipped, the closest to what fills them
+                        default_embedder="minilm" if s.embedder.strip().lower() == "auto"
+                        else s.embedder, base_dir=cfg.base_dir)
         return _asm.run(query, cfg, env, encoding=s.token_encoding, max_tokens=max_tokens,
                         allow_partial=allow_partial, tiers=tiers)
 

@@ -7,9 +7,10 @@ them back to float32 at load, so every product is a float32 GEMM. Dynamic quanti
 the products run in int8 (VNNI/AMX where the CPU has them). Per-channel weight scales keep
 the pooled vectors at a cosine of ~0.995 to the bundled model's (per-tensor: ~0.94).
 
-Its window is 128 word pieces, the length all-MiniLM-L6-v2 was trained at (the bundled
-``minilm`` cuts at 256): attention grows with the square of it and most of a long
-chunk's meaning is in its first 128 pieces (quality measured in bench/README.md).
+Its window is 256 word pieces, as the bundled ``minilm``'s. 128 (the length
+all-MiniLM-L6-v2 was trained at) embeds long chunks ~1.8x sooner again, but cost LoCoMo's
+hybrid MRR 0.017 (bench/README.md, "A first index sooner"), so it is an option
+(``max_length``), not the default.
 
 Built by this code from the installed model, no download: the bundled graph as ONNX
 Runtime folds it (basic optimisations, saved to a file), then quantised; kept in the
@@ -81,17 +82,25 @@ def build_quantized(source: Path, target: Path) -> Path:
     return target
 
 
-class QuantizedMiniLMEmbedder(MiniLMEmbedder):
-    """all-MiniLM-L6-v2 with int8 arithmetic and a 128-piece window: 384-d, unit-norm.
+# Why one text a run: ``DynamicQuantizeLinear`` takes one scale for its whole input, so
+# in a batch a text's vector moved with its batchmates and their padding (cosine
+# 0.993-1.0 to the same text alone); `knotwork check` re-embeds a sample and counts a
+# vector under 0.99 as stale. Alone, a vector is a function of its text, and on SciFact
+# abstracts one text a run embedded as fast as batches of 16 (no padding to compute).
+_BATCH = 1
 
-    The same tokenizer, batching, pooling and thread-safety as ``MiniLMEmbedder``; only
-    the graph it runs and the window differ. The derived graph is built (or found in the
+
+class QuantizedMiniLMEmbedder(MiniLMEmbedder):
+    """all-MiniLM-L6-v2 with int8 arithmetic: 384-d, unit-norm, offline, thread-safe.
+
+    The same tokenizer, pooling and thread-safety as ``MiniLMEmbedder``; the graph it
+    runs differs, and it runs one text at a time (``_BATCH``). The derived graph is built (or found in the
     cache) with the session, on the first ``embed``.
     """
 
     name = "minilm-l6-v2-q8"
 
-    def __init__(self, *, batch_size: int = 16, max_length: int = 128,
+    def __init__(self, *, batch_size: int = _BATCH, max_length: int = 256,
                  threads: int | None = None) -> None:
         super().__init__(batch_size=batch_size, max_length=max_length, threads=threads)
         self._source = self._model_path

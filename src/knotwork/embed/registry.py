@@ -4,9 +4,9 @@ Backends are chosen by a short spec string, so a setting can name one::
 
     "auto"              the setting's default: the model a store's vectors were made
                         with (its manifest), else DEFAULT_EMBEDDER (``spec_for``)
-    "minilm-q8"         the default for new stores: MiniLM with int8 arithmetic and a
-                        128-piece window (embed.quantized), built once from the bundled one
-    "minilm"            all-MiniLM-L6-v2 as bundled (int8 weights, float arithmetic), 256
+    "minilm-q8"         the default for new stores: MiniLM with int8 arithmetic
+                        (embed.quantized), built once here from the bundled one
+    "minilm"            all-MiniLM-L6-v2 as bundled (int8 weights, float arithmetic)
     "minilm-static"     opt-in: a static table distilled from it (embed.static), fast
     "hash"              a deterministic bag-of-hashes, for unit tests only
     "openai:<model>"    any OpenAI-compatible ``/v1/embeddings`` endpoint (Ollama, vLLM, …)
@@ -28,8 +28,8 @@ from knotwork.errors import ConfigError
 __all__ = ["AUTO", "DEFAULT_EMBEDDER", "open_embedder", "spec_for", "valid_specs"]
 
 #: The model of new stores, and the spec ``open_embedder`` uses when none is given:
-#: MiniLM with int8 arithmetic, ~3x the bundled graph's speed to a complete index at
-#: the same hybrid quality (bench/README.md, "A first index faster").
+#: MiniLM with int8 arithmetic: a complete index sooner than with the bundled graph, at
+#: the same hybrid quality (bench/README.md, "A first index sooner").
 DEFAULT_EMBEDDER = "minilm-q8"
 #: The setting's default: a store keeps the model its vectors were made with.
 AUTO = "auto"
