@@ -94,8 +94,8 @@ class QuantizedMiniLMEmbedder(MiniLMEmbedder):
     """all-MiniLM-L6-v2 with int8 arithmetic: 384-d, unit-norm, offline, thread-safe.
 
     The same tokenizer, pooling and thread-safety as ``MiniLMEmbedder``; the graph it
-    runs differs, and it runs one text at a time (``_BATCH``). The derived graph is built (or found in the
-    cache) with the session, on the first ``embed``.
+    runs differs, and it runs one text at a time (``_BATCH``). The derived graph is
+    built (or found in the cache) with the session, on the first ``embed``.
     """
 
     name = "minilm-l6-v2-q8"
