@@ -2,11 +2,17 @@
 and the memory of several stores in one process. Prints JSON lines (never a test).
 
     python bench/embed.py --notes 1000 --workdir /tmp/kw-embed      # SciFact abstracts
+    python bench/embed.py --notes 2000 --embedders minilm,minilm-q8 --rounds 2   # paired
+    KNOTWORK_DATASETS=/path/to/datasets python bench/embed.py ...     # elsewhere
     python bench/embed.py --stores 3                                 # LoCoMo stores, RSS
 
 ``--notes N``: the first N SciFact passages as notes (``# title`` + abstract), ingested
 without vectors, then ``kw.embed()`` timed: wall seconds, chunks and model tokens a
-second. Then the chunks' texts are tokenised again to say where the tokens go: chunks of
+second, and the wall a 10,000-note vault of such notes would take (``embed_s`` scaled by
+10,000 / N: embedding cost grows with the chunks, and these notes are alike). With
+``--embedders a,b`` each round indexes the same notes once with each, one after the
+other (paired: the shared machine's load is alike for both), ``--rounds`` times. Then
+the chunks' texts are tokenised again to say where the tokens go: chunks of
 headings alone, texts held by more than one chunk (embedded once already), tokens cut by
 the 256 window, and the padding the batches add (``embed_pending``'s schedule: windows of
 1,024 sorted by length, batches of 16).
@@ -20,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import resource
 import subprocess
 import sys
@@ -28,10 +35,10 @@ import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-DATASETS = HERE.parent.parent / "shared" / "datasets"
+DATASETS = Path(os.environ.get("KNOTWORK_DATASETS", HERE.parent.parent / "shared" / "datasets"))
 
 
-def index(notes: int, workdir: Path) -> dict[str, object]:
+def index(notes: int, workdir: Path, spec: str = "minilm") -> dict[str, object]:
     sys.path.insert(0, str(HERE))
     from beir import read_beir, write_vault
     from knotwork import Knotwork
@@ -45,7 +52,7 @@ def index(notes: int, workdir: Path) -> dict[str, object]:
     for p in (db, Path(f"{db}.vectors"), Path(f"{db}.usearch")):
         p.unlink(missing_ok=True)
     write_vault(vault, some)
-    with Knotwork.open(vault, db=str(db)) as kw:
+    with Knotwork.open(vault, db=str(db), embedder=spec) as kw:
         t0 = time.perf_counter()
         kw.ingest(embed=False)
         ingest_s = time.perf_counter() - t0
@@ -76,7 +83,14 @@ def index(notes: int, workdir: Path) -> dict[str, object]:
             batch = window[b:b + 16]
             padded += max(batch) * len(batch)
     del bodies
-    return {"notes": notes, "chunks": len(texts), "distinct_texts": len(distinct),
+    if spec != "minilm":  # where the tokens go: told of the bundled model only
+        return {"embedder": spec, "notes": notes, "chunks": len(texts),
+                "embed_s": round(embed_s, 2), "tokens_embedded": stats.tokens,
+                "tokens_per_s": round(stats.tokens / embed_s, 1) if embed_s else None,
+                "chunks_per_s": round(stats.embedded / embed_s, 1) if embed_s else None,
+                "wall_10k_notes_s": round(embed_s * 10_000 / notes)}
+    return {"embedder": spec, "notes": notes, "chunks": len(texts),
+            "wall_10k_notes_s": round(embed_s * 10_000 / notes), "distinct_texts": len(distinct),
             "ingest_s": round(ingest_s, 2), "embed_s": round(embed_s, 2),
             "chunks_per_s": round(stats.embedded / embed_s, 1) if embed_s else None,
             "tokens_per_s": round(stats.tokens / embed_s, 1) if embed_s else None,
@@ -124,11 +138,17 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--notes", type=int, default=0)
     ap.add_argument("--stores", type=int, default=0)
+    ap.add_argument("--embedders", default="minilm",
+                    help="comma-separated specs indexed in turn (paired), e.g. minilm,minilm-q8")
+    ap.add_argument("--rounds", type=int, default=1)
     ap.add_argument("--workdir", type=Path, default=Path(tempfile.gettempdir()) / "kw-embed")
     args = ap.parse_args()
     args.workdir.mkdir(parents=True, exist_ok=True)
-    if args.notes:
-        print(json.dumps(index(args.notes, args.workdir)), flush=True)
+    for r in range(args.rounds if args.notes else 0):
+        for spec in [s.strip() for s in args.embedders.split(",") if s.strip()]:
+            out = index(args.notes, args.workdir, spec)
+            print(json.dumps({"round": r + 1, **out, "load": round(os.getloadavg()[0], 1)}),
+                  flush=True)
     if args.stores:
         print(json.dumps(stores(args.stores, args.workdir)), flush=True)
     if not (args.notes or args.stores):

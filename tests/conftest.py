@@ -21,6 +21,7 @@ SLOW_MODULES = frozenset({
     "frontends/test_mcp.py", "frontends/test_rest.py", "frontends/test_watch.py",
     "sync/test_no_stale.py", "sync/test_parallel.py", "ingest/test_properties.py",
     "embed/test_minilm.py", "embed/test_static_build.py", "retrieve/test_semantic_minilm.py",
+    "embed/test_quantized.py", "retrieve/test_embedder_choice.py",
     "wiki/test_concurrency.py",
     "frontends/test_mcp_wiki.py", "frontends/test_rest_wiki.py",
     "assemble/test_properties.py", "assemble/test_real_sources.py", "llm/test_frontends.py",

@@ -39,7 +39,8 @@ def _untimed(line: str) -> str:
 
 def test_the_quick_starts_numbers_are_what_the_commands_print(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv("KNOTWORK_EMBEDDER")  # the README's runs embed with the bundled model
+    monkeypatch.delenv("KNOTWORK_EMBEDDER")  # the README's runs embed with the default model
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))  # built from the bundled
     vault = shutil.copytree(ROOT / "examples" / "vault", tmp_path / "vault",
                             ignore=shutil.ignore_patterns(".knotwork"))
     db = tmp_path / "s.db"

@@ -62,9 +62,12 @@ class Settings:
                                    " answers.")
     debounce_ms: int = _setting(500, "Watcher debounce: file events closer than this are"
                                 " merged.")
-    embedder: str = _setting("minilm", "Embedding model for semantic search: minilm (bundled,"
-                             " offline), minilm-static (distilled from it: fast, weaker),"
-                             " openai:<model>, st:<model>, hash (tests only) or none.")
+    embedder: str = _setting("auto", "Embedding model for semantic search: auto (the model"
+                             " a store's vectors were made with; minilm-q8 for a new store),"
+                             " minilm-q8 (bundled MiniLM, int8 arithmetic, offline), minilm"
+                             " (bundled MiniLM as shipped: slower), minilm-static (distilled:"
+                             " fastest, weaker), openai:<model>, st:<model>, hash (tests"
+                             " only) or none.")
     fusion: str = _setting("adaptive", "How hybrid search fuses BM25 and vector ranks:"
                            " adaptive (BM25 weighed by the store's size, agreement), zscore"
                            " (fixed weights) or rrf. context always fuses adaptively.")

@@ -233,8 +233,13 @@ class Knotwork(ModelRoom, NotesRoom, WikiRoom, TrustRoom):
         if self._embedding_off():
             return None
         if self._embedder is None:
-            self._embedder = shared_embedder(self.settings.embedder)  # one a process
+            self._embedder = shared_embedder(self._embedder_spec())  # one a process
         return self._embedder
+
+    def _embedder_spec(self) -> str:
+        """The configured embedder's spec; ``auto`` (the default) resolved against the
+        store: the model its vectors were made with, else the default for new stores."""
+        return _embedding.embedder_spec(self.store.reader, self.settings.embedder)
 
     def embed(self, *, progress: _sync.Progress | None = None, batch: int = 64,
               window: int = 1024) -> Embedded:
@@ -256,7 +261,7 @@ class Knotwork(ModelRoom, NotesRoom, WikiRoom, TrustRoom):
         """Drop every vector and embed again with the configured model."""
         if self.embedder() is None:
             raise ConfigError("no embedder configured", key="embedder",
-                              hint="set KNOTWORK_EMBEDDER=minilm")
+                              hint="set KNOTWORK_EMBEDDER=auto")
         with self.store.write(actor=self.actor) as w:
             w.clear_vectors()
         return self.embed(progress=progress)
@@ -518,8 +523,12 @@ class Knotwork(ModelRoom, NotesRoom, WikiRoom, TrustRoom):
         cfg = _asm.resolve(config if config is not None else (s.assemble_config or None),
                            max_tokens=s.context_max_tokens or None)
         env = SourceEnv(local=_asm.local_runner(self.context, scopes),
-                        embedder=_asm.embedder_opener((s.embedder, self.embedder)),
-                        default_embedder=s.embedder, base_dir=cfg.base_dir)
+                        embedder=_asm.embedder_opener((self._embedder_spec(),
+                                                       self.embedder)),
+                        # an outside collection's vectors name no model: by default the
+                        # bundled MiniLM as shipped, the closest to what fills them
+                        default_embedder="minilm" if s.embedder.strip().lower() == "auto"
+                        else s.embedder, base_dir=cfg.base_dir)
         return _asm.run(query, cfg, env, encoding=s.token_encoding, max_tokens=max_tokens,
                         allow_partial=allow_partial, tiers=tiers)
 
@@ -674,7 +683,7 @@ class Knotwork(ModelRoom, NotesRoom, WikiRoom, TrustRoom):
         warned = reader.warnings()
         return Stats(
             **reader.stats(), embedding_status=self.embedding_status(),
-            embedder=self.settings.embedder,
+            embedder=self._embedder_spec(),
             ambiguous_names=tuple(AmbiguousName(k, tuple(p))
                                   for k, p in reader.ambiguous_names()),
             documents_with_warnings=warned.documents,

@@ -20,7 +20,8 @@ from knotwork.errors import BackendUnavailable, ConfigError
 
 
 def test_valid_specs_are_listed() -> None:
-    assert valid_specs() == ["minilm", "hash", "minilm-static", "openai:<model>", "st:<model>"]
+    assert valid_specs() == ["auto", "minilm", "minilm-q8", "hash", "minilm-static",
+                            "openai:<model>", "st:<model>"]
 
 
 @pytest.mark.parametrize("spec", ["bogus", "minilm:extra", "hash:64", "OPENAI", "st:", "openai:  "])

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import socket
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -28,8 +29,9 @@ def minilm() -> MiniLMEmbedder:
     return MiniLMEmbedder()
 
 
-def test_loads_and_embeds_offline(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_loads_and_embeds_offline(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))  # the default is built there
 
     def no_network(*args: Any, **kwargs: Any) -> None:
         raise AssertionError(f"embedder tried to open a connection: {args}")

@@ -301,7 +301,7 @@ def test_every_read_tool_sends_markdown_within_its_budget(vault: Path, tmp_path:
                  ("search", {"query": "traefik", "max_tokens": 200}),
                  ("get_entity", {"ref": "Traefik", "max_tokens": 200}),
                  ("history", {"ref": "Traefik", "max_tokens": 200}),
-                 ("stats", {"max_tokens": 150})]
+                 ("stats", {"max_tokens": 160})]  # fixed fields only: ~152 tokens
         for name, args in calls:
             result = await s.call_tool(name, args)
             got = data(result)

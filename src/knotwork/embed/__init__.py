@@ -1,7 +1,8 @@
 """Embedders: the Protocol, the default offline model, and the alternatives.
 
-``open_embedder("minilm")`` (the default) runs all-MiniLM-L6-v2 int8 on onnxruntime,
-offline. ``"hash"`` is a deterministic test double; ``"openai:<model>"`` calls an
+``open_embedder("minilm-q8")`` (the default) runs all-MiniLM-L6-v2 with int8 arithmetic
+on onnxruntime, built once from the bundled ``open_embedder("minilm")``, offline.
+``"hash"`` is a deterministic test double; ``"openai:<model>"`` calls an
 OpenAI-compatible server; ``"st:<model>"`` uses sentence-transformers if installed.
 Importing this package loads none of onnxruntime, tokenizers or torch: each backend
 loads what it needs when first used.

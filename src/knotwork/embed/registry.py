@@ -2,7 +2,11 @@
 
 Backends are chosen by a short spec string, so a setting can name one::
 
-    "minilm"            the default: all-MiniLM-L6-v2 int8 ONNX, offline, no torch
+    "auto"              the setting's default: the model a store's vectors were made
+                        with (its manifest), else DEFAULT_EMBEDDER (``spec_for``)
+    "minilm-q8"         the default for new stores: MiniLM with int8 arithmetic
+                        (embed.quantized), built once here from the bundled one
+    "minilm"            all-MiniLM-L6-v2 as bundled (int8 weights, float arithmetic)
     "minilm-static"     opt-in: a static table distilled from it (embed.static), fast
     "hash"              a deterministic bag-of-hashes, for unit tests only
     "openai:<model>"    any OpenAI-compatible ``/v1/embeddings`` endpoint (Ollama, vLLM, …)
@@ -21,10 +25,14 @@ from typing import Any
 from knotwork.embed.base import Embedder
 from knotwork.errors import ConfigError
 
-__all__ = ["DEFAULT_EMBEDDER", "open_embedder", "valid_specs"]
+__all__ = ["AUTO", "DEFAULT_EMBEDDER", "open_embedder", "spec_for", "valid_specs"]
 
-#: The spec ``open_embedder`` uses when none is given.
-DEFAULT_EMBEDDER = "minilm"
+#: The model of new stores, and the spec ``open_embedder`` uses when none is given:
+#: MiniLM with int8 arithmetic: a complete index sooner than with the bundled graph, at
+#: the same hybrid quality (bench/README.md, "A first index sooner").
+DEFAULT_EMBEDDER = "minilm-q8"
+#: The setting's default: a store keeps the model its vectors were made with.
+AUTO = "auto"
 
 # -- the registry ---------------------------------------------------------------------
 # Factories import their backend module on call: a spec that is never chosen never
@@ -35,6 +43,12 @@ def _minilm(**options: Any) -> Embedder:
     from knotwork.embed.minilm import MiniLMEmbedder
 
     return MiniLMEmbedder(**options)
+
+
+def _minilm_q8(**options: Any) -> Embedder:
+    from knotwork.embed.quantized import QuantizedMiniLMEmbedder
+
+    return QuantizedMiniLMEmbedder(**options)
 
 
 def _hash(**options: Any) -> Embedder:
@@ -76,6 +90,7 @@ def _options_of(class_path: str) -> Callable[[], set[str]]:
 # name → (factory, lister of accepted options); _WITH_MODEL names take "name:<model>".
 _PLAIN: dict[str, tuple[Callable[..., Embedder], Callable[[], set[str]]]] = {
     "minilm": (_minilm, _options_of("knotwork.embed.minilm.MiniLMEmbedder")),
+    "minilm-q8": (_minilm_q8, _options_of("knotwork.embed.quantized.QuantizedMiniLMEmbedder")),
     "hash": (_hash, _options_of("knotwork.embed.hashing.HashEmbedder")),
     "minilm-static": (_static, _options_of("knotwork.embed.static.StaticEmbedder")),
 }
@@ -84,12 +99,35 @@ _WITH_MODEL: dict[str, tuple[Callable[..., Embedder], Callable[[], set[str]]]] =
     "st": (_st, _options_of("knotwork.embed.st.SentenceTransformerEmbedder")),
 }
 # Why aliases: the manifest stores the embedder's ``name``; reopening by that name works.
-_ALIASES = {"minilm-l6-v2-int8": "minilm", "default": "minilm"}
+_ALIASES = {"minilm-l6-v2-int8": "minilm", "minilm-l6-v2-q8": "minilm-q8",
+            "default": DEFAULT_EMBEDDER, AUTO: DEFAULT_EMBEDDER}
+
+
+def spec_for(configured: str, stored_name: str | None) -> str:
+    """The spec to open for a store: ``configured``, unless it is ``auto``.
+
+    ``auto`` opens the local model a store's vectors name (``stored_name``, from its
+    manifest; None when it holds none), so a store embedded before the default changed
+    keeps its model and never mixes two; a store without vectors, or of a remote model,
+    gets ``DEFAULT_EMBEDDER``.
+
+    >>> spec_for("auto", "minilm-l6-v2-int8"), spec_for("auto", None)
+    ('minilm', 'minilm-q8')
+    >>> spec_for("minilm-q8", "minilm-l6-v2-int8")
+    'minilm-q8'
+    """
+    if configured.strip().lower() != AUTO:
+        return configured
+    if stored_name:
+        kind = _ALIASES.get(stored_name.lower(), stored_name.lower())
+        if kind in _PLAIN:
+            return kind
+    return DEFAULT_EMBEDDER
 
 
 def valid_specs() -> list[str]:
     """List the spec forms ``open_embedder`` accepts, for error messages and ``--help``."""
-    return [*_PLAIN, *(f"{name}:<model>" for name in _WITH_MODEL)]
+    return [AUTO, *_PLAIN, *(f"{name}:<model>" for name in _WITH_MODEL)]
 
 
 def open_embedder(spec: str = DEFAULT_EMBEDDER, **options: Any) -> Embedder:

@@ -18,8 +18,10 @@ from knotwork.embed.registry import DEFAULT_EMBEDDER, open_embedder
 
 __all__ = ["SHARED_KINDS", "clear", "shared_embedder"]
 
-#: The spec kinds one instance may serve every store of a process.
-SHARED_KINDS = frozenset({"minilm", "minilm-l6-v2-int8", "default"})
+#: The spec kinds one instance may serve every store of a process, each to its model.
+SHARED_KINDS = {"minilm": "minilm", "minilm-l6-v2-int8": "minilm", "minilm-q8": "minilm-q8",
+                "minilm-l6-v2-q8": "minilm-q8", "default": DEFAULT_EMBEDDER,
+                "auto": DEFAULT_EMBEDDER}
 
 _lock = threading.Lock()
 _cache: dict[str, Embedder] = {}
@@ -34,7 +36,7 @@ def shared_embedder(spec: str = DEFAULT_EMBEDDER) -> Embedder:
     key = spec.strip().lower() or DEFAULT_EMBEDDER
     if key not in SHARED_KINDS:
         return open_embedder(spec)
-    key = "minilm"  # its aliases name the same model
+    key = SHARED_KINDS[key]  # aliases name the same model
     with _lock:
         if key not in _cache:
             _cache[key] = open_embedder(key)

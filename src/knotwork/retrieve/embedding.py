@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..embed import Embedder, manifest
+from ..embed.registry import AUTO, spec_for
 from ..errors import ConfigError
 from ..store import Store, StoreReader
 
@@ -30,7 +31,7 @@ if TYPE_CHECKING:
     FloatArray = npt.NDArray[np.float32]
 
 __all__ = ["Progress", "VectorHits", "as_float32", "check_manifest", "early_query_vector",
-           "embed_pending", "embed_query", "embedding_status", "open_vector_index",
+           "embed_pending", "embed_query", "embedder_spec", "embedding_status", "open_vector_index",
            "semantic_search", "status_notes", "vector_search"]
 
 #: Told (done, total) as chunks are embedded.
@@ -79,6 +80,16 @@ def status_notes(status: str) -> tuple[str, ...]:
     return ()
 
 
+def embedder_spec(reader: StoreReader, configured: str) -> str:
+    """The spec to open for this store: ``configured``, or for ``auto`` the local model
+    its vectors were made with (``embed.spec_for``), else the default for new stores."""
+    if configured.strip().lower() != AUTO:
+        return configured
+    stored = reader.meta("embedder")
+    name = json.loads(stored)["name"] if stored and reader.has_vectors() else None
+    return spec_for(configured, name)
+
+
 def check_manifest(reader: StoreReader, emb: Embedder) -> None:
     """Refuse to mix vectors of two models in one store."""
     stored = reader.meta("embedder")
@@ -97,8 +108,9 @@ def check_manifest(reader: StoreReader, emb: Embedder) -> None:
     raise ConfigError(
         f"this store's vectors were made by {_described(have)}, but the configured"
         f" embedder is {_described(want)}", key="embedder",
-        hint="run `knotwork reindex --embeddings` to re-embed with the new model, or"
-             f" set KNOTWORK_EMBEDDER={have['name']}")
+        hint=f"set KNOTWORK_EMBEDDER=auto (or {have['name']}) to keep using the store's model,"
+             f" or run `KNOTWORK_EMBEDDER={emb.name} knotwork reindex --embeddings` to"
+             " re-embed every chunk with the new one")
 
 
 def embed_pending(store: Store, emb: Embedder, *, actor: str, progress: Progress | None = None,
