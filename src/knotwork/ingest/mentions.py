@@ -280,14 +280,6 @@ class ScopedFinder:
         for text, key, scope in labels:
             self.add(text, key, scope)
 
-    def __len__(self) -> int:
-        return sum(len(t) for t in self._tables.values())
-
-    @property
-    def scopes(self) -> frozenset[str]:
-        """The scopes some label of which is held."""
-        return frozenset(s for s, t in self._tables.items() if len(t))
-
     def table(self, scope: str) -> MentionFinder:
         """``scope``'s labels (an empty table for a scope that has none)."""
         found = self._tables.get(scope)
