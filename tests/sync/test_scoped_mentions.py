@@ -4,11 +4,14 @@ another scope's note keeps the name."""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 
 from knotwork import Knotwork
+
+from ..store_contract import pg
 
 ALPHA = {
     "Oncall.md": "# Oncall\n\nWho answers the pager. The Kestrel Queue runs on Data.\n",
@@ -21,6 +24,21 @@ BETA = {
     "Data.md": "# Data\n\nAll of it.\n",
     "Escalation.md": "# Escalation\n\nWho to call.\n",
 }
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def db(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Callable[[str], str]]:
+    """A fresh store of the backend under test, by a name (a file or a schema)."""
+    made: list[str] = []
+
+    def url(name: str) -> str:
+        made.append(str(tmp_path / name) if request.param == "sqlite" else pg.fresh_url())
+        return made[-1]
+
+    yield url
+    for u in made:
+        if u.startswith("postgresql://"):
+            pg.drop(u)
 
 
 def _vault(root: Path, notes: dict[str, str]) -> Path:
@@ -50,15 +68,15 @@ def _mentioned(kw: Knotwork, ref: str) -> set[str]:
             if f.predicate == "mentions"}
 
 
-def test_a_scopes_mentions_are_those_of_a_store_of_that_scope_alone(tmp_path: Path) -> None:
+def test_a_scopes_mentions_are_those_of_a_store_of_that_scope_alone(
+        tmp_path: Path, db: Callable[[str], str]) -> None:
     alpha = _vault(tmp_path / "alpha", ALPHA)
     beta = _vault(tmp_path / "beta", BETA)
-    db = str(tmp_path / "both.db")
-    with Knotwork.open(beta, db=db, embedder="none", scope="beta") as kw:
+    both_url, alone_url = db("both.db"), db("alone.db")
+    with Knotwork.open(beta, db=both_url, embedder="none", scope="beta") as kw:
         kw.ingest()
-    with Knotwork.open(alpha, db=db, embedder="none", scope="alpha") as both, \
-            Knotwork.open(alpha, db=str(tmp_path / "alone.db"), embedder="none",
-                          scope="alpha") as alone:
+    with Knotwork.open(alpha, db=both_url, embedder="none", scope="alpha") as both, \
+            Knotwork.open(alpha, db=alone_url, embedder="none", scope="alpha") as alone:
         both.ingest()
         alone.ingest()
         # "Kestrel Queue" (beta's) is no longer match of alpha's "Kestrel"; beta's
@@ -72,15 +90,15 @@ def test_a_scopes_mentions_are_those_of_a_store_of_that_scope_alone(tmp_path: Pa
             assert _shape(mine) == _shape(ref), q
         before = _facts(both)
     # beta taking a name alpha's prose uses ("Oncall") changes nothing of alpha's
-    with Knotwork.open(beta, db=db, embedder="none", scope="beta") as kw:
+    with Knotwork.open(beta, db=both_url, embedder="none", scope="beta") as kw:
         (beta / "Oncall.md").write_text("# Oncall\n\nBeta's own.\n", encoding="utf-8")
         kw.ingest()
         assert _facts(kw) == before
 
 
 @pytest.mark.parametrize("workers", [1, 2])
-def test_a_name_gone_from_a_scope_retracts_its_mentions_there(tmp_path: Path, workers: int
-                                                              ) -> None:
+def test_a_name_gone_from_a_scope_retracts_its_mentions_there(
+        tmp_path: Path, db: Callable[[str], str], workers: int) -> None:
     """alpha's "Pager" deleted while beta's stays: alpha's mentions of it go (as they
     would in a store of alpha alone), and come back with the note. With two workers,
     enough notes mention it that the pass runs in worker processes."""
@@ -90,10 +108,10 @@ def test_a_name_gone_from_a_scope_retracts_its_mentions_there(tmp_path: Path, wo
         **{f"Oncall {i}.md": f"# Oncall {i}\n\nWho answers the pager.\n"
            for i in range(many)}})
     beta = _vault(tmp_path / "beta", {"Pager.md": "# Pager\n\nBeta's pager.\n"})
-    db = str(tmp_path / "s.db")
-    with Knotwork.open(alpha, db=db, embedder="none", scope="alpha",
+    url = db("s.db")
+    with Knotwork.open(alpha, db=url, embedder="none", scope="alpha",
                        workers=workers) as a, \
-            Knotwork.open(beta, db=db, embedder="none", scope="beta", workers=workers) as b:
+            Knotwork.open(beta, db=url, embedder="none", scope="beta", workers=workers) as b:
         a.ingest()
         assert _mentioned(a, "Oncall 0") == {"Pager"}
         b.ingest()
