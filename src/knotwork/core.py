@@ -50,7 +50,7 @@ from .types import (
 if TYPE_CHECKING:  # imported where used: a process that only queries never loads them
     from .assemble import Assembled
     from .assemble.run import ConfigLike
-    from .ingest.mentions import MentionFinder
+    from .ingest.mentions import ScopedFinder
     from .results import (
         Compacted,
         DocumentIngested,
@@ -80,7 +80,7 @@ class Knotwork(ModelRoom, NotesRoom, WikiRoom, TrustRoom):
         self.actor = settings.actor or f"cli:{_user()}"
         self._embedder: Embedder | None = None
         self._vindex: VectorIndex | None = None
-        self._finder: MentionFinder | None = None  # see ``_mentions``
+        self._finder: ScopedFinder | None = None  # see ``_mentions``
         self._memo = ReadMemo()  # term counts and degrees, dropped at every commit
         self._llm = None  # see ``llm`` (``facade.model``)
         # how a background catch-up with the vault goes (``catch_up_in_background``)
@@ -94,12 +94,12 @@ class Knotwork(ModelRoom, NotesRoom, WikiRoom, TrustRoom):
             self._ontology = load_ontology(settings.ontology)
 
     @property
-    def _mentions(self) -> MentionFinder:
+    def _mentions(self) -> ScopedFinder:
         """This process's label table, kept current by sync (loaded by the first write)."""
         if self._finder is None:
-            from .ingest.mentions import MentionFinder
+            from .ingest.mentions import ScopedFinder
 
-            self._finder = MentionFinder()
+            self._finder = ScopedFinder()
         return self._finder
 
     @classmethod

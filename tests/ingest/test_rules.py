@@ -76,6 +76,8 @@ MENTION_FINGERPRINTS = {
     (18, 4): "1fce966c047557aca7e7fe18df393f792ee8adcabd7e51416a479d7eaa0585e9",
     (19, 3): "2c6df93040db8622cc94c69ec03f7d34e4169f128ea2c73129c7185ff6a67a39",
     (19, 4): "1fce966c047557aca7e7fe18df393f792ee8adcabd7e51416a479d7eaa0585e9",
+    # + a second scope's notes, which mention their own scope's notes only
+    (19, 5): "b14ceed86dd1c4998f934dd68b45c1bd158ea692161f09a751f9d0f3ebeba5b7",
 }
 
 # Beside the example vault: the syntax it does not show, each in a few lines.
@@ -169,13 +171,20 @@ def test_every_recorded_number_made_other_output() -> None:
 
 
 def mention_fingerprint(root: Path) -> str:
-    """A hash of the mention facts a sync finds in the corpus."""
-    vault = root / "v"
-    for path, data in _corpus():
-        (vault / path).parent.mkdir(parents=True, exist_ok=True)
-        (vault / path).write_bytes(data)
-    with Knotwork.open(vault, db=str(root / "s.db"), embedder="none", workers=1) as kw:
+    """A hash of the mention facts a sync finds in the corpus, and in two notes synced
+    beside it into a second scope, which name the corpus's notes and one of their own (a
+    scope's notes mention its own notes only: from ``MENTION_RULES`` 5 on)."""
+    other = [("elsewhere.md", b"# Elsewhere\n\nLena Vogt runs Traefik on the Orion Rack.\n"),
+             ("orion rack.md", b"# Orion Rack\n\nA rack.\n")]
+    for vault, files in ((root / "v", _corpus()), (root / "w", other)):
+        for path, data in files:
+            (vault / path).parent.mkdir(parents=True, exist_ok=True)
+            (vault / path).write_bytes(data)
+    with Knotwork.open(root / "v", db=str(root / "s.db"), embedder="none", workers=1) as kw, \
+            Knotwork.open(root / "w", db=str(root / "s.db"), embedder="none", workers=1,
+                          scope="other") as other:
         kw.ingest()
+        other.ingest()
         found = sorted((canon(f) for f in kw.store.reader.live_facts()
                         if f.extractor == "mention"), key=repr)
     assert found  # the corpus holds mentions to count

@@ -48,7 +48,7 @@ def test_a_folder_s_notes_reach_its_best_page_and_nothing_while_it_has_none(
     notes = {api, _note(store, "svc/billing")}
     # nor a name to search (the notes may be found by their paths' words)
     assert {h.id for h in r.search_entities(TextQuery(("svc",)), limit=5)} <= notes
-    assert "svc/" not in {key for _, key in r.labels()}
+    assert "svc/" not in {key for _, key, _ in r.labels()}
 
     _apply(store, _page("svc/README.md", "folder_readme"), _page("svc.md", "folder_file"))
     page = _note(store, "svc")  # svc.md beside the folder wins over the README
@@ -56,7 +56,7 @@ def test_a_folder_s_notes_reach_its_best_page_and_nothing_while_it_has_none(
         (api, page, "part_of")}
     assert len({e.source for e in r.edges([page])}) == 2  # both notes, reversed
     assert r.stats()["entities"] == entities + 2  # the pages; the folder's name still none
-    assert "svc/" not in {key for _, key in r.labels()}  # a page's folder is no mention
+    assert "svc/" not in {key for _, key, _ in r.labels()}  # a page's folder is no mention
     # the winning page shows the folder's name, the other does not; neither is ambiguous
     assert ("folder_file", "svc/") in {(n.kind, n.text) for n in r.names_of(page)}
     readme = _note(store, "svc/README")

@@ -112,3 +112,29 @@ def test_pending_chunks_give_each_text_once_by_the_hash_its_vector_goes_in_under
         assert w.put_vectors([(kestrel.text_hash, b"\x01\x02\x03\x04")]) == 2
     assert reader.vector_counts() == (2, 3)
     assert reader.pending_chunks(10) == [other]
+
+
+def test_labels_mention_inputs_and_name_changes_say_their_scope(store: Store) -> None:
+    """What the mention pass reads per scope: each label, each document and each queued
+    name change with its note's scope, so a note's prose is read against its own scope's
+    names only."""
+    with store.write(actor="test") as w:
+        w.apply("alpha", doc("oncall.md", [], title="Oncall Duty"))
+        w.apply("beta", doc("pager.md", [], title="Pager Duty"))
+    reader = store.reader
+    assert {(text, scope) for text, _, scope in reader.labels()
+            if "Duty" in text} == {("Oncall Duty", "alpha"), ("Pager Duty", "beta")}
+    a = reader.live_document_ids("alpha", ["oncall.md"])["oncall.md"]
+    b = reader.live_document_ids("beta", ["pager.md"])["pager.md"]
+    got = reader.mention_inputs_of([a, b])
+    assert (got[a].scope, got[b].scope) == ("alpha", "beta")
+    assert {(c.text, c.scope) for c in reader.mention_work().changes
+            if c.label and "Duty" in c.text} == {("Oncall Duty", "alpha"),
+                                                 ("Pager Duty", "beta")}
+    with store.write(actor="test") as w:
+        work = reader.mention_work()
+        w.mentions_done(work.queued, through_change=work.last_change)
+        w.delete("beta", "pager.md")
+    # a deleted note's names went with it, in its scope still
+    assert ("Pager Duty", name_key("Pager Duty"), False, True, "beta") in [
+        c[1:] for c in reader.mention_work().changes]

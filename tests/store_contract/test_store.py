@@ -443,7 +443,7 @@ def test_name_changes_say_whose_labels_and_which_names_reach_another_note(
 
     def moved() -> list[tuple[str, int | None, bool]]:
         """(name, the document of the note it reached before, whether it reaches one now)"""
-        return [(key, doc_id, reaches) for doc_id, _, key, reaches, label
+        return [(key, doc_id, reaches) for doc_id, _, key, reaches, label, _
                 in store.reader.mention_work()[1] if not label]
 
     def drain() -> None:
@@ -452,7 +452,8 @@ def test_name_changes_say_whose_labels_and_which_names_reach_another_note(
             w.mentions_done(queued, through_change=last)
 
     # the labels prose mentions a note by, whose they are
-    assert (a, "Alpha Note", "alpha note", True, True) in store.reader.mention_work()[1]
+    assert ((a, "Alpha Note", "alpha note", True, True, "default")
+            in store.reader.mention_work()[1])
     # "b", linked before b.md was written, came to reach it
     assert moved() == [("b", None, True)]
     assert store.reader.keys_reaching([b]) == {"b"} and store.reader.keys_reaching([a]) == set()

@@ -17,7 +17,7 @@ from ..store import Store
 
 if TYPE_CHECKING:
     from ..embed import Embedder
-    from ..ingest.mentions import MentionFinder
+    from ..ingest.mentions import ScopedFinder
     from ..llm import ChatClient
     from ..results import Embedded
     from ..sync import files as _sync
@@ -59,7 +59,7 @@ class Base:
 
     if TYPE_CHECKING:  # defined by ``core.Knotwork``
         @property
-        def _mentions(self) -> MentionFinder: ...
+        def _mentions(self) -> ScopedFinder: ...
 
         def embedder(self) -> Embedder | None: ...
 

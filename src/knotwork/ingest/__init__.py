@@ -24,7 +24,7 @@ EXTRACTION_RULES = 19
 # labels ``types.mention_labels`` keeps): raise it with every change to what the same
 # notes and names give (``tests/ingest/test_rules.py`` fails until it is raised). A sync
 # then finds every note's mentions again.
-MENTION_RULES = 4
+MENTION_RULES = 5  # 5: each scope's notes mention its own scope's notes only
 
 
 def extraction_key(chunk_tokens: int) -> str:

@@ -264,6 +264,47 @@ class MentionFinder:
         return found
 
 
+class ScopedFinder:
+    """One ``MentionFinder`` per scope: a note's prose is read against the names of its own
+    scope's notes alone, so what a scope's notes mention (longest match, common words) is
+    what a store of that scope alone finds, and no scope's facts tell another's titles."""
+
+    def __init__(self, labels: Iterable[tuple[str, str, str]] = ()) -> None:
+        """``labels``: (label text, name key, scope), one per declaration."""
+        self.generation: int | None = None
+        self.reload(labels)
+
+    def reload(self, labels: Iterable[tuple[str, str, str]]) -> None:
+        """Replace every label (another process changed names: start over)."""
+        self._tables: dict[str, MentionFinder] = {}
+        for text, key, scope in labels:
+            self.add(text, key, scope)
+
+    def table(self, scope: str) -> MentionFinder:
+        """``scope``'s labels (an empty table for a scope that has none)."""
+        found = self._tables.get(scope)
+        return found if found is not None else _EMPTY
+
+    def add(self, text: str, key: str, scope: str) -> None:
+        table = self._tables.get(scope)
+        if table is None:
+            table = self._tables[scope] = MentionFinder()
+        table.add(text, key)
+
+    def remove(self, text: str, key: str, scope: str) -> None:
+        table = self._tables.get(scope)
+        if table is not None:
+            table.remove(text, key)
+
+    def find(self, chunks: Sequence[ChunkText], *, scope: str,
+             skip_keys: frozenset[str] = frozenset()) -> list[FactDraft]:
+        """``MentionFinder.find`` with ``scope``'s labels only."""
+        return self.table(scope).find(chunks, skip_keys=skip_keys)
+
+
+_EMPTY = MentionFinder()  # never added to: ``ScopedFinder.table`` of a scope without labels
+
+
 def _means(line: str, words: tuple[str, ...], keys: dict[str, list[Any]], index: int
            ) -> dict[str, list[Any]]:
     """The names of ``keys`` that ``words``, found in ``line`` as its ``index``-th word on,

@@ -71,7 +71,8 @@ class NameChange(NamedTuple):
     A label prose may mention (``label``): the document whose names changed, the label's
     text and key, and whether it was added. Else a name that came to reach another note,
     or none: the document it reached before (or None), its key as ``text`` and ``key``,
-    and whether it reaches a note now (``added``).
+    and whether it reaches a note now (``added``). ``scope``: the document's ("" without
+    one), whose label table the change was to.
     """
 
     document_id: int | None
@@ -79,6 +80,7 @@ class NameChange(NamedTuple):
     key: str
     added: bool
     label: bool
+    scope: str = ""
 
 
 class MentionWork(NamedTuple):
@@ -132,6 +134,7 @@ class MentionInputs:
     # the name keys its own structural facts point to, with every name of the notes those
     # resolve to: a written link beats a mention
     linked: frozenset[str]
+    scope: str  # the document's: its prose mentions its own scope's notes only
 
 
 class Edge(NamedTuple):

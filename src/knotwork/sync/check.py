@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from ..ingest.mentions import MentionFinder
+from ..ingest.mentions import ScopedFinder
 from ..store import Problem, Store
 from .files import refresh_mentions
 
@@ -79,7 +79,7 @@ def verify(store: Store, *, embed: Embed | None, sample: int = 200,
     return CheckReport(tuple(problems + more), vectors_compared=compared, notes=tuple(notes))
 
 
-def repair(store: Store, *, actor: str, finder: MentionFinder,
+def repair(store: Store, *, actor: str, finder: ScopedFinder,
            embed_pending: Callable[[], object] | None) -> dict[str, int]:
     """Rebuild every derived index from the source of truth; returns what was redone."""
     counts = dict(store.rebuild_indexes(actor=actor))
@@ -97,7 +97,7 @@ def repair(store: Store, *, actor: str, finder: MentionFinder,
     return counts
 
 
-def run(store: Store, *, embed: Embed | None, actor: str, finder: MentionFinder,
+def run(store: Store, *, embed: Embed | None, actor: str, finder: ScopedFinder,
         repair_it: bool = False, embed_pending: Callable[[], object] | None = None,
         sample: int = 200, vectors: int = 32) -> CheckReport:
     """Check; with ``repair_it``, repair and check again (the report is the second check's)."""

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 
 from ..domain.ids import root_key
 from ..errors import InvalidQuery, KnotworkError, NotFound
-from ..ingest.mentions import MentionFinder
+from ..ingest.mentions import ScopedFinder
 from ..ingest.sources import DEFAULT_PATTERNS, scan, unreadable
 from ..store import Store
 from ..types import SELF, Applied, Issue, NameRef, ParsedDocument
@@ -125,7 +125,7 @@ def add_context(store: Store, path: str | os.PathLike[str], *, namespace: str | 
                 actor: str, type: str | None = None, force: bool = False,
                 dry_run: bool = False, patterns: Sequence[str] = DEFAULT_PATTERNS,
                 max_bytes: int = 5_000_000, chunk_tokens: int = 220,
-                finder: MentionFinder | None = None, progress: Progress | None = None
+                finder: ScopedFinder | None = None, progress: Progress | None = None
                 ) -> ContextReport:
     """Read ``path`` (a folder, or one file) into typed records; see the module."""
     from ..ingest.parsers import default_registry
@@ -189,8 +189,8 @@ def add_context(store: Store, path: str | os.PathLike[str], *, namespace: str | 
         report.deleted = len(stale)
         return report
     touched: set[int] = set()
-    added: list[tuple[str, str]] = []
-    removed: list[tuple[str, str]] = []
+    added: list[tuple[str, str, str]] = []  # (text, key, scope)
+    removed: list[tuple[str, str, str]] = []
     changes = 0
     with store.write(actor=actor) as w:
         for scope, doc in docs:
@@ -211,22 +211,22 @@ def add_context(store: Store, path: str | os.PathLike[str], *, namespace: str | 
             report.facts_added += done.added
             report.facts_retracted += done.retracted
             touched.add(done.document_id)
-            added.extend(done.names_added)
-            removed.extend(done.names_removed)
+            added.extend((t, k, scope) for t, k in done.names_added)
+            removed.extend((t, k, scope) for t, k in done.names_removed)
             changes += bool(done.names_added or done.names_removed)
         for scope, p in stale:
             gone = w.delete(scope, p, reason="source deleted")
             if gone:
                 report.deleted += 1
                 report.facts_retracted += gone.retracted
-                removed.extend(gone.names_removed)
+                removed.extend((t, k, scope) for t, k in gone.names_removed)
                 changes += bool(gone.names_removed)
         if target.is_dir():
             for scope in {scope for scope, _ in docs}:
                 if store.reader.meta(root_key(scope)) != str(root):
                     w.set_meta(root_key(scope), str(root))
     if touched or removed:
-        a, r = refresh_mentions(store, finder if finder is not None else MentionFinder(),
+        a, r = refresh_mentions(store, finder if finder is not None else ScopedFinder(),
                                 actor=actor, documents=touched, added=added, removed=removed,
                                 generations=changes)
         report.facts_added += a

@@ -37,7 +37,7 @@ from ..domain.ids import root_key
 from ..errors import Conflict, KnotworkError
 from ..ingest.dialects import AUTO, reading
 from ..ingest.dialects import resolve as resolve_dialect
-from ..ingest.mentions import ChunkText, MentionFinder
+from ..ingest.mentions import ChunkText, ScopedFinder
 from ..ingest.sources import (
     DEFAULT_PATTERNS,
     SourceFile,
@@ -46,7 +46,7 @@ from ..ingest.sources import (
     scan,
     unreadable,
 )
-from ..store import FileCheck, Prepared, Store, StoreReader, StoreWriter
+from ..store import FileCheck, NameChange, Prepared, Store, StoreReader, StoreWriter
 from ..types import Applied, FactDraft, FileState, Issue, ParsedDocument, SyncReport, Unchanged
 from . import pool as _pools
 
@@ -334,7 +334,7 @@ def _stat_paths(root: Path, paths: list[str], patterns: tuple[str, ...]
 
 
 def sync(store: Store, root: str | os.PathLike[str], *, scope: str, actor: str,
-         finder: MentionFinder | None = None,
+         finder: ScopedFinder | None = None,
          patterns: tuple[str, ...] = DEFAULT_PATTERNS, force: bool = False,
          dry_run: bool = False, max_bytes: int = 5_000_000, chunk_tokens: int = 220,
          workers: int = 0, batch_size: int = 500, progress: Progress | None = None,
@@ -363,7 +363,7 @@ def sync(store: Store, root: str | os.PathLike[str], *, scope: str, actor: str,
                      mention_progress=mention_progress, dialect=chosen)
 
 
-def _sync(store: Store, base: Path, *, scope: str, actor: str, finder: MentionFinder | None,
+def _sync(store: Store, base: Path, *, scope: str, actor: str, finder: ScopedFinder | None,
           patterns: tuple[str, ...], force: bool, dry_run: bool, max_bytes: int,
           chunk_tokens: int, workers: int, batch_size: int, progress: Progress | None,
           only: Iterable[str] | None, replace: bool, mention_progress: Progress | None,
@@ -374,7 +374,7 @@ def _sync(store: Store, base: Path, *, scope: str, actor: str, finder: MentionFi
              only=only, extraction=ingest.extraction_key(chunk_tokens))
     if only is None and p.deleted and not (replace or dry_run):
         _keep_vault(store, scope, base, len(p.deleted))
-    finder = finder if finder is not None else MentionFinder()
+    finder = finder if finder is not None else ScopedFinder()
     total = len(p.changed) + len(p.deleted)
     if dry_run:
         # the files the real run would refuse whole (binary, invalid UTF-8, too large) are
@@ -440,7 +440,8 @@ def _sync(store: Store, base: Path, *, scope: str, actor: str, finder: MentionFi
         if progress:
             progress(acc.done, total)
     added, retracted = refresh_mentions(store, finder, actor=actor, documents=acc.touched,
-                                        added=acc.added, removed=acc.removed,
+                                        added=[(t, k, scope) for t, k in acc.added],
+                                        removed=[(t, k, scope) for t, k in acc.removed],
                                         generations=acc.changes, workers=workers,
                                         progress=mention_progress)
     counts["fa"] += added
@@ -478,9 +479,9 @@ def _keep_vault(store: Store, scope: str, base: Path, deletes: int) -> None:
 _ALL_DOCS_THRESHOLD = 200  # past this many changed names, rescanning everything is cheaper
 
 
-def refresh_mentions(store: Store, finder: MentionFinder, *, actor: str,
-                     documents: Iterable[int], added: Sequence[tuple[str, str]] = (),
-                     removed: Sequence[tuple[str, str]] = (), generations: int = 0,
+def refresh_mentions(store: Store, finder: ScopedFinder, *, actor: str,
+                     documents: Iterable[int], added: Sequence[tuple[str, str, str]] = (),
+                     removed: Sequence[tuple[str, str, str]] = (), generations: int = 0,
                      batch_size: int = 500, workers: int = 0,
                      progress: Progress | None = None) -> tuple[int, int]:
     """Recompute ``mentions`` facts where they may have changed: (added, retracted).
@@ -489,38 +490,43 @@ def refresh_mentions(store: Store, finder: MentionFinder, *, actor: str,
     that appeared or went away (FTS phrase queries, never a scan), so a new note's title
     turns earlier plain-text mentions of it into facts, and a deleted note's mentions are
     retracted. ``finder`` is the caller's label table, brought up to date here: by this
-    sync's own name changes when no other process changed names meanwhile (O(changes)),
-    else reloaded from the store.
+    sync's own name changes, (text, key, scope), when no other process changed names
+    meanwhile (O(changes)), else reloaded from the store. Each scope's documents are read
+    against that scope's labels alone, and a name that went from a scope is looked for in
+    that scope's table: another scope's note of the same name keeps no mention of it.
     """
     reader = store.reader
     gen = int(reader.meta("names_gen") or 0)
     if finder.generation is not None and finder.generation + generations == gen:
-        for text, key in removed:
-            finder.remove(text, key)
-        for text, key in added:
-            finder.add(text, key)
+        for text, key, scope in removed:
+            finder.remove(text, key, scope)
+        for text, key, scope in added:
+            finder.add(text, key, scope)
     elif finder.generation != gen:
         finder.reload(reader.labels())
     finder.generation = gen
     # The work itself comes from the store's queue, written with each change: it holds this
     # sync's changes and any a crash left behind after their structural commit.
     queued, changes, last_change = reader.mention_work()
-    q_added = [(t, k) for _, t, k, added, label in changes if label and added]
-    q_removed = [(t, k) for _, t, k, added, label in changes if label and not added]
+    q_added = [t for _, t, _, added, label, _ in changes if label and added]
+    q_removed = [(t, k, finder.table(s)) for _, t, k, added, label, s in changes
+                 if label and not added]
     affected = set(documents) | set(queued)
     # A name that went away matters only where it was mentioned (an indexed lookup), or,
     # when a shorter label lies inside it, wherever its text occurs. A name still declared
     # by another note changes nothing; the same words still declared under another key
     # ("daily-notes" beside a vanished "Daily Notes") mean that key where it was mentioned.
-    gone = [(t, k) for t, k in q_removed if not finder.declares(t, k)]
-    phrases = {t for t, _ in q_added} | {t for t, _ in gone
-                                         if t not in finder and finder.shadows(t)}
+    # (Each in the scope of the note that had it: "Pager" gone from alpha is gone there
+    # though beta's note "Pager" stays.)
+    gone = [(t, k, table) for t, k, table in q_removed if not table.declares(t, k)]
+    phrases = set(q_added) | {t for t, _, table in gone
+                              if t not in table and table.shadows(t)}
     if len(phrases) > _ALL_DOCS_THRESHOLD:
         # every live document: the lookups below could only find some of them again (a
         # first ingest's ten thousand new names spent 0.1 s on them)
         affected |= reader.all_document_ids()
     else:
-        affected |= reader.documents_mentioning_keys([k for _, k in gone])
+        affected |= reader.documents_mentioning_keys([k for _, k, _ in gone])
         if phrases:
             affected |= reader.documents_mentioning(sorted(phrases))
         affected |= _linkers_to_redo(reader, finder, changes)
@@ -549,8 +555,8 @@ def refresh_mentions(store: Store, finder: MentionFinder, *, actor: str,
     return n_added, n_retracted
 
 
-def _linkers_to_redo(reader: StoreReader, finder: MentionFinder,
-                     changes: Sequence[tuple[int | None, str, str, bool, bool]]) -> set[int]:
+def _linkers_to_redo(reader: StoreReader, finder: ScopedFinder,
+                     changes: Sequence[NameChange]) -> set[int]:
     """The documents linking a note whose names changed, where what they mention may
     change with them (``finder`` already holds the new names).
 
@@ -567,9 +573,9 @@ def _linkers_to_redo(reader: StoreReader, finder: MentionFinder,
     - the note it links loses a name whose words another note still has: those words
       were the linked note's, now they are a mention of the other.
     """
-    losing = {doc for doc, text, _, was_added, label in changes
-              if label and not was_added and doc is not None and text in finder}
-    moved = [(doc, key, reaches) for doc, _, key, reaches, label in changes if not label]
+    losing = {doc for doc, text, _, was_added, label, scope in changes
+              if label and not was_added and doc is not None and text in finder.table(scope)}
+    moved = [(doc, key, reaches) for doc, _, key, reaches, label, _ in changes if not label]
     before = sorted({doc for doc, _, _ in moved if doc is not None})
     live = reader.document_versions(before).keys() if before else set()
     # a name that reached a note now deleted, and reaches none: its words went with the
@@ -742,21 +748,22 @@ def _worker_batch(jobs: list[_Job], folder: _Folder, scope: str, actor: str, for
                             force=force, renames=renames)
 
 
-def _worker_finder(reader: StoreReader) -> MentionFinder:
-    """This worker's label table, reloaded when any process changed names since."""
+def _worker_finder(reader: StoreReader) -> ScopedFinder:
+    """This worker's label tables, reloaded when any process changed names since."""
     gen = int(reader.meta("names_gen") or 0)
-    finder: MentionFinder | None = _worker.get("finder")
+    finder: ScopedFinder | None = _worker.get("finder")
     if finder is None or finder.generation != gen:
-        finder = _worker["finder"] = MentionFinder(reader.labels())
+        finder = _worker["finder"] = ScopedFinder(reader.labels())
         finder.generation = gen
     return finder
 
 
-def _mention_drafts(reader: StoreReader, finder: MentionFinder, doc_ids: Sequence[int]
+def _mention_drafts(reader: StoreReader, finder: ScopedFinder, doc_ids: Sequence[int]
                     ) -> dict[int, list[FactDraft]]:
-    """The mentions ``finder`` finds in each document, its inputs read for all at once."""
+    """The mentions ``finder`` finds in each document (by its scope's labels), its inputs
+    read for all at once."""
     return {d: finder.find([ChunkText(line, text) for line, text in m.chunks],
-                           skip_keys=m.declared | m.linked)
+                           skip_keys=m.declared | m.linked, scope=m.scope)
             for d, m in reader.mention_inputs_of(doc_ids).items()}
 
 

@@ -11,13 +11,13 @@ from __future__ import annotations
 from ..domain.words import name_key
 from ..errors import Conflict, InvalidQuery, NotFound
 from ..ingest.lexicon import normalize_relation
-from ..ingest.mentions import MentionFinder
+from ..ingest.mentions import ScopedFinder
 from ..store import Store
 from ..types import Applied, FactDraft, FactRow, LiteralValue, NameRef, ParsedDocument, Span
 from . import files
 
 
-def write_document(store: Store, mentions: MentionFinder, doc: ParsedDocument, *,
+def write_document(store: Store, mentions: ScopedFinder, doc: ParsedDocument, *,
                    scope: str, actor: str) -> Applied | None:
     """Apply an agent's document; None when the store already held it as it is."""
     prepared = store.prepare(doc)
@@ -26,7 +26,8 @@ def write_document(store: Store, mentions: MentionFinder, doc: ParsedDocument, *
     if not isinstance(out, Applied):
         return None
     files.refresh_mentions(store, mentions, actor=actor, documents=[out.document_id],
-                           added=out.names_added, removed=out.names_removed,
+                           added=[(t, k, scope) for t, k in out.names_added],
+                           removed=[(t, k, scope) for t, k in out.names_removed],
                            generations=bool(out.names_added or out.names_removed))
     return out
 

@@ -25,7 +25,7 @@ from typing import Any
 import yaml
 
 from ..errors import ConfigError, InvalidQuery, NotFound, UnsafePath
-from ..ingest.mentions import MentionFinder
+from ..ingest.mentions import ScopedFinder
 from ..store import Store, record_time
 from ..types import Applied, ParsedDocument
 from . import files
@@ -156,7 +156,7 @@ def compose(content: str, title: str, summary: str) -> str:
 class Wiki:
     """The wiki folder of one vault, over one store (the facade holds one)."""
 
-    def __init__(self, store: Store, finder: MentionFinder, vault: Path, *, folder: str,
+    def __init__(self, store: Store, finder: ScopedFinder, vault: Path, *, folder: str,
                  categories: Sequence[str], scope: str, actor: str,
                  patterns: tuple[str, ...], max_bytes: int, chunk_tokens: int) -> None:
         self.store, self.finder, self.vault = store, finder, vault
@@ -286,8 +286,9 @@ class Wiki:
         if not isinstance(out, Applied):
             return None
         refresh_mentions(self.store, self.finder, actor=actor,
-                         documents=[out.document_id], added=out.names_added,
-                         removed=out.names_removed,
+                         documents=[out.document_id],
+                         added=[(t, k, self.scope) for t, k in out.names_added],
+                         removed=[(t, k, self.scope) for t, k in out.names_removed],
                          generations=bool(out.names_added or out.names_removed))
         return out
 

@@ -640,11 +640,11 @@ class Reader(WikiQueries, TrustReads, FindQueries):
 
     # ------------------------------------------------------------ mentions
 
-    def labels(self) -> list[tuple[str, str]]:
-        rows = self.con.execute("SELECT document_id, key, kind, text FROM names"
+    def labels(self) -> list[tuple[str, str, str]]:
+        rows = self.con.execute("SELECT document_id, key, kind, text, scope FROM names"
                                 " ORDER BY document_id, key, kind").fetchall()
-        titled = {doc for doc, _, kind, _ in rows if kind == "title"}
-        return [(t, key) for doc, key, kind, t in rows
+        titled = {doc for doc, _, kind, _, _ in rows if kind == "title"}
+        return [(t, key, scope) for doc, key, kind, t, scope in rows
                 if mentionable(kind, t, doc in titled)]
 
     def documents_mentioning(self, phrases: Sequence[str], *, limit: int = 100_000
@@ -664,9 +664,10 @@ class Reader(WikiQueries, TrustReads, FindQueries):
     def mention_work(self) -> MentionWork:
         docs = [r[0] for r in self.con.execute(
             "SELECT document_id FROM mention_queue ORDER BY document_id")]
-        rows = self.con.execute("SELECT id, document_id, text, key, added, label"
+        rows = self.con.execute("SELECT id, document_id, text, key, added, label, scope"
                                 " FROM name_changes ORDER BY id").fetchall()
-        changes = [NameChange(r[1], r[2], r[3], bool(r[4]), bool(r[5])) for r in rows]
+        changes = [NameChange(r[1], r[2], r[3], bool(r[4]), bool(r[5]), r[6] or "")
+                   for r in rows]
         return MentionWork(docs, changes, rows[-1][0] if rows else None)
 
     def keys_reaching(self, doc_ids: Sequence[int]) -> set[str]:
@@ -701,6 +702,8 @@ class Reader(WikiQueries, TrustReads, FindQueries):
         ids = sorted(set(doc_ids))
         out: dict[int, tuple[list[tuple[int, str]], set[str], set[str]]] = {
             d: ([], set(), set()) for d in doc_ids}
+        scopes: dict[int, str] = dict(self.con.execute(
+            "SELECT id, scope FROM documents WHERE id = ANY(?)", (ids,)).fetchall())
         for doc, line, body in self.con.execute(
                 "SELECT document_id, line_start, text FROM chunks WHERE document_id = ANY(?)"
                 " AND live ORDER BY document_id, ord", (ids,)):
@@ -724,7 +727,8 @@ class Reader(WikiQueries, TrustReads, FindQueries):
                     (sorted(targets),)):
                 for doc in targets[target]:
                     out[doc][2].add(key)
-        return {d: MentionInputs(tuple(chunks), frozenset(declared), frozenset(linked))
+        return {d: MentionInputs(tuple(chunks), frozenset(declared), frozenset(linked),
+                                 scopes.get(d, ""))
                 for d, (chunks, declared, linked) in out.items()}
 
     def document_versions(self, ids: Sequence[int]) -> dict[int, tuple[int, str]]:

@@ -752,12 +752,14 @@ class Reader(WikiQueries, TrustReads, FindQueries):
 
     # ------------------------------------------------------------ mentions
 
-    def labels(self) -> list[tuple[str, str]]:
+    def labels(self) -> list[tuple[str, str, str]]:
         """Every name a live note may be mentioned by (``mention_labels``), once per
-        declaration: (text as written, key)."""
-        rows = self.con.execute("SELECT document_id, key, kind, text FROM names").fetchall()
-        titled = {doc for doc, _, kind, _ in rows if kind == "title"}
-        return [(text, key) for doc, key, kind, text in rows
+        declaration: (text as written, key, the note's scope)."""
+        rows = self.con.execute("SELECT n.document_id, n.key, n.kind, n.text, d.scope"
+                                " FROM names n JOIN documents d ON d.id = n.document_id"
+                                ).fetchall()
+        titled = {doc for doc, _, kind, _, _ in rows if kind == "title"}
+        return [(text, key, scope) for doc, key, kind, text, scope in rows
                 if mentionable(kind, text, doc in titled)]
 
     def documents_mentioning(self, phrases: Sequence[str], *, limit: int = 100_000
@@ -778,9 +780,12 @@ class Reader(WikiQueries, TrustReads, FindQueries):
     def mention_work(self) -> MentionWork:
         """Queued mention work: documents, name changes (see ``NameChange``), last change id."""
         docs = [r[0] for r in self.con.execute("SELECT document_id FROM mention_queue")]
-        rows = self.con.execute("SELECT id, document_id, text, key, added, label"
-                                " FROM name_changes ORDER BY id").fetchall()
-        changes = [NameChange(r[1], r[2], r[3], bool(r[4]), bool(r[5])) for r in rows]
+        rows = self.con.execute(
+            "SELECT c.id, c.document_id, c.text, c.key, c.added, c.label, d.scope"
+            " FROM name_changes c LEFT JOIN documents d ON d.id = c.document_id"
+            " ORDER BY c.id").fetchall()
+        changes = [NameChange(r[1], r[2], r[3], bool(r[4]), bool(r[5]), r[6] or "")
+                   for r in rows]
         return MentionWork(docs, changes, rows[-1][0] if rows else None)
 
     def keys_reaching(self, doc_ids: Sequence[int]) -> set[str]:
@@ -825,6 +830,9 @@ class Reader(WikiQueries, TrustReads, FindQueries):
         ids = json.dumps(sorted(set(doc_ids)))
         out: dict[int, tuple[list[tuple[int, str]], set[str], set[str]]] = {
             d: ([], set(), set()) for d in doc_ids}
+        scopes: dict[int, str] = dict(self.con.execute(
+            "SELECT id, scope FROM documents WHERE id IN (SELECT value FROM json_each(?))",
+            (ids,)).fetchall())
         for doc, line, text in self.con.execute(
                 "SELECT document_id, line_start, text FROM chunks WHERE document_id IN"
                 " (SELECT value FROM json_each(?)) AND live = 1 ORDER BY document_id, ord",
@@ -849,7 +857,8 @@ class Reader(WikiQueries, TrustReads, FindQueries):
                     " (SELECT value FROM json_each(?))", (json.dumps(sorted(targets)),)):
                 for doc in targets[target]:
                     out[doc][2].add(key)
-        return {d: MentionInputs(tuple(chunks), frozenset(declared), frozenset(linked))
+        return {d: MentionInputs(tuple(chunks), frozenset(declared), frozenset(linked),
+                                 scopes.get(d, ""))
                 for d, (chunks, declared, linked) in out.items()}
 
     def document_versions(self, ids: Sequence[int]) -> dict[int, tuple[int, str]]:
