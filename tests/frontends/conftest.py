@@ -109,6 +109,22 @@ def wait_for(probe: Callable[[], T | None], *, timeout: float = 5.0, step: float
         time.sleep(step)
 
 
+def wait_served(proc: subprocess.Popen[str], base: str, log: Path, *, timeout: float = 20.0,
+                locked: bool = False) -> None:
+    """Wait until the server ``proc`` answers ``/health`` at ``base`` (``locked``: a 401 of
+    a server behind tokens counts as up); fail with its log if it exits first."""
+    import httpx
+
+    def up() -> bool:
+        assert proc.poll() is None, log.read_text(encoding="utf-8")
+        try:
+            return httpx.get(base + "/health").status_code in ((200, 401) if locked else (200,))
+        except httpx.TransportError:
+            return False
+
+    wait_for(up, timeout=timeout)
+
+
 @contextmanager
 def running(cmd: list[str], log: Path, *, env: dict[str, str] | None = None,
             stdout: int | IO[str] | None = None) -> Iterator[subprocess.Popen[str]]:

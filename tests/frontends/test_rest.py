@@ -17,7 +17,15 @@ from urllib.parse import quote
 import httpx
 import pytest
 
-from .conftest import child_env, free_port, knotwork_cmd, running, wait_for, write_vault
+from .conftest import (
+    child_env,
+    free_port,
+    knotwork_cmd,
+    running,
+    wait_for,
+    wait_served,
+    write_vault,
+)
 
 TOKEN = "s3cret-t\u00f8ken-0123456789"  # not ASCII: a client sends it as UTF-8
 
@@ -37,14 +45,7 @@ def _serve(tmp: Path, *extra: str, headers: dict[str, str] | None = None) -> Ite
                        "--port", str(port), *extra)
     with running(cmd, log) as proc, httpx.Client(base_url=f"http://127.0.0.1:{port}",
                                                  headers=headers, timeout=10) as client:
-        def up() -> bool:
-            assert proc.poll() is None, log.read_text(encoding="utf-8")
-            try:
-                return client.get("/health").status_code in (200, 401)
-            except httpx.TransportError:
-                return False
-
-        wait_for(up, timeout=20)
+        wait_served(proc, f"http://127.0.0.1:{port}", log, locked=True)
         yield Api(client, vault, log)
     assert proc.returncode == 0, log.read_text(encoding="utf-8")  # Ctrl-C stops it cleanly
 

@@ -14,7 +14,7 @@ import pytest
 from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
-from ..frontends.conftest import child_env, free_port, knotwork_cmd, running, wait_for
+from ..frontends.conftest import child_env, free_port, knotwork_cmd, running, wait_for, wait_served
 from .chatserver import ChatServer
 from .conftest import write_vault
 
@@ -34,14 +34,7 @@ def _serve(tmp: Path, env: dict[str, str]) -> Iterator[httpx.Client]:
                        "--port", str(port))
     with running(cmd, log, env=child_env(**env)) as proc, httpx.Client(
             base_url=f"http://127.0.0.1:{port}", timeout=20) as client:
-        def up() -> bool:
-            assert proc.poll() is None, log.read_text(encoding="utf-8")
-            try:
-                return client.get("/health").status_code == 200
-            except httpx.TransportError:
-                return False
-
-        wait_for(up, timeout=20)
+        wait_served(proc, f"http://127.0.0.1:{port}", log)
         yield client
 
 

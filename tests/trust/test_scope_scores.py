@@ -16,7 +16,14 @@ import pytest
 
 from knotwork import Knotwork
 
-from ..frontends.conftest import child_env, free_port, knotwork_cmd, running, wait_for, write_vault
+from ..frontends.conftest import (
+    child_env,
+    free_port,
+    knotwork_cmd,
+    running,
+    wait_served,
+    write_vault,
+)
 from ..store_contract import pg
 
 ALPHA = {"services/Traefik.md": "# Traefik\n\nThe edge proxy routes traffic to [[Grafana]].\n\n"
@@ -69,14 +76,7 @@ def served(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Served]:
                      env=child_env(KNOTWORK_EMBEDDER="none")) as proc:
             base = f"http://127.0.0.1:{port}"
 
-            def up() -> bool:
-                assert proc.poll() is None, log.read_text(encoding="utf-8")
-                try:
-                    return httpx.get(base + "/health").status_code in (200, 401)
-                except httpx.TransportError:
-                    return False
-
-            wait_for(up, timeout=30)
+            wait_served(proc, base, log, timeout=30, locked=True)
             yield Served(db, alone, base, json.loads(done.stdout)["secret"], beta)
     finally:
         for url in (db, alone):

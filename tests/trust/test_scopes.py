@@ -22,7 +22,15 @@ from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp_types import TextContent
 
-from ..frontends.conftest import child_env, free_port, knotwork_cmd, running, wait_for, write_vault
+from ..frontends.conftest import (
+    child_env,
+    free_port,
+    knotwork_cmd,
+    running,
+    wait_for,
+    wait_served,
+    write_vault,
+)
 from ..llm.chatserver import ChatServer
 
 ALPHA = {"services/Traefik.md": "---\ntype: service\nport: 443\n---\n# Traefik\n\n"
@@ -96,14 +104,7 @@ def setup(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Setup]:
                         env=env) as proc:
         base = f"http://127.0.0.1:{port}"
 
-        def up() -> bool:
-            assert proc.poll() is None, log.read_text(encoding="utf-8")
-            try:
-                return httpx.get(base + "/health").status_code in (200, 401)
-            except httpx.TransportError:
-                return False
-
-        wait_for(up, timeout=20)
+        wait_served(proc, base, log, locked=True)
         rw = tokens["rw"][0]
         made = httpx.post(base + "/facts", headers={"Authorization": f"Bearer {rw}"},
                           json={"subject": "Grafana", "predicate": "color", "value": "teal"})

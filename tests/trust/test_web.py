@@ -15,7 +15,14 @@ from pathlib import Path
 import httpx
 import pytest
 
-from ..frontends.conftest import child_env, free_port, knotwork_cmd, running, wait_for, write_vault
+from ..frontends.conftest import (
+    child_env,
+    free_port,
+    knotwork_cmd,
+    running,
+    wait_served,
+    write_vault,
+)
 
 CHROMIUM = "/usr/bin/chromium"
 ARTEFACTS = Path(__file__).resolve().parents[1] / "artefacts"
@@ -44,14 +51,7 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path
     base = f"http://127.0.0.1:{port}"
     with running(knotwork_cmd("--db", str(db), "serve", "--port", str(port)),
                  tmp / "serve.log", env=env) as proc:
-        def up() -> bool:
-            assert proc.poll() is None, (tmp / "serve.log").read_text(encoding="utf-8")
-            try:
-                return httpx.get(base + "/health").status_code == 200
-            except httpx.TransportError:
-                return False
-
-        wait_for(up, timeout=20)
+        wait_served(proc, base, tmp / "serve.log")
         yield base, db, fact_id
 
 
