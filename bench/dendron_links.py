@@ -116,10 +116,11 @@ def _masked_lines(text: str) -> list[str]:
     return out
 
 
-def _inline_links(line: str) -> list[tuple[int, str, bool]]:
-    """``(offset, inside, embed)`` for each wikilink of a line, scanning left to right
-    the way an inline parser does: a code span is skipped whole, ``[[`` starts a link."""
-    found: list[tuple[int, str, bool]] = []
+def _spans(line: str) -> list[tuple[str, int, int]]:
+    """``(kind, start, end)`` of each code span (``code``) and wikilink (``link``, from
+    ``[[`` to past ``]]``) of a line, left to right the way an inline parser reads them: an
+    escaped character is skipped, a code span closes on a run of its own length only."""
+    found: list[tuple[str, int, int]] = []
     i = 0
     while i < len(line):
         ch = line[i]
@@ -132,6 +133,7 @@ def _inline_links(line: str) -> list[tuple[int, str, bool]]:
             while close >= 0 and (line[close + run:close + run + 1] == "`"):
                 close = line.find("`" * run, close + run + 1)
             if close >= 0:
+                found.append(("code", i, close + run))
                 i = close + run
                 continue
             i += run
@@ -139,11 +141,20 @@ def _inline_links(line: str) -> list[tuple[int, str, bool]]:
         if line.startswith("[[", i):
             end = line.find("]]", i + 2)
             if end > i + 2:
-                embed = i > 0 and line[i - 1] == "!"
-                found.append((i - 1 if embed else i, line[i + 2:end], embed))
+                found.append(("link", i, end + 2))
                 i = end + 2
                 continue
         i += 1
+    return found
+
+
+def _inline_links(line: str) -> list[tuple[int, str, bool]]:
+    """``(offset, inside, embed)`` for each wikilink of a line (``_spans``)."""
+    found: list[tuple[int, str, bool]] = []
+    for kind, start, end in _spans(line):
+        if kind == "link":
+            embed = start > 0 and line[start - 1] == "!"
+            found.append((start - 1 if embed else start, line[start + 2:end - 2], embed))
     return found
 
 
@@ -156,24 +167,8 @@ def _inline_tags(line: str) -> list[tuple[int, str, str]]:
     outside code spans and wikilinks (blanked with a non-blank, so ``]]#anchor`` is no
     tag); a heading's ``#`` marks are no tag."""
     blank = list(line)
-    i = 0
-    while i < len(line):  # blank code spans and wikilinks, as _inline_links reads them
-        if line[i] == "`":
-            run = len(line[i:]) - len(line[i:].lstrip("`"))
-            close = line.find("`" * run, i + run)
-            if close >= 0:
-                blank[i:close + run] = "\x00" * (close + run - i)
-                i = close + run
-                continue
-            i += run
-            continue
-        if line.startswith("[[", i):
-            end = line.find("]]", i + 2)
-            if end > i + 2:
-                blank[i:end + 2] = "\x00" * (end + 2 - i)
-                i = end + 2
-                continue
-        i += 1
+    for _, start, end in _spans(line):  # code spans and wikilinks, as _inline_links reads
+        blank[start:end] = "\x00" * (end - start)
     text = "".join(blank)
     if re.match(r"\s{0,3}#{1,6}(\s|$)", text):
         text = re.sub(r"^\s{0,3}#{1,6}", lambda m: " " * len(m.group(0)), text)
