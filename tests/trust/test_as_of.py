@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import tempfile
 import time
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -37,6 +38,19 @@ edit = st.one_of(
     st.tuples(st.just("assert"), st.sampled_from(NAMES), st.integers(0, 3)),
     st.tuples(st.just("retract"), st.sampled_from(NAMES), st.just(0)),
 )
+
+
+def replay(writes: Sequence[Callable[[], None]],
+           answers: Callable[[str | None], object]) -> None:
+    """Run each write, noting the time after it and what ``answers`` (live) gave then;
+    then ask again as of each noted time: the same answers, or the time that differs."""
+    seen: list[tuple[str, object]] = []
+    for write in writes:
+        write()
+        time.sleep(0.002)  # a checkpoint strictly between two writes
+        seen.append((record_time(datetime.now(UTC)), answers(None)))
+    for t, then in seen:
+        assert answers(t) == then, t
 
 
 def _apply(kw: Knotwork, vault: Path, op: tuple[str, str, int]) -> None:
@@ -70,10 +84,5 @@ def test_context_as_of_equals_the_store_stopped_then(ops: list[tuple[str, str, i
             (vault / f"{name}.md").write_text(BODIES[0].format(n=name), encoding="utf-8")
         with Knotwork.open(vault, db=str(Path(tmp) / "s.db"), embedder="none") as kw:
             kw.ingest()
-            seen: list[tuple[str, list[dict[str, object]]]] = []
-            for op in ops:
-                _apply(kw, vault, op)
-                time.sleep(0.002)  # a checkpoint strictly between two writes
-                seen.append((record_time(datetime.now(UTC)), _answers(kw, None)))
-            for t, then in seen:
-                assert _answers(kw, t) == then, t
+            replay([lambda op=op: _apply(kw, vault, op) for op in ops],
+                   lambda t: _answers(kw, t))

@@ -16,8 +16,6 @@ happened, as the store then did; ``_as_of`` in the readers).
 from __future__ import annotations
 
 import tempfile
-import time
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -26,9 +24,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from knotwork import Knotwork
-from knotwork.store import record_time
 
 from ..store_contract import pg
+from .test_as_of import replay
 
 NAMES = ("Traefik", "Grafana", "kota")
 # front matter: the same number of lines in each, so a kept fact's citation stays put
@@ -93,13 +91,8 @@ def _run(ops: list[tuple[str, str, int, int, int]], tmp: str, db: str) -> None:
         (vault / f"{name}.md").write_text(_body(name, 0, 0, 0), encoding="utf-8")
     with Knotwork.open(vault, db=db, embedder="none") as kw:
         kw.ingest()
-        seen: list[tuple[str, list[dict[str, object]]]] = []
-        for op in ops:
-            _apply(kw, vault, op)
-            time.sleep(0.002)  # a checkpoint strictly between two writes
-            seen.append((record_time(datetime.now(UTC)), _answers(kw, None)))
-        for t, then in seen:
-            assert _answers(kw, t) == then, t
+        replay([lambda op=op: _apply(kw, vault, op) for op in ops],
+               lambda t: _answers(kw, t))
 
 
 OPS = st.lists(edit, min_size=1, max_size=6)
