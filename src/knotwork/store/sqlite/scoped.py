@@ -81,24 +81,23 @@ def create_statements(n: int) -> list[str]:
 
 def scopes_of_entities(con: sqlite3.Connection, ids: Iterable[int]) -> dict[int, str]:
     """Each entity's scope (its indexes'), for ``ids``."""
-    out: dict[int, str] = {}
-    ids = list(ids)
-    for i in range(0, len(ids), 500):
-        part = ids[i:i + 500]
-        out.update((int(e), str(s)) for e, s in con.execute(
-            f"SELECT id, scope FROM entities WHERE id IN ({','.join('?' * len(part))})", part))
-    return out
+    return _scopes_by_id(con, "SELECT id, scope FROM entities e WHERE e.id", ids)
 
 
 def scopes_of_chunks(con: sqlite3.Connection, ids: Iterable[int]) -> dict[int, str]:
     """Each chunk's scope (its document's), for ``ids``."""
+    return _scopes_by_id(con, f"SELECT c.id, {CHUNK_SCOPE} FROM chunks c WHERE c.id", ids)
+
+
+def _scopes_by_id(con: sqlite3.Connection, select: str, ids: Iterable[int]
+                  ) -> dict[int, str]:
+    """(id, scope) rows of ``select`` (ending at its id column) for ``ids``, 500 at a time."""
     out: dict[int, str] = {}
     ids = list(ids)
     for i in range(0, len(ids), 500):
         part = ids[i:i + 500]
-        out.update((int(c), str(s)) for c, s in con.execute(
-            f"SELECT c.id, {CHUNK_SCOPE} FROM chunks c"
-            f" WHERE c.id IN ({','.join('?' * len(part))})", part))
+        out.update((int(k), str(s)) for k, s in con.execute(
+            f"{select} IN ({','.join('?' * len(part))})", part))
     return out
 
 
