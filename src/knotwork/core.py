@@ -564,13 +564,16 @@ class Knotwork(ModelRoom, NotesRoom, WikiRoom, TrustRoom):
 
         checks.text("query", query, limits.QUERY_CHARS)
         k = checks.positive("k", k)
-        vectors = None
-        if mode in ("vector", "hybrid") and self.embedding_status() != "none":
-            vectors = functools.partial(self._vector_search, scopes=scopes)
+        vectors, status = None, "none"
+        if mode in ("vector", "hybrid"):
+            status = self.embedding_status()
+            if status != "none":
+                vectors = functools.partial(self._vector_search, scopes=scopes)
         return _search.search(self._reader(), query, k=k, mode=mode, scopes=scopes,
                               fusion=fusion or self.settings.fusion, vectors=vectors,
                               per_note=None if per_note is None
-                              else checks.positive("per_note", per_note))
+                              else checks.positive("per_note", per_note),
+                              partial=status.startswith("partial"))
 
     def resolve(self, ref: str) -> int:
         """The entity id for an iri, name, alias or label; ``NotFound`` otherwise."""

@@ -108,10 +108,15 @@ def test_pending_chunks_give_each_text_once_by_the_hash_its_vector_goes_in_under
     assert kestrel.text.startswith("Kestrel") and kestrel.text.endswith("\nkestrel queue")
     assert other.text.endswith("\nother words")
     assert len(reader.pending_chunks(1)) == 1
+    ids = store.reader.live_chunk_ids(["default"])
+    assert len(ids) == 3 and reader.unembedded(ids) == set(ids)
     with store.write(actor="test") as w:
         assert w.put_vectors([(kestrel.text_hash, b"\x01\x02\x03\x04")]) == 2
     assert reader.vector_counts() == (2, 3)
     assert reader.pending_chunks(10) == [other]
+    rows = store.reader.chunks(ids)
+    assert reader.unembedded(ids) == {c for c in ids if rows[c].text == "other words"}
+    assert reader.unembedded([]) == set() and reader.unembedded([max(ids) + 99]) == set()
 
 
 def test_labels_mention_inputs_and_name_changes_say_their_scope(store: Store) -> None:

@@ -107,7 +107,7 @@ def build_context(reader: StoreReader, query: str, opts: ContextOptions, *, meas
         vector_hits, moments = semantic(query, 40)
         _add_chunk_hits(reader, cands, *_fused(
             reader, query, freqs, text_hits, _text_then(reader, vector_hits, opts), moments,
-            opts.scopes))
+            opts.scopes, partial=embedding_status.startswith("partial")))
     _existing(reader, cands, opts)
     for c in cands.values():
         c.score = rank.combine_signals(c.signals)
@@ -288,8 +288,8 @@ def _dated(reader: StoreReader, query: str, scores: dict[int, float]
 
 def _fused(reader: StoreReader, query: str, freqs: list[tuple[str, int]],
            text: list[tuple[int, float]], vector: list[tuple[int, float]],
-           moments: tuple[float, float] | None, scopes: Sequence[str] | None = None
-           ) -> tuple[list[_Hit], frozenset[int]]:
+           moments: tuple[float, float] | None, scopes: Sequence[str] | None = None,
+           *, partial: bool = False) -> tuple[list[_Hit], frozenset[int]]:
     """Text and vector chunk hits as one list, fused as ``search --mode hybrid`` fuses
     them (``adaptive.adaptive_sum``: BM25's corpus z-scores weighed by the store's size,
     the vectors', agreement), then raised by the question's date (``dated.by_date``) and
@@ -297,6 +297,8 @@ def _fused(reader: StoreReader, query: str, freqs: list[tuple[str, int]],
 
     BM25's scale is search's unless the question writes a name the store holds in few
     chunks (``adaptive.context_scale``): then the text that spells it counts more.
+    ``partial``: some chunks have no vector yet; those the text found are not taken for
+    dissimilar (``adaptive_sum``'s ``unembedded``).
 
     Why one list: scored apart, the best text hit scored the most whatever its words were
     worth, and a chunk only vectors found counted for 0.6 of a text hit of its rank, so it
@@ -317,7 +319,8 @@ def _fused(reader: StoreReader, query: str, freqs: list[tuple[str, int]],
     # (without the corpus's moments, a run's own items give them)
     fused, dated = _dated(reader, query, adaptive_sum(
         [text, vector], stats=[rank.bm25_moments([s for _, s in text], n), moments], n=n,
-        scale=context_scale(named, dict(freqs), n)))
+        scale=context_scale(named, dict(freqs), n),
+        unembedded=reader.unembedded([c for c, _ in text]) if partial else ()))
     best = max(fused.values())
     in_vector = {cid for cid, _ in vector}
     return [(cid, rank.chunk_hit_score(max(s, 0.0), best),

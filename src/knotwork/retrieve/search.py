@@ -27,7 +27,7 @@ VectorSearch = Callable[[str, int], tuple[list[tuple[int, float]], tuple[float, 
 
 def search(reader: StoreReader, query: str, *, k: int, mode: str, fusion: str,
            scopes: Sequence[str] | None = None, vectors: VectorSearch | None = None,
-           per_note: int | None = None) -> list[SearchHit]:
+           per_note: int | None = None, partial: bool = False) -> list[SearchHit]:
     """Chunks matching ``query`` with citations: ``bm25``, ``vector`` or ``hybrid``.
 
     Hybrid fuses the two rankings (top ``max(k, 100)`` of each) with the fusion function
@@ -35,7 +35,9 @@ def search(reader: StoreReader, query: str, *, k: int, mode: str, fusion: str,
     vector: ``vector`` is refused, ``hybrid`` falls back to BM25 (as ``context`` does). A
     chunk of headings alone comes after those with text (``pipeline.says_something``).
     ``per_note``: at most that many hits of one note (20 chunks of one KEP hid the main
-    one), the rest of the ``k`` going to the next notes.
+    one), the rest of the ``k`` going to the next notes. ``partial``: some chunks have no
+    vector yet; adaptive fusion then ranks those of BM25's list on its evidence alone
+    (``adaptive_sum``'s ``unembedded``).
     """
     if mode not in MODES:
         raise InvalidQuery(f"mode must be bm25, vector or hybrid, got {mode!r}")
@@ -60,7 +62,9 @@ def search(reader: StoreReader, query: str, *, k: int, mode: str, fusion: str,
     else:
         fuse = fusion_by_name(fusion)
         if fuse is adaptive_sum:
-            scores = fuse(runs, stats=stats, n=reader.live_chunk_count(scopes))
+            lacking = reader.unembedded([i for i, _ in runs[0]]) if partial else set()
+            scores = fuse(runs, stats=stats, n=reader.live_chunk_count(scopes),
+                          unembedded=lacking)
         elif fuse is zscore_sum:
             scores = fuse(runs, weights=HYBRID_WEIGHTS, stats=stats)
         else:

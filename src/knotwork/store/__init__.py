@@ -320,6 +320,10 @@ class VectorReader(Protocol):
     def vector_changes(self, since: int, *, limit: int = 200_000
                        ) -> tuple[int, list[tuple[int, int]]]: ...
     def vectors(self, chunk_ids: Sequence[int]) -> list[tuple[int, bytes]]: ...
+    def unembedded(self, chunk_ids: Sequence[int]) -> set[int]:
+        """Those of ``chunk_ids`` that are live and have no vector yet (a store part-way
+        through embedding: fusion must not rank them as if the vectors had found nothing)."""
+        ...
     def live_chunk_ids(self, scopes: Sequence[str]) -> list[int]:
         """The live chunks of ``scopes``' documents: the rows a scoped vector search
         ranks, so that no other scope's vectors take its places or move its moments."""

@@ -784,6 +784,13 @@ class Reader(WikiQueries, TrustReads, FindQueries):
             " WHERE c.id = ANY(?) AND c.live ORDER BY c.id", (list(chunk_ids),)).rows
         return [(int(r[0]), np.asarray(r[1].to_numpy(), dtype="<f4").tobytes()) for r in rows]
 
+    def unembedded(self, chunk_ids: Sequence[int]) -> set[int]:
+        if not chunk_ids:
+            return set()
+        rows = self.con.execute("SELECT id FROM chunks WHERE id = ANY(?) AND live"
+                                " AND NOT embedded", (list(chunk_ids),)).rows
+        return {int(r[0]) for r in rows}
+
     def live_chunk_ids(self, scopes: Sequence[str]) -> list[int]:
         if not scopes:
             return []

@@ -923,6 +923,15 @@ class Reader(WikiQueries, TrustReads, FindQueries):
                 part))
         return out
 
+    def unembedded(self, chunk_ids: Sequence[int]) -> set[int]:
+        out: set[int] = set()
+        for i in range(0, len(chunk_ids), 500):
+            part = list(chunk_ids[i:i + 500])
+            out.update(int(r[0]) for r in self.con.execute(
+                f"SELECT id FROM chunks WHERE id IN ({_marks(part)}) AND live = 1"
+                " AND embedded = 0", part))
+        return out
+
     def live_chunk_ids(self, scopes: Sequence[str]) -> list[int]:
         if not scopes:
             return []
