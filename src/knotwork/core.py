@@ -13,8 +13,8 @@ from __future__ import annotations
 import functools
 import getpass
 import os
-from collections.abc import Callable, Mapping, Sequence
-from contextlib import nullcontext
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager, nullcontext
 from dataclasses import asdict, replace
 from pathlib import Path
 from types import TracebackType
@@ -65,6 +65,10 @@ if TYPE_CHECKING:  # imported where used: a process that only queries never load
     from .sync.context import ContextReport
     from .sync.freshness import EmbedLoop, Freshness
     from .sync.watch import VaultWatcher
+
+#: Chunks waiting for a vector below which ``embed`` runs in this process: starting the
+#: workers and their sessions (~0.5 s) is worth it for a first index, not for one edit.
+EMBED_POOL_MIN = 256
 
 
 class Knotwork(ModelRoom, NotesRoom, WikiRoom, TrustRoom):
@@ -254,8 +258,33 @@ class Knotwork(ModelRoom, NotesRoom, WikiRoom, TrustRoom):
         def prepare(vectors: int) -> None:
             self.vector_index(emb.dim).prepare(self.store.reader, vectors=vectors)
 
-        return _embedding.embed_pending(self.store, emb, actor=self.actor, progress=progress,
-                                        batch=batch, window=window, prepare=prepare)
+        with self._embedding_workers(emb) as pooled:
+            return _embedding.embed_pending(self.store, pooled or emb, actor=self.actor,
+                                            progress=progress, batch=batch, window=window,
+                                            prepare=prepare)
+
+    @contextmanager
+    def _embedding_workers(self, emb: Embedder) -> Iterator[Embedder | None]:
+        """A ``PooledEmbedder`` over a process a core (``Settings.workers``) while this
+        embeds, when the model runs here, at least ``EMBED_POOL_MIN`` chunks wait, and
+        this process may fork (``sync.pool.can_fork``: no other thread); else None."""
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor
+
+        from .embed.pool import POOLED_KINDS, PooledEmbedder
+        from .embed.shared import SHARED_KINDS
+        from .sync import pool as _pools
+
+        spec = SHARED_KINDS.get(self._embedder_spec().strip().lower(), "")
+        workers = self.settings.workers or _pools.cores()
+        if (spec not in POOLED_KINDS or workers < 2 or not _pools.can_fork()
+                or self.store.reader.vector_status()[1] < EMBED_POOL_MIN):
+            yield None
+            return
+        with _pools.running(lambda: ProcessPoolExecutor(
+                max_workers=workers, mp_context=multiprocessing.get_context("fork"),
+                initializer=_pools.guard_worker, initargs=(os.getpid(),))) as executor:
+            yield PooledEmbedder(emb, spec, executor, workers)
 
     def reindex_embeddings(self, *, progress: _sync.Progress | None = None) -> Embedded:
         """Drop every vector and embed again with the configured model."""

@@ -45,12 +45,14 @@ def _plain(value: object) -> object:
 
 @dataclass(frozen=True, slots=True)
 class Embedded(_Result):
-    """What ``Knotwork.embed`` did: chunks embedded, their tokens, the model, the time."""
+    """What ``Knotwork.embed`` did: chunks embedded, their tokens, the model, the time,
+    and the processes that ran the model (more than 1: ``embed.pool``)."""
 
     embedded: int
     tokens: int
     embedder: str | None
     seconds: float
+    workers: int = 1
 
 
 @dataclass(frozen=True, slots=True)

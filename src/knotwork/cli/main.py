@@ -407,7 +407,8 @@ def reindex(embeddings: Annotated[bool, typer.Option(
     if as_json:
         _print_json(result.as_dict())
     else:
-        out.print(f"embedded {result.embedded} chunks with {result.embedder}"
+        workers = f" ({result.workers} processes)" if result.workers > 1 else ""
+        out.print(f"embedded {result.embedded} chunks with {result.embedder}{workers}"
                   f" in {result.seconds} s", markup=False)
 
 

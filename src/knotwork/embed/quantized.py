@@ -88,21 +88,28 @@ def build_quantized(source: Path, target: Path) -> Path:
 # vector under 0.99 as stale. Alone, a vector is a function of its text, and on SciFact
 # abstracts one text a run embedded as fast as batches of 16 (no padding to compute).
 _BATCH = 1
+# One intra-op thread: a run of one text leaves a second with little to do. 160 SciFact
+# chunks, one text a run, on two cores: 5.8 s with two threads and 5.8 s with one (load
+# ~4); 9.9–12.9 s with two and 5.0–6.7 s with one while other work ran (load 5–6). The
+# cores are used by processes instead (``embed.pool``); the vectors are the same bytes.
+_THREADS = 1
 
 
 class QuantizedMiniLMEmbedder(MiniLMEmbedder):
     """all-MiniLM-L6-v2 with int8 arithmetic: 384-d, unit-norm, offline, thread-safe.
 
     The same tokenizer, pooling and thread-safety as ``MiniLMEmbedder``; the graph it
-    runs differs, and it runs one text at a time (``_BATCH``). The derived graph is
-    built (or found in the cache) with the session, on the first ``embed``.
+    runs differs, and it runs one text at a time (``_BATCH``) on one thread
+    (``_THREADS``). The derived graph is built (or found in the cache) with the session,
+    on the first ``embed``.
     """
 
     name = "minilm-l6-v2-q8"
 
     def __init__(self, *, batch_size: int = _BATCH, max_length: int = 256,
                  threads: int | None = None) -> None:
-        super().__init__(batch_size=batch_size, max_length=max_length, threads=threads)
+        super().__init__(batch_size=batch_size, max_length=max_length,
+                         threads=threads or _THREADS)
         self._source = self._model_path
         package_version = self.version.split("==", 1)[1].split(";", 1)[0]
         self.version = f"{_MODEL_PACKAGE}=={package_version};{_RECIPE};max_length={max_length}"

@@ -148,7 +148,8 @@ def embed_pending(store: Store, emb: Embedder, *, actor: str, progress: Progress
     if prepare is not None:
         prepare(done_before + done)
     return Embedded(embedded=done, tokens=tokens, embedder=emb.name,
-                    seconds=round(time.perf_counter() - started, 3))
+                    seconds=round(time.perf_counter() - started, 3),
+                    workers=int(getattr(emb, "workers", 1)))
 
 
 def early_query_vector(emb: Embedder | None, query: str) -> Callable[[], FloatArray | None]:

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import multiprocessing
 import os
-import threading
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -718,7 +717,7 @@ def _worker_opener(store: Store, items: int, workers: int) -> Callable[[], Store
     """
     if items < _PARALLEL_MIN or workers == 1:
         return None
-    if "fork" not in multiprocessing.get_all_start_methods() or threading.active_count() > 1:
+    if not _pools.can_fork():
         return None
     # bulk: a worker's commits are not synced one by one; whoever starts workers calls
     # ``make_durable`` once they are done (a crash loses at most whole batches, which the

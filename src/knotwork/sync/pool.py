@@ -34,6 +34,22 @@ _WATCH_S = 0.1  # how often a worker looks at its parent
 _parent: dict[str, int] = {}
 
 
+def can_fork() -> bool:
+    """Whether this process may fork workers: a platform that forks, and no other thread
+    that could hold a lock the copy would inherit (a server, a progress bar's refresh)."""
+    import multiprocessing
+
+    return "fork" in multiprocessing.get_all_start_methods() and threading.active_count() == 1
+
+
+def cores() -> int:
+    """The CPUs this process may run on (the container's share, not the host's)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not on Linux: no affinity API
+        return max(1, os.cpu_count() or 1)
+
+
 def guard_worker(parent: int) -> None:
     """In a new worker: die with ``parent``, leave Ctrl-C to it, and stop on SIGTERM."""
     _parent["pid"] = parent
