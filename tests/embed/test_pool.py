@@ -64,3 +64,27 @@ def test_a_few_chunks_are_embedded_in_this_process(tmp_path: Path) -> None:
     shutil.copytree(VAULT, vault)
     few = _embed(vault, tmp_path / "few.db", workers=2, pool_min=10_000)
     assert few["workers"] == 1 and few["embedded"] > 0
+
+
+def test_a_broken_pool_hands_its_work_back_to_this_process() -> None:
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    import numpy as np
+
+    from knotwork.embed import open_embedder
+    from knotwork.embed.pool import PooledEmbedder
+
+    base = open_embedder("hash")
+    texts = [f"note {i} about kestrels and queues" for i in range(9)]
+    executor = ProcessPoolExecutor(2, mp_context=multiprocessing.get_context("fork"))
+    try:
+        pooled = PooledEmbedder(base, "hash", executor, 2)
+        assert np.array_equal(pooled.embed(texts), base.embed(texts))
+        for proc in list(executor._processes.values()):  # type: ignore[attr-defined]
+            proc.kill()  # a worker killed from outside (OOM killer, a user)
+            proc.join()
+        assert np.array_equal(pooled.embed(texts[::-1]), base.embed(texts[::-1]))
+        assert np.array_equal(pooled.embed(texts), base.embed(texts))  # and it stays here
+    finally:
+        executor.shutdown(wait=False, cancel_futures=True)

@@ -12,13 +12,15 @@ vectors are the same whichever way they were made, and the manifest is the model
 ``PooledEmbedder`` has the identity (name, version, dim) of the embedder it stands for
 and sends each ``embed`` call's texts to the workers in interleaved parts (the texts come
 sorted by length, so the parts weigh alike); the caller owns the executor, and each
-worker opens its own embedder from the spec (``pooled_part``), once.
+worker opens its own embedder from the spec (``pooled_part``), once. A pool that breaks
+(a worker killed, out of memory) is not the end of the index: that call and the rest are
+embedded by the embedder it stands for, in this process.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from concurrent.futures import Executor
+from concurrent.futures import BrokenExecutor, Executor
 from typing import TYPE_CHECKING
 
 from knotwork.embed.base import Embedder
@@ -41,7 +43,8 @@ def pooled_part(spec: str, texts: Sequence[str]) -> tuple[FloatMatrix, int]:
     tokens it embedded for them."""
     emb = _mine.get(spec)
     if emb is None:
-        emb = _mine[spec] = open_embedder(spec, threads=1)
+        emb = _mine[spec] = (open_embedder(spec, threads=1) if spec in POOLED_KINDS
+                             else open_embedder(spec))
     before = int(getattr(emb, "tokens_embedded", 0))
     vectors = emb.embed(list(texts))
     return vectors, int(getattr(emb, "tokens_embedded", 0)) - before
@@ -56,23 +59,38 @@ class PooledEmbedder:
         self.dim = base.dim
         self.normalized = base.normalized
         self.tokens_embedded = 0
+        self._base = base
         self._spec = spec
-        self._executor = executor
+        self._executor: Executor | None = executor
         self.workers = max(1, workers)
 
     def embed(self, texts: Sequence[str]) -> FloatMatrix:
         """Return float32 ``[len(texts), dim]``, in input order."""
-        import numpy as np
-
         if isinstance(texts, str):
             raise TypeError("embed() takes a sequence of texts, not one str")
         texts = list(texts)
+        if self._executor is not None:
+            try:
+                return self._pooled(texts)
+            except BrokenExecutor:
+                self._executor = None  # from now on, here
+        before = int(getattr(self._base, "tokens_embedded", 0))
+        vectors = self._base.embed(texts)
+        self.tokens_embedded += int(getattr(self._base, "tokens_embedded", 0)) - before
+        return vectors
+
+    def _pooled(self, texts: list[str]) -> FloatMatrix:
+        import numpy as np
+
+        assert self._executor is not None
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
         parts = [(i, texts[i::self.workers]) for i in range(min(self.workers, len(texts)))]
         futures = [(i, self._executor.submit(pooled_part, self._spec, part))
                    for i, part in parts]
+        tokens = 0
         for i, future in futures:
-            vectors, tokens = future.result()
+            vectors, counted = future.result()
             out[i::self.workers] = vectors
-            self.tokens_embedded += tokens
+            tokens += counted
+        self.tokens_embedded += tokens
         return out
