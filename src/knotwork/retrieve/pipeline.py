@@ -47,6 +47,7 @@ from .query import (
     named_spans,
     query_terms,
 )
+from .records import by_record
 
 # the top k chunks by vector, (chunk id, cosine), and the cosine's (mean, sd) over every
 # chunk, or None when unknown
@@ -315,9 +316,9 @@ def _fused(reader: StoreReader, query: str, freqs: list[tuple[str, int]],
     n = reader.live_chunk_count(scopes)  # the reader's scopes: theirs alone
     named = [t for w in named_words(query) for t in query_terms(w) if t not in STOPWORDS]
     # (without the corpus's moments, a run's own items give them)
-    fused, dated = _dated(reader, query, adaptive_sum(
+    fused, dated = _dated(reader, query, by_record(reader, query, adaptive_sum(
         [text, vector], stats=[rank.bm25_moments([s for _, s in text], n), moments], n=n,
-        scale=context_scale(named, dict(freqs), n)))
+        scale=context_scale(named, dict(freqs), n)), [cid for cid, _ in text]))
     best = max(fused.values())
     in_vector = {cid for cid, _ in vector}
     return [(cid, rank.chunk_hit_score(max(s, 0.0), best),

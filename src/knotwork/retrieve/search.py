@@ -17,6 +17,7 @@ from .dated import by_date
 from .pipeline import says_something
 from .rank import HYBRID_WEIGHTS, bm25_moments, zscore_sum
 from .rank import fusion as fusion_by_name
+from .records import by_record
 
 __all__ = ["MODES", "VectorSearch", "search"]
 
@@ -60,7 +61,9 @@ def search(reader: StoreReader, query: str, *, k: int, mode: str, fusion: str,
     else:
         fuse = fusion_by_name(fusion)
         if fuse is adaptive_sum:
-            scores = fuse(runs, stats=stats, n=reader.live_chunk_count(scopes))
+            scores = by_record(reader, query, fuse(runs, stats=stats,
+                                                   n=reader.live_chunk_count(scopes)),
+                               [cid for cid, _ in runs[0]])
         elif fuse is zscore_sum:
             scores = fuse(runs, weights=HYBRID_WEIGHTS, stats=stats)
         else:
