@@ -33,10 +33,10 @@ __all__ = ["GATE_DEPTH", "LISTED_SHARE", "RECORD_GAIN", "by_record", "light_stem
 # 1 and more lost recall; the gate kept every other set unchanged at each.
 RECORD_GAIN = 0.5
 GATE_DEPTH = 10
+POOL = 20  # the best fused candidates whose lines are read
 LISTED_SHARE = 0.8
 _K1, _B = 1.2, 0.75
 _ITEM = re.compile(r"\s*(?:[-*+]|\d+[.)])\s")
-_WORD = re.compile(r"\w+")
 
 
 def light_stem(word: str) -> str:
@@ -70,13 +70,12 @@ def listed(text: str) -> bool:
         LISTED_SHARE * len(lines))
 
 
-def _words(text: str) -> list[str]:
-    return [light_stem(w) for w in _WORD.findall(text.casefold())]
-
-
 def record_scores(texts: Mapping[int, str], query: str) -> dict[int, float]:
     """Each chunk's best line by BM25 against ``query``'s words (stopwords left out), the
-    IDF and mean length counted over the lines of ``texts`` alone.
+    IDF and mean length (in blank-separated words) counted over the lines of ``texts``.
+
+    Only a line that holds one of the words as a substring is tokenised (a light stem is
+    a prefix of its word): the rest count for their length alone.
 
     >>> s = record_scores({1: "- a red fox\\n- a cat", 2: "- the fox sleeps\\n- red sky"},
     ...                   "red fox")
@@ -84,27 +83,39 @@ def record_scores(texts: Mapping[int, str], query: str) -> dict[int, float]:
     True
     """
     asked = {light_stem(t) for t in query_terms(query) if t not in STOPWORDS}
-    lines = {cid: [Counter(_words(ln)) for ln in text.splitlines() if ln.strip()]
-             for cid, text in texts.items()}
+    out = dict.fromkeys(texts, 0.0)
+    if not asked:
+        return out
+    # a line break, or a word that starts with one of the stems: all a line is read for
+    starts = re.compile(r"\n|(?<!\w)(?:" + "|".join(
+        re.escape(a) for a in sorted(asked, key=len, reverse=True)) + r")\w*")
     df: Counter[str] = Counter()
     count = length = 0
-    for bags in lines.values():
-        for bag in bags:
-            df.update(w for w in bag if w in asked)
-            count += 1
-            length += sum(bag.values())
-    if not count or not df:
-        return dict.fromkeys(texts, 0.0)
+    held: dict[int, list[tuple[dict[str, int], int]]] = {}
+    for cid, text in texts.items():
+        low = text.casefold()
+        lines = low.split("\n")
+        count += sum(1 for line in lines if line.strip())
+        length += len(low.split())
+        at, bag = 0, dict[str, int]()
+        for found in [*starts.findall(low), "\n"]:
+            if found != "\n":
+                word = light_stem(found)
+                if word in asked:
+                    bag[word] = bag.get(word, 0) + 1
+                continue
+            if bag:
+                df.update(bag.keys())
+                held.setdefault(cid, []).append((bag, len(lines[at].split())))
+                bag = {}
+            at += 1
+    if not df:
+        return out
     mean = length / count
     idf = {w: math.log(1 + (count - d + 0.5) / (d + 0.5)) for w, d in df.items()}
-    out: dict[int, float] = {}
-    for cid, bags in lines.items():
-        best = 0.0
-        for bag in bags:
-            norm = _K1 * (1 - _B + _B * sum(bag.values()) / mean)
-            best = max(best, sum(i * bag[w] * (_K1 + 1) / (bag[w] + norm)
-                                 for w, i in idf.items() if w in bag))
-        out[cid] = best
+    for cid, bags in held.items():
+        out[cid] = max(sum(idf[w] * f * (_K1 + 1) / (f + _K1 * (1 - _B + _B * size / mean))
+                           for w, f in bag.items()) for bag, size in bags)
     return out
 
 
@@ -122,12 +133,14 @@ def by_record(reader: StoreReader, query: str, scores: Mapping[int, float],
     rows = reader.chunks(top)
     if sum(listed(rows[c].text) for c in top if c in rows) < LISTED_SHARE * len(top):
         return dict(scores)
-    rest = [c for c in scores if c not in rows]
+    pool = sorted(scores, key=lambda c: -scores[c])[:POOL]
+    rest = [c for c in pool if c not in rows]
     rows.update(reader.chunks(rest) if rest else {})
-    best = record_scores({c: rows[c].text for c in scores if c in rows}, query)
+    best = record_scores({c: rows[c].text for c in pool if c in rows}, query)
     vals = list(best.values())
     mean = sum(vals) / len(vals)
     sd = math.sqrt(sum((v - mean) ** 2 for v in vals) / len(vals))
     if sd == 0:
         return dict(scores)
-    return {c: s + RECORD_GAIN * (best.get(c, mean) - mean) / sd for c, s in scores.items()}
+    low = min(vals)  # a chunk below the pool: the pool's lowest, as a run's missing items
+    return {c: s + RECORD_GAIN * (best.get(c, low) - mean) / sd for c, s in scores.items()}
