@@ -95,9 +95,11 @@ def test_a_chunk_whose_one_turn_holds_the_question_scores_that_turn(tmp_path: Pa
         assert [h.path for h in kw.search(question, mode="bm25", k=2)] == [
             "session-09.md", "session-04.md"]
         hybrid = kw.search(question, mode="hybrid", k=2)
-        ctx = kw.context(question, max_tokens=0)
+        ctx = kw.context(question, max_tokens=0, explain=True)
     assert hybrid[0].path == "session-04.md"
     assert ctx.entities[0].iri == "kw:note/session-04"
+    # --explain says what raised it
+    assert any("its best line holds the question's words" in w for w in ctx.entities[0].why)
 
 
 def test_prose_chunks_are_left_as_fused(tmp_path: Path) -> None:
