@@ -8,8 +8,9 @@ For each query of each set it takes, once, what ``search`` fuses: BM25's top 100
 with the corpus moments (``rank.bm25_moments``) and the vectors' top 100 with theirs; then
 ranks by BM25 alone, vectors alone and each fusion of ``rank.FUSIONS`` (the very
 functions ``search`` calls, with its weights, and a question's date as ``search`` weighs
-it: ``dated.by_date``), lists headings-only chunks after the rest as ``search`` does, and
-scores the distinct documents:
+it: ``dated.by_date``; ``adaptive`` with a list's best line, ``records.by_record``; the
+vector query without a name every chunk holds, ``vector_text``), lists headings-only
+chunks after the rest as ``search`` does, and scores the distinct documents:
 
 - ``scifact`` (train) and ``hotpotqa_dev50`` (dev): nDCG@10 (and recall@2 for HotpotQA),
   k = 100 as ``bench/beir.py``; the stores of ``bench/beir.py --workdir DIR/<set>``.
@@ -93,6 +94,7 @@ def main() -> int:
     from knotwork.retrieve.dated import by_date
     from knotwork.retrieve.pipeline import says_something
     from knotwork.retrieve.rank import HYBRID_WEIGHTS, bm25_moments, rrf, zscore_sum
+    from knotwork.retrieve.records import by_record
 
     Run = list[tuple[int, float]]
     Stats = list[tuple[float, float] | None]
@@ -104,6 +106,7 @@ def main() -> int:
         "rrf": lambda runs, st, n: _ordered(rrf(runs)),
         "adaptive": lambda runs, st, n: _ordered(adaptive_sum(runs, stats=st, n=n)),
     }
+    listed = {"adaptive"}  # the fusions ``search`` adds a list's best line to (by_record)
     for name in [s.strip() for s in args.sets.split(",") if s.strip()]:
         k = 100 if name in ("scifact", "hotpotqa_dev50") else 10
         scores: dict[str, list[tuple[float, float]]] = {m: [] for m in modes}
@@ -120,11 +123,15 @@ def main() -> int:
                 for question, gold in questions:
                     text = [(h.id, h.score) for h in
                             fulltext.search_chunks(reader, question, limit=DEPTH)]
-                    vec, moments = kw._vector_search(question, DEPTH)
+                    # the question's words a vector sees (``retrieve.vector_text``)
+                    vec, moments = kw._vector_search(kw._vector_text(question, None), DEPTH)
                     runs = [text, vec]
                     stats: Stats = [bm25_moments([s for _, s in text], n), moments]
                     for mode, fuse in modes.items():
                         ranked = fuse(runs, stats, n)
+                        if mode in listed:
+                            ranked = _ordered(by_record(reader, question, dict(ranked),
+                                                        [c for c, _ in text]))
                         if mode not in ("bm25", "vector"):  # as search's hybrid does
                             ranked = _ordered(by_date(reader, question, dict(ranked)))
                         ranked = ranked[:3 * k]

@@ -333,6 +333,12 @@ class Knotwork(ModelRoom, NotesRoom, WikiRoom, TrustRoom):
         return _embedding.vector_search(self.store.reader, self.vector_index(emb.dim), emb,
                                         query, k, vec=vec, scopes=scopes)
 
+    def _vector_text(self, query: str, scopes: Sequence[str] | None) -> str:
+        """The words of ``query`` its vector is taken of (``retrieve.vector_text``)."""
+        from .retrieve.vector_text import vector_text
+
+        return vector_text(self._reader(), query, scopes=scopes)
+
     def vector_index(self, dim: int) -> VectorIndex:
         """This process's vector index (``retrieve.embedding.open_vector_index``)."""
         if self._vindex is None or self._vindex.dim != dim:
@@ -512,7 +518,8 @@ class Knotwork(ModelRoom, NotesRoom, WikiRoom, TrustRoom):
         measure = Measure(renderer(fmt), token_counter(s.token_encoding))
         status = self.embedding_status()
         semantic = (nullcontext(None) if status == "none" else
-                    _embedding.semantic_search(self.embedder(), query, functools.partial(
+                    _embedding.semantic_search(self.embedder(), self._vector_text(
+                        query, opts.scopes), functools.partial(
                         self._vector_search, scopes=opts.scopes)))
         with semantic as search:
             from .trust.history import AsOfReader
@@ -597,7 +604,8 @@ class Knotwork(ModelRoom, NotesRoom, WikiRoom, TrustRoom):
         if mode in ("vector", "hybrid"):
             status = self.embedding_status()
             if status != "none":
-                vectors = functools.partial(self._vector_search, scopes=scopes)
+                text = self._vector_text(query, scopes)
+                vectors = lambda _q, k: self._vector_search(text, k, scopes=scopes)  # noqa: E731
         return _search.search(self._reader(), query, k=k, mode=mode, scopes=scopes,
                               fusion=fusion or self.settings.fusion, vectors=vectors,
                               per_note=None if per_note is None

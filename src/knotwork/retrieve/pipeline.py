@@ -47,6 +47,7 @@ from .query import (
     named_spans,
     query_terms,
 )
+from .records import by_record
 
 # the top k chunks by vector, (chunk id, cosine), and the cosine's (mean, sd) over every
 # chunk, or None when unknown
@@ -102,7 +103,8 @@ def build_context(reader: StoreReader, query: str, opts: ContextOptions, *, meas
     cands, known, text_hits = _direct(reader, query, opts, freqs)
     if semantic is None:
         dated = _dated(reader, query, dict(text_hits))
-        _add_chunk_hits(reader, cands, _scaled(dated[0], "text"), dated[1])
+        _add_chunk_hits(reader, cands, _scaled(dated[0], "text"),
+                        dict.fromkeys(dated[1], _NEAR))
     else:
         vector_hits, moments = semantic(query, 40)
         _add_chunk_hits(reader, cands, *_fused(
@@ -279,6 +281,9 @@ def _scaled(hits: Mapping[int, float], what: str) -> list[_Hit]:
     return [(cid, rank.chunk_hit_score(s, best), what) for cid, s in hits.items()]
 
 
+_NEAR = ", dated near the question's date"
+
+
 def _dated(reader: StoreReader, query: str, scores: dict[int, float]
            ) -> tuple[dict[int, float], frozenset[int]]:
     """``dated.by_date``'s scores, and the chunks it raised (for ``--explain``)."""
@@ -289,11 +294,12 @@ def _dated(reader: StoreReader, query: str, scores: dict[int, float]
 def _fused(reader: StoreReader, query: str, freqs: list[tuple[str, int]],
            text: list[tuple[int, float]], vector: list[tuple[int, float]],
            moments: tuple[float, float] | None, scopes: Sequence[str] | None = None,
-           *, partial: bool = False) -> tuple[list[_Hit], frozenset[int]]:
+           *, partial: bool = False) -> tuple[list[_Hit], dict[int, str]]:
     """Text and vector chunk hits as one list, fused as ``search --mode hybrid`` fuses
     them (``adaptive.adaptive_sum``: BM25's corpus z-scores weighed by the store's size,
-    the vectors', agreement), then raised by the question's date (``dated.by_date``) and
-    scaled against the best; and the chunks the date raised.
+    the vectors', agreement), raised by a list's best line (``records.by_record``) and
+    the question's date (``dated.by_date``) and scaled against the best; and what raised
+    which chunk, for the reasons.
 
     BM25's scale is search's unless the question writes a name the store holds in few
     chunks (``adaptive.context_scale``): then the text that spells it counts more.
@@ -308,7 +314,7 @@ def _fused(reader: StoreReader, query: str, freqs: list[tuple[str, int]],
     """
     if not vector:
         scores, dated = _dated(reader, query, dict(text))
-        return _scaled(scores, "text"), dated
+        return _scaled(scores, "text"), dict.fromkeys(dated, _NEAR)
     in_text = {cid for cid, _ in text}
     # a chunk only vectors found counts when it is similar enough to show; it still takes
     # part in the fusion (a run's missing items get its lowest z-score)
@@ -317,23 +323,30 @@ def _fused(reader: StoreReader, query: str, freqs: list[tuple[str, int]],
     n = reader.live_chunk_count(scopes)  # the reader's scopes: theirs alone
     named = [t for w in named_words(query) for t in query_terms(w) if t not in STOPWORDS]
     # (without the corpus's moments, a run's own items give them)
-    fused, dated = _dated(reader, query, adaptive_sum(
-        [text, vector], stats=[rank.bm25_moments([s for _, s in text], n), moments], n=n,
-        scale=context_scale(named, dict(freqs), n),
-        unembedded=reader.unembedded([c for c, _ in text]) if partial else ()))
+    plain = adaptive_sum([text, vector], stats=[rank.bm25_moments([s for _, s in text], n),
+                                                moments], n=n,
+                         scale=context_scale(named, dict(freqs), n),
+                         unembedded=reader.unembedded([c for c, _ in text]) if partial
+                         else ())
+    lined = by_record(reader, query, plain, [cid for cid, _ in text])
+    fused, dated = _dated(reader, query, lined)
+    # (what a list's best line raised, said as the date is: among the chunks shown first)
+    raised = {cid: ", its best line holds the question's words" for cid, s in lined.items()
+              if s > plain[cid]}
     best = max(fused.values())
     in_vector = {cid for cid, _ in vector}
     return [(cid, rank.chunk_hit_score(max(s, 0.0), best),
              "text and vector" if cid in in_text and cid in in_vector
              else "text" if cid in in_text else "vector")
-            for cid, s in fused.items() if cid in in_text or cid in shown], dated
+            for cid, s in fused.items() if cid in in_text or cid in shown], {
+                **raised, **{cid: raised.get(cid, "") + _NEAR for cid in dated}}
 
 
 def _add_chunk_hits(reader: StoreReader, cands: dict[int, _Cand], hits: list[_Hit],
-                    dated: Collection[int] = ()) -> None:
+                    raised: Mapping[int, str]) -> None:
     """Credit each chunk hit to the entities it speaks for: one signal per entity, its
-    best chunk's. An entity found only by vectors is a ``Semantic`` hit. ``dated``: the
-    chunks the question's date raised, said in the reasons."""
+    best chunk's. An entity found only by vectors is a ``Semantic`` hit. ``raised``: what
+    raised a chunk (its date, its best line), said in the reasons."""
     if not hits:
         return
     owners = reader.chunk_entities([cid for cid, _, _ in hits])
@@ -351,8 +364,7 @@ def _add_chunk_hits(reader: StoreReader, cands: dict[int, _Cand], hits: list[_Hi
                 best[eid] = (score, what, cid)
     for eid, (score, what, cid) in best.items():
         cands[eid].signals.append(score)
-        near = ", dated near the question's date" if cid in dated else ""
-        cands[eid].why.append(f"chunk {what} match (score {score:.2f}{near})")
+        cands[eid].why.append(f"chunk {what} match (score {score:.2f}{raised.get(cid, '')})")
 
 
 def _expand(reader: StoreReader, cands: dict[int, _Cand], opts: ContextOptions) -> None:

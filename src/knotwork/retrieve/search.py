@@ -17,6 +17,7 @@ from .dated import by_date
 from .pipeline import says_something
 from .rank import HYBRID_WEIGHTS, bm25_moments, zscore_sum
 from .rank import fusion as fusion_by_name
+from .records import by_record
 
 __all__ = ["MODES", "VectorSearch", "search"]
 
@@ -63,8 +64,10 @@ def search(reader: StoreReader, query: str, *, k: int, mode: str, fusion: str,
         fuse = fusion_by_name(fusion)
         if fuse is adaptive_sum:
             lacking = reader.unembedded([i for i, _ in runs[0]]) if partial else set()
-            scores = fuse(runs, stats=stats, n=reader.live_chunk_count(scopes),
-                          unembedded=lacking)
+            scores = by_record(reader, query, fuse(runs, stats=stats,
+                                                   n=reader.live_chunk_count(scopes),
+                                                   unembedded=lacking),
+                               [cid for cid, _ in runs[0]])
         elif fuse is zscore_sum:
             scores = fuse(runs, weights=HYBRID_WEIGHTS, stats=stats)
         else:
