@@ -113,10 +113,11 @@ class PostgresStore:
             return
         with self._pinned() as con:
             with map_driver_errors("read failed"):
-                con.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+                self._con.begin(con)
             try:
                 yield
             finally:
+                self._con.end()
                 if not con.closed:
                     con.execute("COMMIT")
 
@@ -125,6 +126,9 @@ class PostgresStore:
         (cache invalidation). A count the writers keep in ``meta``, not the server's
         transaction horizon: that moved with every transaction of every database and
         schema on the server, emptying the read memo for other stores' writes."""
+        known, value = self._con.meta(COMMITS)
+        if known:
+            return int(value) if value is not None else 0
         row = self._con.execute("SELECT value FROM meta WHERE key = ?", (COMMITS,)).fetchone()
         return int(row[0]) if row else 0
 

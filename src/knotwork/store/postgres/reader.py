@@ -9,6 +9,8 @@ from __future__ import annotations
 import json
 import zlib
 from collections.abc import Iterable, Sequence
+from functools import partial
+from typing import cast
 
 import numpy as np
 
@@ -25,6 +27,7 @@ from ..records import (
     TextQuery,
     WarningRecord,
     Warnings,
+    or_else,
 )
 from ..sqlite.reader import TRUST_LABELS, _as_of, _fact_row, _file_state
 from ..sqlite.schema import NO_PAGELESS_FOLDER, PAGE_OF_NOTES
@@ -373,19 +376,21 @@ class Reader(WikiQueries, TrustReads, FindQueries):
         all as a phrase). With ``as_of``: the rows standing then (``text.rows_at``). A
         word of one lexeme is read from the counts kept per scope (``stats.py``)."""
         text.TABLES[table]  # noqa: B018  (an unknown table is a KeyError, as SQLite's)
-        lexes = text.lexemes(self.con, words)
+        counted = text.counts(self.con, words, scopes or None) if as_of is None else {}
+        lexes = text.lexemes(self.con, words)  # (known once counted)
         held = [w for w in words if lexes[w]]
         if as_of is not None:
             limit = "" if cap is None else f" LIMIT {int(cap)}"
             where = [list(scopes)] if scopes else []
-            counted = {w: int(self.con.execute(
+            past = {w: int(self.con.execute(
                 f"{AT}SELECT COUNT(*) FROM (SELECT 1 FROM ({text.rows_at(table, bool(where))})"
                 f" x{limit}) y", (as_of, *([text.tsquery_text(lexes[w], "<->"), *where] * 2))
             ).fetchone()[0]) for w in held}
-            return [(w, counted.get(w, 0)) for w in words]
+            return [(w, past.get(w, 0)) for w in words]
         if all(len(lexes[w]) == 1 for w in held):
-            counts = text.document_frequencies(self.con, table, [lexes[w][0] for w in held],
-                                               scopes or None, cap)
+            side = 0 if table == "chunk" else 1
+            counts = [n if cap is None else min(n, cap)
+                      for n in (cast(tuple[int, int], counted[w])[side] for w in held)]
         else:
             counts = text.frequencies(self.con, table,
                                       [text.tsquery_text(lexes[w], "<->") for w in held], cap,
@@ -397,7 +402,11 @@ class Reader(WikiQueries, TrustReads, FindQueries):
         """Live chunks (of ``scopes``: the N of their BM25 statistics, summed)."""
         if scopes:
             return sum(n for n, _ in text.scope_stats(self.con, "chunk", scopes).values())
-        row = self.con.execute("SELECT value FROM meta WHERE key = 'live_chunks'").fetchone()
+        known, value = self.con.meta("live_chunks")
+        if value is not None:
+            return int(value)
+        row = None if known else self.con.execute(
+            "SELECT value FROM meta WHERE key = 'live_chunks'").fetchone()
         if row is not None:
             return int(row[0])
         row = self.con.execute("SELECT COUNT(*) FROM chunks WHERE live").fetchone()
@@ -425,6 +434,10 @@ class Reader(WikiQueries, TrustReads, FindQueries):
     def search_entities(self, query: TextQuery, *, limit: int,
                         scopes: Sequence[str] | None = None, as_of: str | None = None
                         ) -> list[Hit]:
+        if query.match == "all_else_any" and (
+                as_of is not None or not text.postings_answer(self.con, query)):
+            return or_else(partial(self.search_entities, limit=limit, scopes=scopes,
+                                   as_of=as_of), query, limit)
         if as_of is not None:
             return [Hit(e, sc) for e, sc in text.search_at(
                 self.con, "entity", query, as_of, limit=limit, scopes=scopes,
@@ -455,6 +468,9 @@ class Reader(WikiQueries, TrustReads, FindQueries):
     def search_chunks(self, query: TextQuery, *, limit: int,
                       scopes: Sequence[str] | None = None, as_of: str | None = None
                       ) -> list[Hit]:
+        if query.match == "all_else_any":
+            return or_else(partial(self.search_chunks, limit=limit, scopes=scopes,
+                                   as_of=as_of), query, limit)
         if as_of is not None:
             return [Hit(c, sc) for c, sc in text.search_at(
                 self.con, "chunk", query, as_of, limit=limit, scopes=scopes, select="t.id")]
@@ -793,6 +809,9 @@ class Reader(WikiQueries, TrustReads, FindQueries):
         return [int(r[0]) for r in rows]
 
     def meta(self, key: str) -> str | None:
+        known, value = self.con.meta(key)
+        if known:
+            return value
         row = self.con.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
         return None if row is None else str(row[0])
 
