@@ -445,6 +445,12 @@ class Store(Protocol):
         """Every commit so far, by any process, reaches the disk before this returns."""
         ...
 
+    def refresh_statistics(self) -> list[str]:
+        """After a large write (a sync of many files): the query planner's statistics of
+        the tables it changed, brought up to date now rather than whenever the server
+        gets to them; the tables refreshed (none where the backend keeps no statistics)."""
+        ...
+
     def compact(self, *, actor: str, vacuum: bool = False) -> dict[str, int]:
         """Give back the room history takes that nothing reads (``drop_uncited_chunks``)
         and pack past versions' text (``pack_versions``); with ``vacuum``, also shrink the

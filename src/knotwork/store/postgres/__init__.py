@@ -142,6 +142,28 @@ class PostgresStore:
     def make_durable(self) -> None:
         """Every commit is durable when it returns (``synchronous_commit`` on)."""
 
+    def refresh_statistics(self) -> list[str]:
+        """``ANALYZE`` the store's tables that autovacuum would analyze next (holding rows
+        but never analyzed, or more rows changed since the last analysis than
+        ``autovacuum_analyze_threshold`` plus ``autovacuum_analyze_scale_factor`` of the
+        table, by the counts the server has gathered so far), now rather than within its
+        nap time: work the server does anyway, brought forward. Why: until then the
+        planner estimates a table a cold ingest just filled as nearly empty, and a
+        ``context`` read right after one cost twice its server time (19 ms, not 10, at
+        2,000 notes; an entity's types alone 5 ms instead of 0.2)."""
+        with self._pool.connection() as c, map_driver_errors("cannot analyze the store"):
+            stale = [str(r[0]) for r in c.execute(
+                "SELECT s.relname FROM pg_stat_user_tables s JOIN pg_class t ON t.oid = s.relid"
+                " WHERE s.schemaname = current_schema() AND s.relname = ANY(%s)"
+                " AND (t.reltuples < 0 AND pg_relation_size(t.oid) > 0"
+                " OR s.n_mod_since_analyze > current_setting('autovacuum_analyze_threshold')"
+                "::float8"
+                " + current_setting('autovacuum_analyze_scale_factor')::float8 * t.reltuples)"
+                " ORDER BY s.relname", ([*SCOPED_TABLES, *REFERENCE_TABLES],))]
+            for table in stale:  # (names of our own tables, from the list above)
+                c.execute(f"ANALYZE {table}".encode())
+        return stale
+
     def compact(self, *, actor: str, vacuum: bool = False) -> dict[str, int]:
         before = self._bytes()
         with self.write(actor=actor) as w:
