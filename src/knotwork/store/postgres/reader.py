@@ -14,7 +14,9 @@ from typing import cast
 
 import numpy as np
 
+from ...domain.ids import note_iri
 from ...types import ChunkRow, EntityRow, FactRow, FileState, Hit, mentionable
+from .. import dates
 from ..records import (
     DocumentRecord,
     Edge,
@@ -35,7 +37,7 @@ from . import text
 from .connection import Con
 from .find import FindQueries
 from .schema import AT, NAMES_AT, STOOD, winner_at
-from .trust import TrustReads
+from .trust import FIND, TrustReads
 from .wiki import WikiQueries
 
 # Each fact's ends are read by per-row probes (a LATERAL subquery a side, kept apart by
@@ -69,6 +71,44 @@ MEMBERS = ("m(id, canon) AS MATERIALIZED (SELECT DISTINCT ON (x.id) x.id, x.cano
            " SELECT id, resolved_id, 1 FROM entities WHERE resolved_id = ANY(?::bigint[]))"
            " AS x(id, canon, pri) ORDER BY x.id, x.pri DESC)")
 IN_MEMBERS = "= ANY(ARRAY(SELECT id FROM m))"
+
+
+# What a search of a snapshot reads of each hit ``x`` with it (``text.bm25``'s ``more``),
+# kept for the reads that follow (``Con.kept``): an entity hit's row (as ``entities``
+# reads it); a chunk hit's row (as ``chunks``) and its owners (as ``chunk_entities``: the
+# notes of its document, then the subjects of the live facts it cites). Why: the context
+# pipeline reads exactly these next, each a round trip of its own.
+_ENTITY_ROW = ("LEFT JOIN LATERAL (SELECT iri, label, kind, scope, document_id, created_at"
+               " FROM entities WHERE id = x.id) r ON TRUE")
+_CHUNK_ROW = (
+    "LEFT JOIN LATERAL (SELECT c.document_id, v.path, d.title, c.heading, c.line_start,"
+    " c.line_end, c.text, d.scope, v.recorded_at,"
+    " ARRAY(SELECT e.id FROM entities e WHERE e.document_id = c.document_id"
+    "  AND e.scope = c.scope AND e.kind = 'note' ORDER BY e.id) AS notes,"
+    " ARRAY(SELECT DISTINCT COALESCE(s.resolved_id, s.id) FROM facts f"
+    "  JOIN entities s ON s.id = f.subject_id AND s.scope = f.scope"
+    "  WHERE f.chunk_id = c.id AND f.retracted_at IS NULL ORDER BY 1) AS subjects"
+    " FROM chunks c JOIN versions v ON v.id = c.version_id AND v.scope = c.scope"
+    " JOIN documents d ON d.id = c.document_id AND d.scope = c.scope WHERE c.id = x.id) r"
+    " ON TRUE")
+
+
+# A document's note's ``updated`` values (``Reader.updated_dates``); its parameters: the
+# document's id, scope and note IRI.
+_NOTE = FIND.format(text="u.iri", key="''", scopes="ARRAY[u.scope]")
+_UPDATED = (
+    "SELECT g.value FROM (SELECT ?::bigint AS doc, ?::text AS scope, ?::text AS iri) u"
+    f" CROSS JOIN LATERAL (SELECT {_NOTE} AS id) nt"
+    " CROSS JOIN LATERAL (SELECT f.id, f.value FROM facts f"
+    " WHERE f.subject_id IN (SELECT nt.id UNION ALL SELECT e.id FROM entities e"
+    "  WHERE e.resolved_id = nt.id) AND f.scope = u.scope"
+    "  AND f.document_id = u.doc AND f.predicate = 'updated'"
+    "  AND f.retracted_at IS NULL AND f.review <> 'rejected'"
+    "  AND NOT EXISTS (SELECT 1 FROM entities o WHERE o.id = f.object_id"
+    "   AND o.scope = f.scope)"
+    "  AND ((SELECT v.path FROM versions v WHERE v.id = f.version_id"
+    "   AND v.scope = f.scope) IS NOT NULL OR f.supporting_text IS NOT NULL)) g"
+    " ORDER BY g.id")
 
 
 def _tagged(tag: int) -> str:
@@ -119,9 +159,19 @@ class Reader(WikiQueries, TrustReads, FindQueries):
         ids = list(ids)
         if not ids:
             return {}
-        return {r[0]: EntityRow(*r) for r in self.con.execute(
-            "SELECT id, iri, label, kind, scope, document_id, created_at FROM entities"
-            " WHERE id = ANY(?)", (ids,))}
+        kept, out = self.con.kept(), dict[int, EntityRow]()
+        if kept is not None:  # (the rows an entity search of this snapshot read)
+            out = {i: kept["entity", i] for i in ids if ("entity", i) in kept}
+            ids = [i for i in ids if i not in out]
+            if not ids:
+                return out
+        for r in self.con.execute(
+                "SELECT id, iri, label, kind, scope, document_id, created_at FROM entities"
+                " WHERE id = ANY(?)", (ids,)):
+            out[r[0]] = EntityRow(*r)
+            if kept is not None:
+                kept["entity", r[0]] = out[r[0]]
+        return out
 
     def canonical(self, entity_id: int) -> int:
         row = self.con.execute("SELECT COALESCE(resolved_id, id) FROM entities WHERE id=?",
@@ -338,6 +388,23 @@ class Reader(WikiQueries, TrustReads, FindQueries):
         elif not history:
             where.append("f.retracted_at IS NULL")
 
+    def updated_dates(self, documents: Sequence[tuple[int, str, str]], *,
+                      as_of: str | None = None) -> dict[int, str]:
+        """A statement a document (not two): its note found as ``find_in_scopes`` finds
+        it (by the note's IRI, in the document's scope), then the live literal ``updated``
+        facts the document states about it (or an entity resolved to it), as ``facts``
+        reads them, the last by id winning (``dates.updated_dates``, which reads as of
+        ``as_of``). Scalar parameters, not arrays of the documents: so the server plans
+        it once for the connection (a generic plan), where arrays of unknown length had
+        it planned at every call, which cost ten times the read."""
+        if as_of is not None:
+            return dates.updated_dates(self, documents, as_of=as_of)
+        out: dict[int, str] = {}
+        for doc, scope, path in documents:
+            for (value,) in self.con.execute(_UPDATED, (doc, scope, note_iri(scope, path))):
+                out[doc] = str(value).strip()
+        return out
+
     def edges(self, entity_ids: Iterable[int], *, as_of: str | None = None,
               min_confidence: float = 0.0, trusts: Sequence[str] | None = None,
               scopes: Sequence[str] | None = None, valid_at: str | None = None,
@@ -442,13 +509,16 @@ class Reader(WikiQueries, TrustReads, FindQueries):
             return [Hit(e, sc) for e, sc in text.search_at(
                 self.con, "entity", query, as_of, limit=limit, scopes=scopes,
                 select=f"COALESCE({winner_at('e')}, e.id)")]
+        kept = self.con.kept()
         rows = text.bm25(self.con, "entity", query, limit=limit,
                          select="COALESCE(e.resolved_id, e.id)",
                          join="JOIN entities e ON e.id = t.entity_id AND e.scope = t.scope",
-                         scopes=scopes or None)
+                         scopes=scopes or None, more="" if kept is None else _ENTITY_ROW)
         best: dict[int, float] = {}
-        for eid, r in rows:
+        for eid, r, *row in rows:
             best[eid] = max(best.get(eid, 0.0), r)
+            if row and row[0] is not None and kept is not None:
+                kept["entity", eid] = EntityRow(eid, *row)
         return [Hit(e, s) for e, s in best.items()]
 
     def spelled_by(self, initials: Sequence[str], *, limit: int = 20,
@@ -474,8 +544,17 @@ class Reader(WikiQueries, TrustReads, FindQueries):
         if as_of is not None:
             return [Hit(c, sc) for c, sc in text.search_at(
                 self.con, "chunk", query, as_of, limit=limit, scopes=scopes, select="t.id")]
-        return [Hit(cid, score) for cid, score in text.bm25(
-            self.con, "chunk", query, limit=limit, select="t.id", scopes=scopes or None)]
+        kept = self.con.kept()
+        hits = []
+        for cid, score, *row in text.bm25(self.con, "chunk", query, limit=limit, select="t.id",
+                                          scopes=scopes or None,
+                                          more="" if kept is None else _CHUNK_ROW):
+            hits.append(Hit(cid, score))
+            if row and row[0] is not None and kept is not None:
+                kept["chunk", cid] = ChunkRow(cid, *row[:9])
+                notes, subjects = row[9], row[10]
+                kept["owners", cid] = [*notes, *(e for e in subjects if e not in notes)]
+        return hits
 
     def nearest(self, vector: bytes, *, limit: int = 10) -> list[tuple[int, float]]:
         """The live chunks whose vectors are nearest ``vector`` (float32), by cosine
@@ -494,12 +573,22 @@ class Reader(WikiQueries, TrustReads, FindQueries):
     def chunks(self, ids: Sequence[int]) -> dict[int, ChunkRow]:
         if not ids:
             return {}
-        return {r[0]: ChunkRow(*r) for r in self.con.execute(
-            "SELECT c.id, c.document_id, v.path, d.title, c.heading, c.line_start, c.line_end,"
-            " c.text, d.scope, v.recorded_at FROM chunks c"
-            " JOIN versions v ON v.id = c.version_id AND v.scope = c.scope"
-            " JOIN documents d ON d.id = c.document_id AND d.scope = c.scope"
-            " WHERE c.id = ANY(?)", (list(ids),))}
+        kept, out, ask = self.con.kept(), dict[int, ChunkRow](), list(ids)
+        if kept is not None:  # (the rows a chunk search of this snapshot read)
+            out = {i: kept["chunk", i] for i in ask if ("chunk", i) in kept}
+            ask = [i for i in ask if i not in out]
+            if not ask:
+                return out
+        for r in self.con.execute(
+                "SELECT c.id, c.document_id, v.path, d.title, c.heading, c.line_start,"
+                " c.line_end, c.text, d.scope, v.recorded_at FROM chunks c"
+                " JOIN versions v ON v.id = c.version_id AND v.scope = c.scope"
+                " JOIN documents d ON d.id = c.document_id AND d.scope = c.scope"
+                " WHERE c.id = ANY(?)", (ask,)):
+            out[r[0]] = ChunkRow(*r)
+            if kept is not None:
+                kept["chunk", r[0]] = out[r[0]]
+        return out
 
     def chunk_entities(self, chunk_ids: Sequence[int], *, as_of: str | None = None
                        ) -> dict[int, list[int]]:
@@ -512,6 +601,14 @@ class Reader(WikiQueries, TrustReads, FindQueries):
         ids = list(chunk_ids)
         if as_of is not None:
             return self._chunk_entities_at(ids, out, as_of)
+        kept = self.con.kept()
+        if kept is not None:  # (the owners a chunk search of this snapshot read)
+            for cid in ids:
+                if ("owners", cid) in kept:
+                    out[cid] = list(kept["owners", cid])
+            ids = [c for c in ids if ("owners", c) not in kept]
+            if not ids:
+                return out
         for _, cid, eid in self.con.execute(
                 "(SELECT 0, c.id, e.id FROM chunks c JOIN entities e ON e.document_id ="
                 " c.document_id AND e.scope = c.scope WHERE c.id = ANY(?) AND e.kind = 'note')"

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import replace
+from typing import Any
 
 from ..records import TextQuery
 from .connection import Con
@@ -151,7 +152,7 @@ def _scope_terms(table: str, scopes: Sequence[str] | None, lexes: list[str], *,
 
 def bm25(con: Con, table: str, query: TextQuery, *, limit: int, select: str, join: str = "",
          where: str = "", args: Sequence[object] = (),
-         scopes: Sequence[str] | None = None) -> list[tuple[int, float]]:
+         scopes: Sequence[str] | None = None, more: str = "") -> list[tuple[Any, ...]]:
     """The rows of ``table`` (of ``scopes``: all when None) matching ``query``, best
     first: (``select``'s id, score). One statement.
 
@@ -161,6 +162,11 @@ def bm25(con: Con, table: str, query: TextQuery, *, limit: int, select: str, joi
     ``select``: the id column given back (``t`` is the table); ``join``/``where``/``args``
     narrow the rows further; in ``where``, ``{cid}`` stands for the chunk's id (whether the
     rows are read from the chunks or from their postings).
+
+    ``more``: a join on each hit ``x`` (its ``x.id``) whose columns ``r`` follow the id and
+    score in each row, read in the same statement (what a caller reads of every hit next:
+    ``Reader``'s snapshot keeps it); a query read from the rows' own vectors (a phrase)
+    gives the id and score alone.
     """
     name, live, _, _ = TABLES[table]
     words = lexemes(con, query.terms)
@@ -178,11 +184,11 @@ def bm25(con: Con, table: str, query: TextQuery, *, limit: int, select: str, joi
     if table == "chunk" and all(len(ph) == 1 for ph in phrases):
         return _from_postings(con, flat, query.match == "all", stats_sql, stats_args,
                               limit=limit, where=where.replace("{cid}", "t.chunk_id"),
-                              args=args)
+                              args=args, more=more)
     if table == "entity" and all(len(ph) == 1 for ph in phrases):
         return _entities_from_postings(con, flat, query.match, bool(weight),
                                        stats_sql, stats_args, limit=limit, where=where,
-                                       args=args)
+                                       args=args, more=more)
     where = where.replace("{cid}", "t.id")
     weights = WEIGHTS[table] if not weight else {"A": WEIGHTS[table]["A"]}
     case = " ".join(f"WHEN '{w}' THEN {v}" for w, v in weights.items())
@@ -207,20 +213,23 @@ def bm25(con: Con, table: str, query: TextQuery, *, limit: int, select: str, joi
 
 def _from_postings(con: Con, lexes: list[str], every: bool, stats_sql: str,
                    stats_args: Sequence[object], *, limit: int, where: str,
-                   args: Sequence[object]) -> list[tuple[int, float]]:
+                   args: Sequence[object], more: str = "") -> list[tuple[Any, ...]]:
     """BM25 of the chunks holding any (``every``: all) of ``lexes`` in one statement, from
     the postings index alone (a term's rows, never a chunk's whole vector) and the counts
     kept per scope (``stats_sql``: ``_scope_terms``, whose scopes are the ones searched).
     ``where`` names the posting ``t`` (its ``scope``)."""
     having = f" HAVING COUNT(*) = {len(lexes)}" if every else ""
-    rows = con.execute(
+    sql = (
         f"{stats_sql} SELECT t.chunk_id, SUM(q.idf * t.tf * {K1 + 1} / (t.tf + {K1} * ({1 - B}"
         f" + {B}::float8 * t.dl / GREATEST(st.tokens / st.n, 1e-9)))) AS score"
         " FROM chunk_postings t JOIN terms q ON q.lexeme = t.lexeme AND q.scope = t.scope"
         " JOIN st ON st.scope = t.scope WHERE t.lexeme = ANY(?::text[])"
-        f" {where} GROUP BY 1{having} ORDER BY score DESC, 1"
-        " LIMIT ?", (*stats_args, lexes, *args, limit)).rows
-    return [(int(r[0]), float(r[1] or 0.0)) for r in rows if r[1]]
+        f" {where} GROUP BY 1{having} ORDER BY score DESC, 1 LIMIT ?")
+    if more:
+        sql = (f"SELECT x.id, x.score, r.* FROM ({sql}) x(id, score) {more}"
+               " ORDER BY x.score DESC, x.id")
+    rows = con.execute(sql, (*stats_args, lexes, *args, limit)).rows
+    return [(int(r[0]), float(r[1] or 0.0), *r[2:]) for r in rows if r[1]]
 
 
 def postings_answer(con: Con, query: TextQuery) -> bool:
@@ -232,7 +241,8 @@ def postings_answer(con: Con, query: TextQuery) -> bool:
 
 def _entities_from_postings(con: Con, lexes: list[str], match: str, label: bool,
                             stats_sql: str, stats_args: Sequence[object], *, limit: int,
-                            where: str, args: Sequence[object]) -> list[tuple[int, float]]:
+                            where: str, args: Sequence[object], more: str = ""
+                            ) -> list[tuple[Any, ...]]:
     """BM25 of the indexed entities holding any (``match`` "all": all) of ``lexes``
     (``label``: in their label), from ``entity_postings`` in one statement (``stats_sql``
     as for ``_from_postings``): (canonical id, score) of each entity row, best first.
@@ -254,20 +264,27 @@ def _entities_from_postings(con: Con, lexes: list[str], match: str, label: bool,
     hits = ("SELECT COALESCE(e.resolved_id, e.id) AS id, s.score, e.id AS eid, s.k FROM s"
             f" JOIN entities e ON e.id = s.entity_id AND e.scope = s.scope WHERE TRUE {where}")
     if match != "all_else_any":
-        rows = con.execute(f"{head} {hits} ORDER BY s.score DESC, e.id LIMIT ?",
-                           (*stats_args, lexes, *args, limit)).rows
+        sql = f"{head} {hits} ORDER BY s.score DESC, e.id LIMIT ?"
+        params: tuple[object, ...] = (*stats_args, lexes, *args, limit)
     else:
-        rows = con.execute(
+        sql = (
             f"{head}, r AS MATERIALIZED ({hits}),"
             f" a AS (SELECT id, score, eid FROM r WHERE k = {len(lexes)}"
             "  ORDER BY score DESC, eid LIMIT ?),"
             " filled AS (SELECT COUNT(DISTINCT id) FILTER (WHERE score <> 0) >= ? AS yes"
             "  FROM a)"
-            " SELECT id, score FROM (SELECT id, score, eid FROM a WHERE (SELECT yes FROM filled)"
-            " UNION ALL (SELECT id, score, eid FROM r WHERE NOT (SELECT yes FROM filled)"
-            "  ORDER BY score DESC, eid LIMIT ?)) x ORDER BY score DESC, eid",
-            (*stats_args, lexes, *args, limit, limit, limit)).rows
-    return [(int(r[0]), float(r[1] or 0.0)) for r in rows if r[1]]
+            " SELECT id, score, eid FROM (SELECT id, score, eid FROM a"
+            " WHERE (SELECT yes FROM filled) UNION ALL (SELECT id, score, eid FROM r"
+            " WHERE NOT (SELECT yes FROM filled) ORDER BY score DESC, eid LIMIT ?)) x"
+            " ORDER BY score DESC, eid")
+        params = (*stats_args, lexes, *args, limit, limit, limit)
+    if more:
+        sql = (f"SELECT x.id, x.score, r.* FROM ({sql}) x {more}"
+               " ORDER BY x.score DESC, x.eid")
+    else:
+        sql = f"SELECT x.id, x.score FROM ({sql}) x ORDER BY x.score DESC, x.eid"
+    rows = con.execute(sql, params).rows
+    return [(int(r[0]), float(r[1] or 0.0), *r[2:]) for r in rows if r[1]]
 
 
 # The rows of each table standing at the statement's time (``schema.AT``) that match the

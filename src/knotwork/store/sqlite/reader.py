@@ -27,6 +27,7 @@ from ...types import (
     Trust,
     mentionable,
 )
+from .. import dates
 from ..records import (
     DocumentRecord,
     Edge,
@@ -283,6 +284,10 @@ class Reader(WikiQueries, TrustReads, FindQueries):
                 if value not in vals:
                     vals.append(value)
         return out
+
+    def updated_dates(self, documents: Sequence[tuple[int, str, str]], *,
+                      as_of: str | None = None) -> dict[int, str]:
+        return dates.updated_dates(self, documents, as_of=as_of)
 
     def degrees(self, entity_ids: Iterable[int], *, cap: int = 1000) -> dict[int, int]:
         """Live facts touching each entity (in and out), counted up to ``cap``.
