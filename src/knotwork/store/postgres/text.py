@@ -220,16 +220,38 @@ def _from_postings(con: Con, lexes: list[str], every: bool, stats_sql: str,
     ``where`` names the posting ``t`` (its ``scope``)."""
     having = f" HAVING COUNT(*) = {len(lexes)}" if every else ""
     sql = (
-        f"{stats_sql} SELECT t.chunk_id, SUM(q.idf * t.tf * {K1 + 1} / (t.tf + {K1} * ({1 - B}"
-        f" + {B}::float8 * t.dl / GREATEST(st.tokens / st.n, 1e-9)))) AS score"
+        f"{stats_sql} SELECT t.chunk_id, SUM({_term_score('t', 'q')}) AS score"
         " FROM chunk_postings t JOIN terms q ON q.lexeme = t.lexeme AND q.scope = t.scope"
         " JOIN st ON st.scope = t.scope WHERE t.lexeme = ANY(?::text[])"
         f" {where} GROUP BY 1{having} ORDER BY score DESC, 1 LIMIT ?")
+    params: tuple[object, ...] = (*stats_args, lexes, *args, limit)
+    if every and len(lexes) == 2:
+        # Both words' postings, each read in chunk order from the primary key (lexeme,
+        # chunk_id), merged on the chunk: a merge join, where grouping every posting of
+        # either word sorted them all first (common words at 2,000 notes: 0.7 ms, not 2.4).
+        # The score is the same sum (of two terms, whichever order it was added in).
+        sql = (
+            f"{stats_sql} SELECT t.chunk_id,"
+            f" {_term_score('t', 'q')} + {_term_score('u', 'p')} AS score"
+            " FROM chunk_postings t JOIN chunk_postings u ON u.lexeme = ?::text"
+            " AND u.chunk_id = t.chunk_id AND u.scope = t.scope"
+            " JOIN terms q ON q.lexeme = t.lexeme AND q.scope = t.scope"
+            " JOIN terms p ON p.lexeme = u.lexeme AND p.scope = u.scope"
+            " JOIN st ON st.scope = t.scope WHERE t.lexeme = ?::text"
+            f" {where} ORDER BY score DESC, 1 LIMIT ?")
+        params = (*stats_args, lexes[1], lexes[0], *args, limit)
     if more:
         sql = (f"SELECT x.id, x.score, r.* FROM ({sql}) x(id, score) {more}"
                " ORDER BY x.score DESC, x.id")
-    rows = con.execute(sql, (*stats_args, lexes, *args, limit)).rows
+    rows = con.execute(sql, params).rows
     return [(int(r[0]), float(r[1] or 0.0), *r[2:]) for r in rows if r[1]]
+
+
+def _term_score(t: str, q: str) -> str:
+    """One term's BM25 in the row of posting ``t``, with its weight row ``q`` (``terms``)
+    and its scope's counts ``st``: FTS5's formula (the module docstring)."""
+    return (f"{q}.idf * {t}.tf * {K1 + 1} / ({t}.tf + {K1} * ({1 - B}"
+            f" + {B}::float8 * {t}.dl / GREATEST(st.tokens / st.n, 1e-9)))")
 
 
 def postings_answer(con: Con, query: TextQuery) -> bool:
