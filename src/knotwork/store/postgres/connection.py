@@ -161,6 +161,18 @@ class Con:
                 return Result([], cur.rowcount)
 
 
+def kept(con: Con) -> dict[Any, Any] | None:
+    """``con.kept()``, or None for a stand-in that only executes (a test's spy)."""
+    read = getattr(con, "kept", None)
+    return read() if read is not None else None
+
+
+def snapshot_meta(con: Con, key: str) -> tuple[bool, str | None]:
+    """``con.meta(key)``, or (False, None) for a stand-in that only executes."""
+    read = getattr(con, "meta", None)
+    return read(key) if read is not None else (False, None)
+
+
 def migrate(con: psycopg.Connection[Any]) -> None:
     """Bring the schema up to date, one migrating process at a time."""
     with con.transaction():

@@ -34,7 +34,8 @@ from ..records import (
 from ..sqlite.reader import TRUST_LABELS, _as_of, _fact_row, _file_state
 from ..sqlite.schema import NO_PAGELESS_FOLDER, PAGE_OF_NOTES
 from . import text
-from .connection import Con
+from .connection import Con, snapshot_meta
+from .connection import kept as kept_of
 from .find import FindQueries
 from .schema import AT, NAMES_AT, STOOD, winner_at
 from .trust import FIND, TrustReads
@@ -75,11 +76,17 @@ IN_MEMBERS = "= ANY(ARRAY(SELECT id FROM m))"
 
 # What a search of a snapshot reads of each hit ``x`` with it (``text.bm25``'s ``more``),
 # kept for the reads that follow (``Con.kept``): an entity hit's row (as ``entities``
-# reads it); a chunk hit's row (as ``chunks``) and its owners (as ``chunk_entities``: the
-# notes of its document, then the subjects of the live facts it cites). Why: the context
-# pipeline reads exactly these next, each a round trip of its own.
-_ENTITY_ROW = ("LEFT JOIN LATERAL (SELECT iri, label, kind, scope, document_id, created_at"
-               " FROM entities WHERE id = x.id) r ON TRUE")
+# reads it) and types (as ``types``); a chunk hit's row (as ``chunks``) and its owners
+# (as ``chunk_entities``: the notes of its document, then the subjects of the live facts
+# it cites). Why: the context pipeline reads exactly these next, each a round trip of
+# its own.
+# An entity's types as ``types`` reads them, for the entity ``{e}`` (an id column).
+_TYPES_OF = ("ARRAY(SELECT f.value FROM facts f WHERE f.subject_id IN (SELECT {e}"
+             " UNION ALL SELECT m.id FROM entities m WHERE m.resolved_id = {e})"
+             " AND f.retracted_at IS NULL AND f.review <> 'rejected' AND f.predicate = 'type'"
+             " ORDER BY f.id)")
+_ENTITY_ROW = ("LEFT JOIN LATERAL (SELECT iri, label, kind, scope, document_id, created_at,"
+               f" {_TYPES_OF.format(e='x.id')} FROM entities WHERE id = x.id) r ON TRUE")
 _CHUNK_ROW = (
     "LEFT JOIN LATERAL (SELECT c.document_id, v.path, d.title, c.heading, c.line_start,"
     " c.line_end, c.text, d.scope, v.recorded_at,"
@@ -159,18 +166,23 @@ class Reader(WikiQueries, TrustReads, FindQueries):
         ids = list(ids)
         if not ids:
             return {}
-        kept, out = self.con.kept(), dict[int, EntityRow]()
+        kept, out = kept_of(self.con), dict[int, EntityRow]()
         if kept is not None:  # (the rows an entity search of this snapshot read)
             out = {i: kept["entity", i] for i in ids if ("entity", i) in kept}
             ids = [i for i in ids if i not in out]
             if not ids:
                 return out
-        for r in self.con.execute(
+        if kept is None:
+            return {r[0]: EntityRow(*r) for r in self.con.execute(
                 "SELECT id, iri, label, kind, scope, document_id, created_at FROM entities"
-                " WHERE id = ANY(?)", (ids,)):
-            out[r[0]] = EntityRow(*r)
-            if kept is not None:
-                kept["entity", r[0]] = out[r[0]]
+                " WHERE id = ANY(?)", (ids,))}
+        # (and their types, kept for ``types``: the entities a context reads rows of are
+        # the ones it then loads)
+        for r in self.con.execute(
+                "SELECT id, iri, label, kind, scope, document_id, created_at,"
+                f" {_TYPES_OF.format(e='e.id')} FROM entities e WHERE id = ANY(?)", (ids,)):
+            out[r[0]] = kept["entity", r[0]] = EntityRow(*r[:7])
+            kept["types", r[0]] = list(dict.fromkeys(r[7]))
         return out
 
     def canonical(self, entity_id: int) -> int:
@@ -252,6 +264,14 @@ class Reader(WikiQueries, TrustReads, FindQueries):
         out: dict[int, list[str]] = {}
         if not ids:
             return out
+        kept = kept_of(self.con)
+        if kept is not None:  # (the types read with the entities' rows in this snapshot)
+            for i in ids:
+                if kept.get(("types", i)):
+                    out[i] = list(kept["types", i])
+            ids = [i for i in ids if ("types", i) not in kept]
+            if not ids:
+                return out
         for canon, value in self.con.execute(
                 f"WITH {MEMBERS} SELECT m.canon, f.value FROM facts f JOIN m ON m.id ="
                 " f.subject_id WHERE f.retracted_at IS NULL AND f.review <> 'rejected' AND"
@@ -469,7 +489,7 @@ class Reader(WikiQueries, TrustReads, FindQueries):
         """Live chunks (of ``scopes``: the N of their BM25 statistics, summed)."""
         if scopes:
             return sum(n for n, _ in text.scope_stats(self.con, "chunk", scopes).values())
-        known, value = self.con.meta("live_chunks")
+        known, value = snapshot_meta(self.con, "live_chunks")
         if value is not None:
             return int(value)
         row = None if known else self.con.execute(
@@ -509,7 +529,7 @@ class Reader(WikiQueries, TrustReads, FindQueries):
             return [Hit(e, sc) for e, sc in text.search_at(
                 self.con, "entity", query, as_of, limit=limit, scopes=scopes,
                 select=f"COALESCE({winner_at('e')}, e.id)")]
-        kept = self.con.kept()
+        kept = kept_of(self.con)
         rows = text.bm25(self.con, "entity", query, limit=limit,
                          select="COALESCE(e.resolved_id, e.id)",
                          join="JOIN entities e ON e.id = t.entity_id AND e.scope = t.scope",
@@ -518,7 +538,8 @@ class Reader(WikiQueries, TrustReads, FindQueries):
         for eid, r, *row in rows:
             best[eid] = max(best.get(eid, 0.0), r)
             if row and row[0] is not None and kept is not None:
-                kept["entity", eid] = EntityRow(eid, *row)
+                kept["entity", eid] = EntityRow(eid, *row[:6])
+                kept["types", eid] = list(dict.fromkeys(row[6]))
         return [Hit(e, s) for e, s in best.items()]
 
     def spelled_by(self, initials: Sequence[str], *, limit: int = 20,
@@ -544,7 +565,7 @@ class Reader(WikiQueries, TrustReads, FindQueries):
         if as_of is not None:
             return [Hit(c, sc) for c, sc in text.search_at(
                 self.con, "chunk", query, as_of, limit=limit, scopes=scopes, select="t.id")]
-        kept = self.con.kept()
+        kept = kept_of(self.con)
         hits = []
         for cid, score, *row in text.bm25(self.con, "chunk", query, limit=limit, select="t.id",
                                           scopes=scopes or None,
@@ -573,7 +594,7 @@ class Reader(WikiQueries, TrustReads, FindQueries):
     def chunks(self, ids: Sequence[int]) -> dict[int, ChunkRow]:
         if not ids:
             return {}
-        kept, out, ask = self.con.kept(), dict[int, ChunkRow](), list(ids)
+        kept, out, ask = kept_of(self.con), dict[int, ChunkRow](), list(ids)
         if kept is not None:  # (the rows a chunk search of this snapshot read)
             out = {i: kept["chunk", i] for i in ask if ("chunk", i) in kept}
             ask = [i for i in ask if i not in out]
@@ -601,7 +622,7 @@ class Reader(WikiQueries, TrustReads, FindQueries):
         ids = list(chunk_ids)
         if as_of is not None:
             return self._chunk_entities_at(ids, out, as_of)
-        kept = self.con.kept()
+        kept = kept_of(self.con)
         if kept is not None:  # (the owners a chunk search of this snapshot read)
             for cid in ids:
                 if ("owners", cid) in kept:
@@ -906,7 +927,7 @@ class Reader(WikiQueries, TrustReads, FindQueries):
         return [int(r[0]) for r in rows]
 
     def meta(self, key: str) -> str | None:
-        known, value = self.con.meta(key)
+        known, value = snapshot_meta(self.con, key)
         if known:
             return value
         row = self.con.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()

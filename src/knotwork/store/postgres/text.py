@@ -23,6 +23,7 @@ from typing import Any
 
 from ..records import TextQuery
 from .connection import Con
+from .connection import kept as kept_of
 
 K1 = 1.2
 B = 0.75
@@ -61,7 +62,7 @@ def counts(con: Con, words: Sequence[str], scopes: Sequence[str] | None
     words' chunk counts capped, perhaps again exact or to a higher cap, and then for the
     entities' counts of the same words; each was a round trip of its own, after one more
     for the lexemes."""
-    kept = con.kept()
+    kept = kept_of(con)
     key = None if scopes is None else tuple(sorted(set(scopes)))
     out: dict[str, tuple[int, int] | None] = {}
     ask: list[str] = []
