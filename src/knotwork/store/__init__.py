@@ -453,8 +453,9 @@ class Store(Protocol):
 
     def refresh_statistics(self) -> list[str]:
         """After a large write (a sync of many files): the query planner's statistics of
-        the tables it changed, brought up to date now rather than whenever the server
-        gets to them; the tables refreshed (none where the backend keeps no statistics)."""
+        the tables it changed (and what else the server keeps of them for reads, as the
+        visibility of their pages), brought up to date now rather than whenever the
+        server gets to them; the tables refreshed (none where the backend keeps none)."""
         ...
 
     def compact(self, *, actor: str, vacuum: bool = False) -> dict[str, int]:
