@@ -13,6 +13,11 @@ steadier than wall time on a shared machine, so runs of two versions alternated
 (``PYTHONPATH=old/src``, then new, then old again) compare better by it. ``--top N`` adds
 the N statement texts that took longest (a long one shown by its start and end).
 
+``--sqlite`` also asks every question of a SQLite store of the same vault (built once
+next to the vault), right after PostgreSQL answers it: the two backends' latencies are
+then measured within the same moments of a shared machine's load, and ``ratio_p50``
+(PostgreSQL's median over SQLite's) holds better than two runs apart would.
+
 Without ``--schema`` the store is built in a fresh schema and dropped after; with it the
 schema (and the vault, in the temporary folder) is built if missing and kept (drop it
 yourself: ``DROP SCHEMA name CASCADE``).
@@ -60,6 +65,14 @@ def _server_cpu(base: str) -> float | None:
     return total / os.sysconf("SC_CLK_TCK")
 
 
+def _sqlite(vault: Path, work: Path) -> Knotwork:
+    """A SQLite store of ``vault`` in ``work`` (built by the first run that asks for it)."""
+    kw = Knotwork.open(vault, db=str(work / "sqlite.db"), embedder="none")
+    if kw.stats().documents == 0:
+        kw.ingest()
+    return kw
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--notes", type=int, default=2000)
@@ -67,6 +80,8 @@ def main() -> int:
     ap.add_argument("--pg", default=os.environ.get("KNOTWORK_TEST_PG_URL", ""))
     ap.add_argument("--schema", default="", help="keep the store in this schema (reused)")
     ap.add_argument("--top", type=int, default=0, help="also list the N costliest statements")
+    ap.add_argument("--sqlite", action="store_true",
+                    help="ask each question of a SQLite store of the same vault too")
     args = ap.parse_args()
     if not args.pg:
         print("no PostgreSQL: pass --pg URL or set KNOTWORK_TEST_PG_URL", file=sys.stderr)
@@ -117,17 +132,29 @@ def main() -> int:
             paths = sorted(p.relative_to(vault).as_posix() for p in vault.rglob("*.md"))
             queries = [" ".join(rng.sample(WORDS, 2)) if rng.random() < 0.5
                        else Path(rng.choice(paths)).stem for _ in range(args.queries)]
+            lite = _sqlite(vault, work) if args.sqlite else None
             for q in queries[:5]:
                 kw.context(q)
+                if lite is not None:
+                    lite.context(q)
             took.clear()
             sent[0] = 0
             ms: list[float] = []
-            server0, client0 = _server_cpu(args.pg), time.process_time()
+            lite_ms: list[float] = []
+            client = 0.0
+            server0 = _server_cpu(args.pg)
             for q in queries:
-                t = time.perf_counter()
+                c, t = time.process_time(), time.perf_counter()
                 kw.context(q)
                 ms.append((time.perf_counter() - t) * 1000)
-            client1, server1 = time.process_time(), _server_cpu(args.pg)
+                client += time.process_time() - c
+                if lite is not None:
+                    t = time.perf_counter()
+                    lite.context(q)
+                    lite_ms.append((time.perf_counter() - t) * 1000)
+            server1 = _server_cpu(args.pg)
+            if lite is not None:
+                lite.close()
     finally:
         connection._run = run  # type: ignore[assignment]
         if not args.schema:
@@ -140,9 +167,14 @@ def main() -> int:
         "notes": args.notes, "queries": n, "ingest_s": ingest_s,
         "context_ms": [round(statistics.median(ms), 2), round(ms[int(0.95 * (n - 1))], 2)],
         "statements": round(sent[0] / n, 2),
-        "client_cpu_ms": round((client1 - client0) * 1000 / n, 2),
+        "client_cpu_ms": round(client * 1000 / n, 2),
         "server_cpu_ms": (round((server1 - server0) * 1000 / n, 2)
                           if server0 is not None and server1 is not None else None)}
+    if lite_ms:
+        lite_ms.sort()
+        out["sqlite_context_ms"] = [round(statistics.median(lite_ms), 2),
+                                    round(lite_ms[int(0.95 * (n - 1))], 2)]
+        out["ratio_p50"] = round(statistics.median(ms) / statistics.median(lite_ms), 2)
     if args.top:
         out["top"] = [{"sql": k, "per_query": round(c / n, 2), "ms": round(t * 1000 / n, 2)}
                       for k, (c, t) in sorted(took.items(), key=lambda kv: -kv[1][1])

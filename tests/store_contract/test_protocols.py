@@ -4,6 +4,7 @@ events, versions, and what a delete or a retraction leaves live."""
 from __future__ import annotations
 
 import inspect
+from datetime import UTC, datetime
 
 import pytest
 
@@ -26,8 +27,9 @@ from knotwork.store import (
     VectorReader,
     VectorWriter,
     WikiReader,
+    record_time,
 )
-from knotwork.types import FactDraft, Span, name_key
+from knotwork.types import FactDraft, Hit, Span, name_key
 
 from .drafts import doc, fact, link, lit
 
@@ -74,6 +76,33 @@ def test_a_text_query_finds_any_or_all_of_its_terms(store: Store) -> None:
     assert [h.id for h in all_] == [_chunk_of(store, "admin")]
     assert store.reader.search_chunks(TextQuery(("kestrel",)), limit=1) != []
     assert len(store.reader.search_chunks(TextQuery(("kestrel",)), limit=1)) == 1
+
+
+@pytest.mark.parametrize("past", [False, True])
+@pytest.mark.parametrize("kind", ["chunk", "entity", "label"])
+def test_all_else_any_is_the_all_query_when_that_fills_the_limit_else_the_any_query(
+        store: Store, kind: str, past: bool) -> None:
+    _apply(store, doc("a.md", [], body="kestrel queue admin", title="Kestrel queue"),
+           doc("b.md", [], body="kestrel and queue", title="Queue of kestrel"),
+           doc("c.md", [], body="kestrel only here", title="Kestrel only"),
+           doc("d.md", [], body="a queue elsewhere", title="Queue elsewhere"),
+           doc("e.md", [], body="kestrel kestrel", title="Kestrel kestrel"))
+    as_of = record_time(datetime.now(UTC)) if past else None
+    search = store.reader.search_chunks if kind == "chunk" else store.reader.search_entities
+    field = "label" if kind == "label" else None
+
+    def ask(terms: tuple[str, ...], match: str, limit: int) -> list[Hit]:
+        return search(TextQuery(terms, match, field), limit=limit,  # type: ignore[arg-type]
+                      as_of=as_of)
+
+    for terms in (("kestrel", "queue"), ("queue", "kestrel", "zebra"), ("zebra", "quail")):
+        for limit in (1, 2, 3, 10):
+            every, either = ask(terms, "all", limit), ask(terms, "any", limit)
+            assert ask(terms, "all_else_any", limit) == (
+                every if len(every) >= limit else either), (terms, limit)
+    # the two sides of the rule both taken: two rows hold both words, four hold either
+    assert len(ask(("kestrel", "queue"), "all_else_any", 2)) == 2
+    assert len(ask(("kestrel", "queue"), "all_else_any", 3)) == 3
 
 
 @pytest.mark.parametrize("term", ["AND", "NEAR", "OR", "*", '"', "kestr*", "text:kestrel", "(",

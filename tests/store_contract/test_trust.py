@@ -120,3 +120,28 @@ def test_find_entity_in_scopes(store: Store) -> None:
     assert found["three"] is None
     [f] = store.reader.facts([found["two"]])  # type: ignore[list-item]
     assert f.value == "y"
+
+
+def test_updated_dates_read_what_each_document_states_about_its_note(store: Store) -> None:
+    from datetime import UTC, datetime
+
+    from knotwork.store import record_time
+
+    with store.write(actor="t") as w:
+        w.apply("default", doc("a.md", [fact("updated", lit(" 2024-05-01 "), 2),
+                                        fact("status", lit("open"), 3)]))
+        w.apply("default", doc("b.md", [fact("status", lit("done"), 2)]))
+        # c.md says when a.md was updated: not what a.md's note states of itself
+        w.apply("default", doc("c.md", [fact("updated", lit("2020-01-01"), 2,
+                                             subject=link("a"))]))
+    then = record_time(datetime.now(UTC))
+    ids = {p: rec.id for p in ("a.md", "b.md", "c.md")
+           if (rec := store.reader.document("default", p)) is not None}
+    docs = [(ids[p], "default", p) for p in ("a.md", "b.md", "c.md")]
+    assert store.reader.updated_dates(docs) == {ids["a.md"]: "2024-05-01"}
+    assert store.reader.updated_dates([(ids["a.md"], "other", "a.md")]) == {}
+    assert store.reader.updated_dates([]) == {}
+    with store.write(actor="t") as w:
+        w.apply("default", doc("a.md", [fact("updated", lit("2024-06-02"), 2)]))
+    assert store.reader.updated_dates(docs) == {ids["a.md"]: "2024-06-02"}
+    assert store.reader.updated_dates(docs, as_of=then) == {ids["a.md"]: "2024-05-01"}

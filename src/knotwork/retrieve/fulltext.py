@@ -59,7 +59,10 @@ def _search(reader: StoreReader, text: str, *, limit: int, scopes: Sequence[str]
                            else frequencies(reader, terms, table=table, scopes=scopes))
     if not kept:
         return [], ()
-    run = reader.search_chunks if table == "chunk" else reader.search_entities
+    if table == "entity":  # (the hits alone: the rule is the store's, in one search)
+        query = TextQuery(tuple(kept), "all_else_any" if len(kept) > 1 else "any")
+        return reader.search_entities(query, limit=limit, scopes=scopes), ()
+    run = reader.search_chunks
     if len(kept) > 1:
         hits = run(TextQuery(tuple(kept), "all"), limit=limit, scopes=scopes)
         if len(hits) >= limit:

@@ -257,6 +257,12 @@ class FactReader(Protocol):
               limit: int = 2000) -> list[Edge]: ...
 
     def degrees(self, entity_ids: Iterable[int], *, cap: int = 1000) -> dict[int, int]: ...
+    def updated_dates(self, documents: Sequence[tuple[int, str, str]], *,
+                      as_of: str | None = None) -> dict[int, str]:
+        """Document id -> the ``updated`` date its note states, for (document id, scope,
+        path)s: a live literal ``updated`` fact the document states about the entity of
+        its note's IRI in that scope (as of ``as_of`` when one is given; ``dates``)."""
+        ...
 
     def review_queue(self, which: ReviewFilter, *, limit: int = 100, offset: int = 0
                      ) -> tuple[int, list[FactRow]]:
@@ -447,6 +453,13 @@ class Store(Protocol):
 
     def make_durable(self) -> None:
         """Every commit so far, by any process, reaches the disk before this returns."""
+        ...
+
+    def refresh_statistics(self) -> list[str]:
+        """After a large write (a sync of many files): the query planner's statistics of
+        the tables it changed (and what else the server keeps of them for reads, as the
+        visibility of their pages), brought up to date now rather than whenever the
+        server gets to them; the tables refreshed (none where the backend keeps none)."""
         ...
 
     def compact(self, *, actor: str, vacuum: bool = False) -> dict[str, int]:

@@ -7,9 +7,11 @@ tuples they replace, at a tuple's cost, on paths that read thousands of them.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, replace
 from typing import Literal, NamedTuple
+
+from ..types import Hit
 
 
 @dataclass(frozen=True, slots=True)
@@ -17,7 +19,11 @@ class TextQuery:
     """Words to look for in a text index, as a backend-neutral record.
 
     ``match``: ``"any"`` finds the rows holding at least one term (ranked by BM25),
-    ``"all"`` only those holding every term. ``field``: the one indexed field to look in
+    ``"all"`` only those holding every term, ``"all_else_any"`` those holding every term
+    when they are at least the search's ``limit`` (distinct ids, each with a score), else
+    those holding any (``retrieve.fulltext``'s rule, asked of the store at once: a backend
+    a round trip away answers it in one statement; ``or_else``, in two). ``field``: the one
+    indexed field to look in
     (an entity's ``"label"``), or None for every field. Each backend spells the query in
     its own syntax (SQLite: an FTS5 MATCH string, every term quoted, so that user text
     holding ``AND``, ``NEAR``, ``*`` or ``"`` stays words).
@@ -27,8 +33,16 @@ class TextQuery:
     """
 
     terms: tuple[str, ...]
-    match: Literal["any", "all"] = "any"
+    match: Literal["any", "all", "all_else_any"] = "any"
     field: Literal["label"] | None = None
+
+
+def or_else(search: Callable[[TextQuery], list[Hit]], query: TextQuery, limit: int
+            ) -> list[Hit]:
+    """An ``"all_else_any"`` query as two searches: the rows holding every term if they
+    fill ``limit``, else the rows holding any."""
+    every = search(replace(query, match="all"))
+    return every if len(every) >= limit else search(replace(query, match="any"))
 
 
 @dataclass(frozen=True, slots=True)

@@ -454,6 +454,9 @@ def _sync(store: Store, base: Path, *, scope: str, actor: str, finder: ScopedFin
                 w.refresh_files(scope, p.refresh)
             if new_root:
                 w.set_meta(root_key(scope), str(base))
+    if len(p.changed) + len(p.deleted) >= _PARALLEL_MIN:
+        # a large write (a cold ingest): the reads that follow plan by fresh statistics
+        store.refresh_statistics()
     return SyncReport(added=counts["added"], updated=counts["updated"], deleted=counts["deleted"],
                       unchanged=counts["unchanged"], renamed=counts["renamed"],
                       reread=counts["reread"], errors=tuple(acc.errors),

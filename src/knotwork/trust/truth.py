@@ -27,7 +27,6 @@ from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from typing import Any
 
-from ..domain.ids import note_iri
 from ..domain.records import RECORD_METADATA
 from ..store import StoreReader
 from ..types import FactRow
@@ -150,17 +149,8 @@ def updated_dates(reader: StoreReader, facts: Sequence[FactRow], *,
     docs = {(f.source.document_id, f.scope, f.source.path) for f in facts
             if f.source and f.source.document_id is not None and f.source.path
             and len(seen.get((f.subject_id, f.predicate), ())) > 1}
-    out: dict[int, str] = {}
-    for doc, scope, path in docs:
-        assert doc is not None
-        note = reader.find_entity(note_iri(scope, path), "", scopes=[scope])
-        if note is None:
-            continue
-        for g in reader.facts([note], scopes=[scope], as_of=as_of):
-            if g.predicate == "updated" and g.value_type == "Literal" and \
-                    g.source and g.source.document_id == doc:
-                out[doc] = g.value.strip()
-    return out
+    return reader.updated_dates(sorted((d, sc, p) for d, sc, p in docs if d is not None),
+                                as_of=as_of) if docs else {}
 
 
 def current(reader: StoreReader, facts: Sequence[FactRow], *, valid_at: str | None = None,

@@ -17,6 +17,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 import psycopg
+from psycopg import pq
 from psycopg_pool import ConnectionPool
 
 from ...errors import SchemaVersionError, StoreError
@@ -79,11 +80,25 @@ class Result:
         return iter(self.rows)
 
 
+_TUPLES = pq.ExecStatus.TUPLES_OK
+
+
 def _run(con: psycopg.Connection[Any], sql: str, args: Sequence[object] | None) -> Result:
     # (no arguments: the text goes as it is, a ``%`` unread)
     cur = con.execute(spell(sql), args) if args is not None else con.execute(sql.encode())
-    rows = cur.fetchall() if cur.description is not None else []
+    # (the result's status, not ``cur.description``: that builds a column object for
+    # every column of every statement, a tenth of a read's client time)
+    res = cur.pgresult
+    rows = cur.fetchall() if res is not None and res.status == _TUPLES else []
     return Result(rows, cur.rowcount)
+
+
+# What a snapshot reads as it opens, in the same round trip as its BEGIN (``Con.begin``):
+# the meta values nearly every answer asks for (the commit count of ``data_version``,
+# the live chunk count), each fixed for the snapshot's life.
+SNAPSHOT_META = ("commits", "live_chunks")
+_BEGIN = ("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY; SELECT key, value FROM meta"
+          " WHERE key IN (" + ", ".join(f"'{k}'" for k in SNAPSHOT_META) + ")").encode()
 
 
 class Con:
@@ -97,6 +112,32 @@ class Con:
     @property
     def pinned(self) -> psycopg.Connection[Any] | None:
         return getattr(self.local, "con", None)
+
+    def begin(self, con: psycopg.Connection[Any]) -> None:
+        """Open a read-only ``REPEATABLE READ`` snapshot on ``con`` (pinned to this
+        thread) and read ``SNAPSHOT_META`` in it, one round trip for both (two statements
+        in one simple query: the snapshot is taken at the ``SELECT``, as at a first read)."""
+        cur = con.execute(_BEGIN)
+        cur.nextset()
+        self.local.meta = {str(k): str(v) for k, v in cur.fetchall()}
+        self.local.kept = {}
+
+    def end(self) -> None:
+        self.local.meta = self.local.kept = None
+
+    def kept(self) -> dict[Any, Any] | None:
+        """What reads of the open snapshot keep for its life (reads of one state give
+        one answer), or None outside one."""
+        kept: dict[Any, Any] | None = getattr(self.local, "kept", None)
+        return kept
+
+    def meta(self, key: str) -> tuple[bool, str | None]:
+        """(True, value) when the open snapshot read ``key`` as it opened (value None: no
+        such row); (False, None) outside one, or for another key."""
+        known: dict[str, str] | None = getattr(self.local, "meta", None)
+        if known is None or key not in SNAPSHOT_META:
+            return False, None
+        return True, known.get(key)
 
     def execute(self, sql: str, args: Sequence[object] | None = ()) -> Result:
         con = self.pinned
@@ -118,6 +159,18 @@ class Con:
             with con.cursor() as cur:
                 cur.executemany(spell(sql), rows)
                 return Result([], cur.rowcount)
+
+
+def kept(con: Con) -> dict[Any, Any] | None:
+    """``con.kept()``, or None for a stand-in that only executes (a test's spy)."""
+    read = getattr(con, "kept", None)
+    return read() if read is not None else None
+
+
+def snapshot_meta(con: Con, key: str) -> tuple[bool, str | None]:
+    """``con.meta(key)``, or (False, None) for a stand-in that only executes."""
+    read = getattr(con, "meta", None)
+    return read(key) if read is not None else (False, None)
 
 
 def migrate(con: psycopg.Connection[Any]) -> None:

@@ -9,10 +9,14 @@ from __future__ import annotations
 import json
 import zlib
 from collections.abc import Iterable, Sequence
+from functools import partial
+from typing import cast
 
 import numpy as np
 
+from ...domain.ids import note_iri
 from ...types import ChunkRow, EntityRow, FactRow, FileState, Hit, mentionable
+from .. import dates
 from ..records import (
     DocumentRecord,
     Edge,
@@ -25,14 +29,16 @@ from ..records import (
     TextQuery,
     WarningRecord,
     Warnings,
+    or_else,
 )
 from ..sqlite.reader import TRUST_LABELS, _as_of, _fact_row, _file_state
 from ..sqlite.schema import NO_PAGELESS_FOLDER, PAGE_OF_NOTES
 from . import text
-from .connection import Con
+from .connection import Con, snapshot_meta
+from .connection import kept as kept_of
 from .find import FindQueries
 from .schema import AT, NAMES_AT, STOOD, winner_at
-from .trust import TrustReads
+from .trust import FIND, TrustReads
 from .wiki import WikiQueries
 
 # Each fact's ends are read by per-row probes (a LATERAL subquery a side, kept apart by
@@ -66,6 +72,50 @@ MEMBERS = ("m(id, canon) AS MATERIALIZED (SELECT DISTINCT ON (x.id) x.id, x.cano
            " SELECT id, resolved_id, 1 FROM entities WHERE resolved_id = ANY(?::bigint[]))"
            " AS x(id, canon, pri) ORDER BY x.id, x.pri DESC)")
 IN_MEMBERS = "= ANY(ARRAY(SELECT id FROM m))"
+
+
+# What a search of a snapshot reads of each hit ``x`` with it (``text.bm25``'s ``more``),
+# kept for the reads that follow (``Con.kept``): an entity hit's row (as ``entities``
+# reads it) and types (as ``types``); a chunk hit's row (as ``chunks``) and its owners
+# (as ``chunk_entities``: the notes of its document, then the subjects of the live facts
+# it cites). Why: the context pipeline reads exactly these next, each a round trip of
+# its own.
+# An entity's types as ``types`` reads them, for the entity ``{e}`` (an id column).
+_TYPES_OF = ("ARRAY(SELECT f.value FROM facts f WHERE f.subject_id IN (SELECT {e}"
+             " UNION ALL SELECT m.id FROM entities m WHERE m.resolved_id = {e})"
+             " AND f.retracted_at IS NULL AND f.review <> 'rejected' AND f.predicate = 'type'"
+             " ORDER BY f.id)")
+_ENTITY_ROW = ("LEFT JOIN LATERAL (SELECT iri, label, kind, scope, document_id, created_at,"
+               f" {_TYPES_OF.format(e='x.id')} FROM entities WHERE id = x.id) r ON TRUE")
+_CHUNK_ROW = (
+    "LEFT JOIN LATERAL (SELECT c.document_id, v.path, d.title, c.heading, c.line_start,"
+    " c.line_end, c.text, d.scope, v.recorded_at,"
+    " ARRAY(SELECT e.id FROM entities e WHERE e.document_id = c.document_id"
+    "  AND e.scope = c.scope AND e.kind = 'note' ORDER BY e.id) AS notes,"
+    " ARRAY(SELECT DISTINCT COALESCE(s.resolved_id, s.id) FROM facts f"
+    "  JOIN entities s ON s.id = f.subject_id AND s.scope = f.scope"
+    "  WHERE f.chunk_id = c.id AND f.retracted_at IS NULL ORDER BY 1) AS subjects"
+    " FROM chunks c JOIN versions v ON v.id = c.version_id AND v.scope = c.scope"
+    " JOIN documents d ON d.id = c.document_id AND d.scope = c.scope WHERE c.id = x.id) r"
+    " ON TRUE")
+
+
+# A document's note's ``updated`` values (``Reader.updated_dates``); its parameters: the
+# document's id, scope and note IRI.
+_NOTE = FIND.format(text="u.iri", key="''", scopes="ARRAY[u.scope]")
+_UPDATED = (
+    "SELECT g.value FROM (SELECT ?::bigint AS doc, ?::text AS scope, ?::text AS iri) u"
+    f" CROSS JOIN LATERAL (SELECT {_NOTE} AS id) nt"
+    " CROSS JOIN LATERAL (SELECT f.id, f.value FROM facts f"
+    " WHERE f.subject_id IN (SELECT nt.id UNION ALL SELECT e.id FROM entities e"
+    "  WHERE e.resolved_id = nt.id) AND f.scope = u.scope"
+    "  AND f.document_id = u.doc AND f.predicate = 'updated'"
+    "  AND f.retracted_at IS NULL AND f.review <> 'rejected'"
+    "  AND NOT EXISTS (SELECT 1 FROM entities o WHERE o.id = f.object_id"
+    "   AND o.scope = f.scope)"
+    "  AND ((SELECT v.path FROM versions v WHERE v.id = f.version_id"
+    "   AND v.scope = f.scope) IS NOT NULL OR f.supporting_text IS NOT NULL)) g"
+    " ORDER BY g.id")
 
 
 def _tagged(tag: int) -> str:
@@ -116,9 +166,24 @@ class Reader(WikiQueries, TrustReads, FindQueries):
         ids = list(ids)
         if not ids:
             return {}
-        return {r[0]: EntityRow(*r) for r in self.con.execute(
-            "SELECT id, iri, label, kind, scope, document_id, created_at FROM entities"
-            " WHERE id = ANY(?)", (ids,))}
+        kept, out = kept_of(self.con), dict[int, EntityRow]()
+        if kept is not None:  # (the rows an entity search of this snapshot read)
+            out = {i: kept["entity", i] for i in ids if ("entity", i) in kept}
+            ids = [i for i in ids if i not in out]
+            if not ids:
+                return out
+        if kept is None:
+            return {r[0]: EntityRow(*r) for r in self.con.execute(
+                "SELECT id, iri, label, kind, scope, document_id, created_at FROM entities"
+                " WHERE id = ANY(?)", (ids,))}
+        # (and their types, kept for ``types``: the entities a context reads rows of are
+        # the ones it then loads)
+        for r in self.con.execute(
+                "SELECT id, iri, label, kind, scope, document_id, created_at,"
+                f" {_TYPES_OF.format(e='e.id')} FROM entities e WHERE id = ANY(?)", (ids,)):
+            out[r[0]] = kept["entity", r[0]] = EntityRow(*r[:7])
+            kept["types", r[0]] = list(dict.fromkeys(r[7]))
+        return out
 
     def canonical(self, entity_id: int) -> int:
         row = self.con.execute("SELECT COALESCE(resolved_id, id) FROM entities WHERE id=?",
@@ -199,6 +264,14 @@ class Reader(WikiQueries, TrustReads, FindQueries):
         out: dict[int, list[str]] = {}
         if not ids:
             return out
+        kept = kept_of(self.con)
+        if kept is not None:  # (the types read with the entities' rows in this snapshot)
+            for i in ids:
+                if kept.get(("types", i)):
+                    out[i] = list(kept["types", i])
+            ids = [i for i in ids if ("types", i) not in kept]
+            if not ids:
+                return out
         for canon, value in self.con.execute(
                 f"WITH {MEMBERS} SELECT m.canon, f.value FROM facts f JOIN m ON m.id ="
                 " f.subject_id WHERE f.retracted_at IS NULL AND f.review <> 'rejected' AND"
@@ -335,6 +408,23 @@ class Reader(WikiQueries, TrustReads, FindQueries):
         elif not history:
             where.append("f.retracted_at IS NULL")
 
+    def updated_dates(self, documents: Sequence[tuple[int, str, str]], *,
+                      as_of: str | None = None) -> dict[int, str]:
+        """A statement a document (not two): its note found as ``find_in_scopes`` finds
+        it (by the note's IRI, in the document's scope), then the live literal ``updated``
+        facts the document states about it (or an entity resolved to it), as ``facts``
+        reads them, the last by id winning (``dates.updated_dates``, which reads as of
+        ``as_of``). Scalar parameters, not arrays of the documents: so the server plans
+        it once for the connection (a generic plan), where arrays of unknown length had
+        it planned at every call, which cost ten times the read."""
+        if as_of is not None:
+            return dates.updated_dates(self, documents, as_of=as_of)
+        out: dict[int, str] = {}
+        for doc, scope, path in documents:
+            for (value,) in self.con.execute(_UPDATED, (doc, scope, note_iri(scope, path))):
+                out[doc] = str(value).strip()
+        return out
+
     def edges(self, entity_ids: Iterable[int], *, as_of: str | None = None,
               min_confidence: float = 0.0, trusts: Sequence[str] | None = None,
               scopes: Sequence[str] | None = None, valid_at: str | None = None,
@@ -373,19 +463,21 @@ class Reader(WikiQueries, TrustReads, FindQueries):
         all as a phrase). With ``as_of``: the rows standing then (``text.rows_at``). A
         word of one lexeme is read from the counts kept per scope (``stats.py``)."""
         text.TABLES[table]  # noqa: B018  (an unknown table is a KeyError, as SQLite's)
-        lexes = text.lexemes(self.con, words)
+        counted = text.counts(self.con, words, scopes or None) if as_of is None else {}
+        lexes = text.lexemes(self.con, words)  # (known once counted)
         held = [w for w in words if lexes[w]]
         if as_of is not None:
             limit = "" if cap is None else f" LIMIT {int(cap)}"
             where = [list(scopes)] if scopes else []
-            counted = {w: int(self.con.execute(
+            past = {w: int(self.con.execute(
                 f"{AT}SELECT COUNT(*) FROM (SELECT 1 FROM ({text.rows_at(table, bool(where))})"
                 f" x{limit}) y", (as_of, *([text.tsquery_text(lexes[w], "<->"), *where] * 2))
             ).fetchone()[0]) for w in held}
-            return [(w, counted.get(w, 0)) for w in words]
+            return [(w, past.get(w, 0)) for w in words]
         if all(len(lexes[w]) == 1 for w in held):
-            counts = text.document_frequencies(self.con, table, [lexes[w][0] for w in held],
-                                               scopes or None, cap)
+            side = 0 if table == "chunk" else 1
+            counts = [n if cap is None else min(n, cap)
+                      for n in (cast(tuple[int, int], counted[w])[side] for w in held)]
         else:
             counts = text.frequencies(self.con, table,
                                       [text.tsquery_text(lexes[w], "<->") for w in held], cap,
@@ -397,7 +489,11 @@ class Reader(WikiQueries, TrustReads, FindQueries):
         """Live chunks (of ``scopes``: the N of their BM25 statistics, summed)."""
         if scopes:
             return sum(n for n, _ in text.scope_stats(self.con, "chunk", scopes).values())
-        row = self.con.execute("SELECT value FROM meta WHERE key = 'live_chunks'").fetchone()
+        known, value = snapshot_meta(self.con, "live_chunks")
+        if value is not None:
+            return int(value)
+        row = None if known else self.con.execute(
+            "SELECT value FROM meta WHERE key = 'live_chunks'").fetchone()
         if row is not None:
             return int(row[0])
         row = self.con.execute("SELECT COUNT(*) FROM chunks WHERE live").fetchone()
@@ -425,17 +521,25 @@ class Reader(WikiQueries, TrustReads, FindQueries):
     def search_entities(self, query: TextQuery, *, limit: int,
                         scopes: Sequence[str] | None = None, as_of: str | None = None
                         ) -> list[Hit]:
+        if query.match == "all_else_any" and (
+                as_of is not None or not text.postings_answer(self.con, query)):
+            return or_else(partial(self.search_entities, limit=limit, scopes=scopes,
+                                   as_of=as_of), query, limit)
         if as_of is not None:
             return [Hit(e, sc) for e, sc in text.search_at(
                 self.con, "entity", query, as_of, limit=limit, scopes=scopes,
                 select=f"COALESCE({winner_at('e')}, e.id)")]
+        kept = kept_of(self.con)
         rows = text.bm25(self.con, "entity", query, limit=limit,
                          select="COALESCE(e.resolved_id, e.id)",
                          join="JOIN entities e ON e.id = t.entity_id AND e.scope = t.scope",
-                         scopes=scopes or None)
+                         scopes=scopes or None, more="" if kept is None else _ENTITY_ROW)
         best: dict[int, float] = {}
-        for eid, r in rows:
+        for eid, r, *row in rows:
             best[eid] = max(best.get(eid, 0.0), r)
+            if row and row[0] is not None and kept is not None:
+                kept["entity", eid] = EntityRow(eid, *row[:6])
+                kept["types", eid] = list(dict.fromkeys(row[6]))
         return [Hit(e, s) for e, s in best.items()]
 
     def spelled_by(self, initials: Sequence[str], *, limit: int = 20,
@@ -455,11 +559,23 @@ class Reader(WikiQueries, TrustReads, FindQueries):
     def search_chunks(self, query: TextQuery, *, limit: int,
                       scopes: Sequence[str] | None = None, as_of: str | None = None
                       ) -> list[Hit]:
+        if query.match == "all_else_any":
+            return or_else(partial(self.search_chunks, limit=limit, scopes=scopes,
+                                   as_of=as_of), query, limit)
         if as_of is not None:
             return [Hit(c, sc) for c, sc in text.search_at(
                 self.con, "chunk", query, as_of, limit=limit, scopes=scopes, select="t.id")]
-        return [Hit(cid, score) for cid, score in text.bm25(
-            self.con, "chunk", query, limit=limit, select="t.id", scopes=scopes or None)]
+        kept = kept_of(self.con)
+        hits = []
+        for cid, score, *row in text.bm25(self.con, "chunk", query, limit=limit, select="t.id",
+                                          scopes=scopes or None,
+                                          more="" if kept is None else _CHUNK_ROW):
+            hits.append(Hit(cid, score))
+            if row and row[0] is not None and kept is not None:
+                kept["chunk", cid] = ChunkRow(cid, *row[:9])
+                notes, subjects = row[9], row[10]
+                kept["owners", cid] = [*notes, *(e for e in subjects if e not in notes)]
+        return hits
 
     def nearest(self, vector: bytes, *, limit: int = 10) -> list[tuple[int, float]]:
         """The live chunks whose vectors are nearest ``vector`` (float32), by cosine
@@ -478,12 +594,22 @@ class Reader(WikiQueries, TrustReads, FindQueries):
     def chunks(self, ids: Sequence[int]) -> dict[int, ChunkRow]:
         if not ids:
             return {}
-        return {r[0]: ChunkRow(*r) for r in self.con.execute(
-            "SELECT c.id, c.document_id, v.path, d.title, c.heading, c.line_start, c.line_end,"
-            " c.text, d.scope, v.recorded_at FROM chunks c"
-            " JOIN versions v ON v.id = c.version_id AND v.scope = c.scope"
-            " JOIN documents d ON d.id = c.document_id AND d.scope = c.scope"
-            " WHERE c.id = ANY(?)", (list(ids),))}
+        kept, out, ask = kept_of(self.con), dict[int, ChunkRow](), list(ids)
+        if kept is not None:  # (the rows a chunk search of this snapshot read)
+            out = {i: kept["chunk", i] for i in ask if ("chunk", i) in kept}
+            ask = [i for i in ask if i not in out]
+            if not ask:
+                return out
+        for r in self.con.execute(
+                "SELECT c.id, c.document_id, v.path, d.title, c.heading, c.line_start,"
+                " c.line_end, c.text, d.scope, v.recorded_at FROM chunks c"
+                " JOIN versions v ON v.id = c.version_id AND v.scope = c.scope"
+                " JOIN documents d ON d.id = c.document_id AND d.scope = c.scope"
+                " WHERE c.id = ANY(?)", (ask,)):
+            out[r[0]] = ChunkRow(*r)
+            if kept is not None:
+                kept["chunk", r[0]] = out[r[0]]
+        return out
 
     def chunk_entities(self, chunk_ids: Sequence[int], *, as_of: str | None = None
                        ) -> dict[int, list[int]]:
@@ -496,6 +622,14 @@ class Reader(WikiQueries, TrustReads, FindQueries):
         ids = list(chunk_ids)
         if as_of is not None:
             return self._chunk_entities_at(ids, out, as_of)
+        kept = kept_of(self.con)
+        if kept is not None:  # (the owners a chunk search of this snapshot read)
+            for cid in ids:
+                if ("owners", cid) in kept:
+                    out[cid] = list(kept["owners", cid])
+            ids = [c for c in ids if ("owners", c) not in kept]
+            if not ids:
+                return out
         for _, cid, eid in self.con.execute(
                 "(SELECT 0, c.id, e.id FROM chunks c JOIN entities e ON e.document_id ="
                 " c.document_id AND e.scope = c.scope WHERE c.id = ANY(?) AND e.kind = 'note')"
@@ -800,6 +934,9 @@ class Reader(WikiQueries, TrustReads, FindQueries):
         return [int(r[0]) for r in rows]
 
     def meta(self, key: str) -> str | None:
+        known, value = snapshot_meta(self.con, key)
+        if known:
+            return value
         row = self.con.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
         return None if row is None else str(row[0])
 

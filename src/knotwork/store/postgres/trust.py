@@ -87,6 +87,26 @@ def _token(r: Sequence[Any]) -> TokenRecord:
                        created_at=str(r[5]), revoked_at=r[6])
 
 
+
+# ``find_entity`` in some scopes as one SQL expression, its inputs spelled by the caller
+# (parameters, or a row's columns): by iri (a live note first), by a name a note of those
+# scopes declares (Obsidian's order), by a bare name of those scopes, then by label.
+# COALESCE reads its subqueries in order and stops at the first that finds one.
+FIND = (
+    "COALESCE((SELECT COALESCE(e.resolved_id, e.id) FROM entities e"
+    " LEFT JOIN documents d ON d.id = e.document_id AND d.scope = e.scope"
+    " WHERE e.iri = {text} AND e.scope = ANY({scopes})"
+    " ORDER BY (d.deleted_at IS NULL AND d.id IS NOT NULL) DESC, e.kind = 'note' DESC,"
+    " e.id DESC LIMIT 1),"
+    " (SELECT n.entity_id FROM names n"
+    " JOIN documents d ON d.id = n.document_id AND d.scope = n.scope"
+    " WHERE n.key = {key} AND d.scope = ANY({scopes})"
+    " ORDER BY n.rank, length(n.path), n.path LIMIT 1),"
+    " (SELECT COALESCE(resolved_id, id) FROM entities"
+    " WHERE name_key = {key} AND scope = ANY({scopes}) ORDER BY id LIMIT 1),"
+    " (SELECT COALESCE(resolved_id, id) FROM entities"
+    " WHERE lower(label) = lower({text}) AND scope = ANY({scopes}) ORDER BY id LIMIT 1))")
+
 class TrustReads:
     """Reads of the review queue, tokens and exports (a mixin of ``Reader``)."""
 
@@ -118,28 +138,9 @@ class TrustReads:
         """``find_entity`` among the entities of ``scopes`` only: by iri (a live note
         first), by a name a note of those scopes declares (Obsidian's order), by a bare
         name of those scopes, then by label."""
-        sc = list(scopes)
-        queries: list[tuple[str, list[object]]] = [
-            ("SELECT COALESCE(e.resolved_id, e.id) FROM entities e"
-             " LEFT JOIN documents d ON d.id = e.document_id AND d.scope = e.scope"
-             " WHERE e.iri = ? AND e.scope = ANY(?)"
-             " ORDER BY (d.deleted_at IS NULL AND d.id IS NOT NULL) DESC, e.kind = 'note' DESC,"
-             " e.id DESC LIMIT 1", [text, sc]),
-            ("SELECT n.entity_id FROM names n"
-             " JOIN documents d ON d.id = n.document_id AND d.scope = n.scope"
-             " WHERE n.key = ? AND d.scope = ANY(?)"
-             " ORDER BY n.rank, length(n.path), n.path LIMIT 1", [key, sc]),
-            ("SELECT COALESCE(resolved_id, id) FROM entities"
-             " WHERE name_key = ? AND scope = ANY(?) ORDER BY id LIMIT 1", [key, sc]),
-            ("SELECT COALESCE(resolved_id, id) FROM entities"
-             " WHERE lower(label) = lower(?) AND scope = ANY(?) ORDER BY id LIMIT 1",
-             [text, sc]),
-        ]
-        # one statement: COALESCE reads its subqueries in order and stops at the first
-        # that finds one
-        row = self.con.execute(
-            "SELECT COALESCE(" + ", ".join(f"({sql})" for sql, _ in queries) + ")",
-            [a for _, args in queries for a in args]).fetchone()
+        row = self.con.execute(f"SELECT {FIND.format(text='?', key='?', scopes='?')}",
+                               [text, list(scopes), key, list(scopes), key, list(scopes),
+                                text, list(scopes)]).fetchone()
         return None if row is None or row[0] is None else int(row[0])
 
     def tokens(self) -> list[TokenRecord]:

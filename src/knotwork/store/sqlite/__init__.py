@@ -118,6 +118,11 @@ class SQLiteStore:
         level = "NORMAL" if bulk and self._synchronous in ("FULL", "EXTRA") else self._synchronous
         return partial(SQLiteStore, self.path, synchronous=level)
 
+    def refresh_statistics(self) -> list[str]:
+        """Nothing: the store never runs ``ANALYZE``, so SQLite plans from its schema and
+        indexes alone and has no statistics to go stale."""
+        return []
+
     def make_durable(self) -> None:
         """Sync the WAL: frames not yet checkpointed (and so not yet synced) reach the disk.
 

@@ -13,6 +13,7 @@ import zlib
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from datetime import datetime
+from functools import partial
 from typing import cast
 
 from ...types import (
@@ -26,6 +27,7 @@ from ...types import (
     Trust,
     mentionable,
 )
+from .. import dates
 from ..records import (
     DocumentRecord,
     Edge,
@@ -38,6 +40,7 @@ from ..records import (
     TextQuery,
     WarningRecord,
     Warnings,
+    or_else,
 )
 from . import scoped
 from .find import FindQueries
@@ -281,6 +284,10 @@ class Reader(WikiQueries, TrustReads, FindQueries):
                 if value not in vals:
                     vals.append(value)
         return out
+
+    def updated_dates(self, documents: Sequence[tuple[int, str, str]], *,
+                      as_of: str | None = None) -> dict[int, str]:
+        return dates.updated_dates(self, documents, as_of=as_of)
 
     def degrees(self, entity_ids: Iterable[int], *, cap: int = 1000) -> dict[int, int]:
         """Live facts touching each entity (in and out), counted up to ``cap``.
@@ -569,6 +576,9 @@ class Reader(WikiQueries, TrustReads, FindQueries):
                         ) -> list[Hit]:
         """Entities whose label, names or literal values match, best first: each scope's
         index ranks its own rows (``scoped.py``), the best ``limit`` of all are kept."""
+        if query.match == "all_else_any":
+            return or_else(partial(self.search_entities, limit=limit, scopes=scopes,
+                                   as_of=as_of), query, limit)
         if as_of is not None:
             return self._search_entities_at(query, limit, scopes, as_of)
         parts = []
@@ -624,6 +634,9 @@ class Reader(WikiQueries, TrustReads, FindQueries):
                       ) -> list[Hit]:
         """Live chunks matching ``query``, best first: each scope's index ranks its own
         rows (``scoped.py``), the best ``limit`` of all are kept."""
+        if query.match == "all_else_any":
+            return or_else(partial(self.search_chunks, limit=limit, scopes=scopes,
+                                   as_of=as_of), query, limit)
         match = match_string(query)
         if as_of is not None:
             return self._search_chunks_at(match, limit, scopes, as_of)
