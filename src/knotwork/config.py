@@ -47,7 +47,8 @@ class Settings:
     chunk_tokens: int = _setting(220, "Approximate token cap of one chunk (chunks follow"
                                  " headings).")
     workers: int = _setting(0, "Worker processes that parse and write large ingests, 200 files"
-                            " or more (0 = one per core, 1 = everything in this process).")
+                            " or more, and run the model when 256 chunks or more wait for"
+                            " a vector (0 = one per core, 1 = everything in this process).")
     synchronous: str = _setting("FULL", "SQLite synchronous pragma: FULL makes every commit"
                                 " durable (a parallel ingest syncs its worker commits once,"
                                 " when they are done).")
