@@ -82,3 +82,33 @@ def test_a_first_watch_catches_up_with_its_workers(tmp_path: Path) -> None:
     assert events[0]["event"] == "applied" and events[0]["added"] == 605, events[:2]
     assert [e["event"] for e in events].count("applied") == 1  # nothing changed meanwhile
     assert len(workers) >= 2, f"the catch-up ran without its worker processes: {workers}"
+
+
+def test_embedding_on_a_terminal_runs_the_model_in_a_process_a_core(tmp_path: Path) -> None:
+    # The same rule as the sync's workers: the progress display starts no thread, so a
+    # first index on a terminal embeds in its worker processes (``embed.pool``).
+    vault = make_vault(tmp_path / "vault", 150)
+    db = tmp_path / "s.db"
+    done = subprocess.run(cli("--db", str(db), "ingest", str(vault), "--no-embed", "--json"),
+                          env=env(KNOTWORK_EMBEDDER="minilm-q8"), capture_output=True,
+                          text=True, timeout=300, check=False)
+    assert done.returncode == 0, done.stderr
+    chunks = json.loads(subprocess.run(
+        cli("--db", str(db), "stats", "--json"), env=env(KNOTWORK_EMBEDDER="minilm-q8"),
+        capture_output=True, text=True, timeout=60, check=True).stdout)["chunks"]
+    assert chunks >= 256, "too few chunks for the pool: make the vault larger"
+    leader, follower = pty.openpty()
+    proc = subprocess.Popen(cli("--db", str(db), "reindex", "--embeddings"),
+                            env=env(KNOTWORK_EMBEDDER="minilm-q8", KNOTWORK_WORKERS="2",
+                                    TERM="xterm", COLUMNS="100"),
+                            stdin=follower, stdout=follower, stderr=follower, close_fds=True)
+    os.close(follower)
+    workers: set[int] = set()
+    while proc.poll() is None:
+        workers |= children(proc.pid)
+        time.sleep(0.01)
+    shown = _read_all(leader).decode("utf-8", "replace")
+    os.close(leader)
+    assert proc.returncode == 0, shown
+    assert f"embedded {chunks} chunks" in shown and "(2 processes)" in shown, shown
+    assert len(workers) >= 2, f"the model ran without its worker processes: {workers}"
