@@ -32,16 +32,11 @@ def _read_all(fd: int) -> bytes:
         out += chunk
 
 
-def test_ingest_on_a_terminal_draws_progress_and_still_forks_its_workers(
-        tmp_path: Path) -> None:
-    # The progress display used rich's refresh thread; a sync forks workers only from a
-    # process with no other thread, so on a terminal every ingest ran in one process.
-    vault = make_vault(tmp_path / "vault", 600)
-    db = tmp_path / "s.db"
+def _on_terminal(args: list[str], environ: dict[str, str]) -> tuple[int, str, set[int]]:
+    """Run the CLI on a pseudo-terminal: (exit code, what it showed, its child pids)."""
     leader, follower = pty.openpty()
-    proc = subprocess.Popen(cli("--db", str(db), "ingest", str(vault), "--no-embed"),
-                            env=env(KNOTWORK_WORKERS="2", TERM="xterm", COLUMNS="100"),
-                            stdin=follower, stdout=follower, stderr=follower, close_fds=True)
+    proc = subprocess.Popen(args, env=environ, stdin=follower, stdout=follower,
+                            stderr=follower, close_fds=True)
     os.close(follower)
     workers: set[int] = set()
     while proc.poll() is None:
@@ -49,7 +44,19 @@ def test_ingest_on_a_terminal_draws_progress_and_still_forks_its_workers(
         time.sleep(0.01)
     shown = _read_all(leader).decode("utf-8", "replace")
     os.close(leader)
-    assert proc.returncode == 0, shown
+    return proc.returncode, shown, workers
+
+
+def test_ingest_on_a_terminal_draws_progress_and_still_forks_its_workers(
+        tmp_path: Path) -> None:
+    # The progress display used rich's refresh thread; a sync forks workers only from a
+    # process with no other thread, so on a terminal every ingest ran in one process.
+    vault = make_vault(tmp_path / "vault", 600)
+    db = tmp_path / "s.db"
+    code, shown, workers = _on_terminal(
+        cli("--db", str(db), "ingest", str(vault), "--no-embed"),
+        env(KNOTWORK_WORKERS="2", TERM="xterm", COLUMNS="100"))
+    assert code == 0, shown
     assert "added 605" in shown, shown
     assert "\x1b[" in shown, "no progress display was drawn"  # (drawn, then cleared)
     assert len(workers) >= 2, f"the ingest ran without its worker processes: {workers}"
@@ -97,18 +104,10 @@ def test_embedding_on_a_terminal_runs_the_model_in_a_process_a_core(tmp_path: Pa
         cli("--db", str(db), "stats", "--json"), env=env(KNOTWORK_EMBEDDER="minilm-q8"),
         capture_output=True, text=True, timeout=60, check=True).stdout)["chunks"]
     assert chunks >= 256, "too few chunks for the pool: make the vault larger"
-    leader, follower = pty.openpty()
-    proc = subprocess.Popen(cli("--db", str(db), "reindex", "--embeddings"),
-                            env=env(KNOTWORK_EMBEDDER="minilm-q8", KNOTWORK_WORKERS="2",
-                                    TERM="xterm", COLUMNS="100"),
-                            stdin=follower, stdout=follower, stderr=follower, close_fds=True)
-    os.close(follower)
-    workers: set[int] = set()
-    while proc.poll() is None:
-        workers |= children(proc.pid)
-        time.sleep(0.01)
-    shown = _read_all(leader).decode("utf-8", "replace")
-    os.close(leader)
-    assert proc.returncode == 0, shown
+    code, shown, workers = _on_terminal(
+        cli("--db", str(db), "reindex", "--embeddings"),
+        env(KNOTWORK_EMBEDDER="minilm-q8", KNOTWORK_WORKERS="2", TERM="xterm",
+            COLUMNS="100"))
+    assert code == 0, shown
     assert f"embedded {chunks} chunks" in shown and "(2 processes)" in shown, shown
     assert len(workers) >= 2, f"the model ran without its worker processes: {workers}"
