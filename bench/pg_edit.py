@@ -112,9 +112,24 @@ class Spy:
             finally:
                 if spy.on and rows:
                     spy.count[sql] += len(rows)
-                    spy.trips[sql] += len(rows)
+                    spy.trips[sql] += 1  # (psycopg pipelines the rows)
                     spy.wait[sql] += time.perf_counter() - t
 
+        pipe = connection.Con.pipeline
+
+        def pipeline(con: Any, statements: Any) -> Any:
+            t = time.perf_counter()
+            try:
+                return pipe(con, statements)
+            finally:
+                if spy.on and len(statements) > 1:  # (one is sent by ``execute``)
+                    share = (time.perf_counter() - t) / len(statements)
+                    for sql, _ in statements:
+                        spy.count[sql] += 1
+                        spy.wait[sql] += share
+                    spy.trips[statements[0][0]] += 1
+
+        connection.Con.pipeline = pipeline  # type: ignore[method-assign]
         connection.Con.execute = execute  # type: ignore[method-assign]
         connection.Con.executemany = executemany  # type: ignore[method-assign]
 

@@ -154,7 +154,7 @@ class Con:
         result to be written: a write sends them together rather than waiting on each.
         An error stops the rest (the transaction is then failed, as after any error)."""
         con = self.pinned
-        if con is None:
+        if con is None or len(statements) < 2:
             return [self.execute(sql, args) for sql, args in statements]
         with map_driver_errors("query failed"):
             with con.pipeline():

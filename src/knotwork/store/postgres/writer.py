@@ -44,7 +44,7 @@ from ..sqlite.prepare import (
     prepare_facts,
 )
 from . import stats
-from .connection import Transaction, map_driver_errors, now_iso
+from .connection import Result, Transaction, map_driver_errors, now_iso
 from .trust import TrustWrites
 
 # Whether a live fact still refers to the name entity row ``entities`` (subject or object)
@@ -55,6 +55,11 @@ NAME_REFERRED = ("EXISTS (SELECT 1 FROM facts f WHERE f.object_id = entities.id"
 # The note that wins a name entity's name in its scope (``domain.names.name_winner``)
 NAME_WINNER = ("(SELECT n.entity_id FROM names n WHERE n.key = entities.name_key"
                " AND n.scope = entities.scope ORDER BY n.rank, length(n.path), n.path LIMIT 1)")
+# The name entities of the keys ``?`` whose winner is not the note they resolve to
+_RESOLVE_READ = (
+    f"SELECT id, name_key, resolved_id, winner, scope FROM (SELECT id, name_key, resolved_id,"
+    f" scope, {NAME_WINNER} AS winner FROM entities WHERE name_key = ANY(?)) x"
+    " WHERE resolved_id IS DISTINCT FROM winner")
 
 _NAME_COLUMNS = "key, document_id, entity_id, kind, text, rank, path, scope, recorded_at"
 _FACT_INSERT = f"INSERT INTO facts({FACT_COLUMNS}) VALUES({','.join('?' * 24)})"
@@ -96,6 +101,7 @@ COMPACT_MIN = 10_000
 # key): advisory locks are the database's, and two stores in two schemas of one database
 # must neither wait for each other nor deadlock on a "default/a.md" of each.
 LOCK = "SELECT pg_advisory_xact_lock(hashtextextended(current_schema() || ?, 0))"
+_COMPACT_KEYS = ("live_chunks", "retired_chunks")  # the counts compaction is decided by
 COMMITS = "commits"  # the meta count every write moves (``PostgresStore.data_version``)
 FINISH_LOCK = "\x1ffinish"  # ``finish``'s lock (a document's key has a separator inside)
 
@@ -148,6 +154,9 @@ class Writer(TrustWrites):
         # chunks indexed (+1) and taken out (-1), counted per scope in ``finish`` (``stats``)
         self._chunk_signs: list[tuple[int, int]] = []
         self._locked: set[str] = set()
+        # statements of ``finish`` whose results it does not read, sent with its next ones
+        self._pending: list[tuple[str, Sequence[object] | None]] = []
+        self._name_fts_sent = 0  # where ``finish`` sent the new names' index rows
         # an import's rebuild: entity texts are indexed again as they stood, with the times
         # the imported rows give (no history is written, no time moved)
         self._keep_index_times = False
@@ -176,42 +185,24 @@ class Writer(TrustWrites):
 
     def finish(self) -> None:
         """Bring derived state up to date before the transaction commits (one writer at a
-        time, each seeing every commit before it)."""
+        time, each seeing every commit before it).
+
+        Only a write that changed what writers share (chunks and their counts, names and
+        what they resolve to, the entity index) takes ``finish``'s lock: one that changed
+        none of it (a note's mentions found again, most often) only adds to the counts in
+        ``meta``, rows locked in key order, and waits on no other writer's ``finish``.
+        The statements go in few round trips (``Con.pipeline``), since the lock is held
+        from the first of them until the commit."""
         with map_driver_errors("cannot finish the write"):
-            self.con.execute(LOCK, (FINISH_LOCK,))
             deltas: dict[str, int] = dict.fromkeys(
                 ("entity_rows", "entity_tokens", "names_gen", "live_chunk_tokens",
                  "live_chunks", "retired_chunks"), 0)
             # this store's commits (``PostgresStore.data_version``), in the upsert the
-            # counts take anyway, under the lock every writer finishes under
+            # counts take anyway
             deltas[COMMITS] = 1
-            self._count_chunk_stats()
-            if self._name_fts:
-                ids = [int(r[0]) for r in self.con.execute(
-                    "INSERT INTO entity_fts(entity_id, scope, label, aliases, literals)"
-                    " SELECT i, s, l, '', '' FROM unnest(?::bigint[], ?::text[], ?::text[])"
-                    " AS x(i, s, l) ON CONFLICT DO NOTHING RETURNING entity_id",
-                    ([r[0] for r in self._name_fts], [r[1] for r in self._name_fts],
-                     [r[2] for r in self._name_fts])).fetchall()]
-                self._name_fts.clear()
-                self.con.execute(ENTITY_POSTINGS_INSERT, (ids,))
-                self.con.execute(stats.entity_delta(1), (ids,))
-                row = self.con.execute("SELECT COUNT(*), COALESCE(SUM(dl), 0) FROM entity_fts"
-                                       " WHERE entity_id = ANY(?)", (ids,)).fetchone()
-                assert row is not None
-                deltas["entity_rows"] += int(row[0])
-                deltas["entity_tokens"] += int(row[1])
-            if self._unresolved:
-                self._resolve(sorted(self._unresolved))
-                self._unresolved.clear()
-            new_names, self._new_names = self._new_names, set()
-            stale, self._stale_fts = sorted(self._stale_fts), set()
-            if stale:
-                self.con.execute("DELETE FROM entity_initials WHERE entity_id = ANY(?)", (stale,))
-            spelled, rows, tokens = self._index_entities(stale, new_names)
-            self.con.executemany(_ADD_INITIALS, spelled)
-            deltas["entity_rows"] += rows
-            deltas["entity_tokens"] += tokens
+            if (self._chunk_signs or self._name_fts or self._unresolved or self._stale_fts
+                    or self._live_delta or self._retired):
+                self._finish_shared(deltas)
             deltas["names_gen"] += self._names_gen
             self._names_gen = 0
             deltas["live_chunk_tokens"] += self._tokens_delta
@@ -220,9 +211,57 @@ class Writer(TrustWrites):
             deltas["live_chunks"] += self._live_delta
             deltas["retired_chunks"] += self._retired
             self._live_delta = self._retired = 0
-            counts = self._count(deltas)
+            counts = self._count(deltas, read=_COMPACT_KEYS if chunks else ())
             if chunks:
                 self._compact_if_due(counts)
+
+    def _finish_shared(self, deltas: dict[str, int]) -> None:
+        """``finish``'s part under its lock: chunk counts, new names' index rows, names
+        resolved again, stale entities indexed again."""
+        first: list[tuple[str, Sequence[object] | None]] = [(LOCK, (FINISH_LOCK,))]
+        if self._chunk_signs:
+            first.append((stats.CHUNK_DELTA, ([i for i, _ in self._chunk_signs],
+                                              [s for _, s in self._chunk_signs])))
+            self._chunk_signs.clear()
+        self._name_fts_sent = 0
+        if self._name_fts:
+            self._name_fts_sent = len(first)
+            first.append((
+                "INSERT INTO entity_fts(entity_id, scope, label, aliases, literals)"
+                " SELECT i, s, l, '', '' FROM unnest(?::bigint[], ?::text[], ?::text[])"
+                " AS x(i, s, l) ON CONFLICT DO NOTHING RETURNING entity_id, dl",
+                ([r[0] for r in self._name_fts], [r[1] for r in self._name_fts],
+                 [r[2] for r in self._name_fts])))
+            self._name_fts.clear()
+        resolve = sorted(self._unresolved)
+        self._unresolved.clear()
+        if resolve:
+            first.append((_RESOLVE_READ, (resolve,)))
+        new_names, self._new_names = self._new_names, set()
+        stale, self._stale_fts = sorted(self._stale_fts), set()
+        at = len(first)
+        if stale:
+            first += self._index_reads(stale)
+        got = self._send(first)
+        if self._name_fts_sent:
+            made = got[self._name_fts_sent].rows
+            ids = [int(r[0]) for r in made]
+            deltas["entity_rows"] += len(made)
+            deltas["entity_tokens"] += sum(int(r[1]) for r in made)
+            self._pending += [(ENTITY_POSTINGS_INSERT, (ids,)), (stats.entity_delta(1), (ids,))]
+        if resolve:
+            self._resolve(got[at - 1].rows, new_names)
+        spelled, rows, tokens = self._index_entities(stale, got[at:], new_names)
+        self._pending += [(_ADD_INITIALS, r) for r in spelled]
+        deltas["entity_rows"] += rows
+        deltas["entity_tokens"] += tokens
+
+    def _send(self, statements: Sequence[tuple[str, Sequence[object] | None]]
+              ) -> list[Result]:
+        """Run the statements held back (``_pending``), then ``statements``, in one round
+        trip; the results of ``statements``."""
+        held, self._pending = self._pending, []
+        return self.con.pipeline([*held, *statements])[len(held):]
 
     def _count_chunk_stats(self) -> None:
         """Count the chunks indexed and taken out since the last time into their scopes'
@@ -232,51 +271,43 @@ class Writer(TrustWrites):
                                                  [s for _, s in self._chunk_signs]))
             self._chunk_signs.clear()
 
-    def _count(self, deltas: dict[str, int]) -> dict[str, str]:
+    def _count(self, deltas: dict[str, int], *, read: Sequence[str] = ()) -> dict[str, str]:
         """Add each delta to the count ``meta`` keeps under its key, in one statement;
-        the new values of the counts it moved."""
-        moved = [(k, str(d)) for k, d in deltas.items() if d]
-        if not moved:
-            return {}
-        return dict(self.con.execute(
-            "INSERT INTO meta(key, value) SELECT * FROM unnest(?::text[], ?::text[])"
-            " ON CONFLICT(key)"
+        the new values of the counts it moved, and the values of the keys ``read``."""
+        # (in key order: two writers' upserts lock the rows they share in one order)
+        moved = sorted((k, str(d)) for k, d in deltas.items() if d)
+        return dict(self._send([(
+            "WITH up AS (INSERT INTO meta(key, value) SELECT * FROM unnest(?::text[], ?::text[])"
+            " ORDER BY 1 ON CONFLICT(key)"
             " DO UPDATE SET value = (meta.value::bigint + EXCLUDED.value::bigint)::text"
-            " RETURNING key, value", ([k for k, _ in moved], [d for _, d in moved])).rows)
+            " RETURNING key, value) SELECT key, value FROM up UNION ALL SELECT key, value"
+            " FROM meta WHERE key = ANY(?::text[]) AND key NOT IN (SELECT key FROM up)",
+            ([k for k, _ in moved], [d for _, d in moved], list(read)))])[0].rows)
 
-    def _resolve(self, keys: list[str]) -> None:
-        """Re-point the name entities of ``keys`` to the notes that win them now, and
-        record each name that came to reach another note (see the SQLite writer)."""
-        changed = self.con.execute(
-            f"SELECT id, name_key, resolved_id, winner, scope FROM (SELECT id, name_key,"
-            f" resolved_id, scope, {NAME_WINNER} AS winner FROM entities"
-            " WHERE name_key = ANY(?)) x WHERE resolved_id IS DISTINCT FROM winner",
-            (keys,)).fetchall()
+    def _resolve(self, changed: Sequence[tuple[Any, ...]], new_names: set[int]) -> None:
+        """Re-point the name entities ``changed`` (rows of ``_RESOLVE_READ``) to the notes
+        that win them now, and record each name that came to reach another note (see the
+        SQLite writer). ``new_names``: the name entities this transaction created."""
         if not changed:
             return
-        self.con.executemany("UPDATE entities SET resolved_id = ? WHERE id = ?",
-                             [(winner, eid) for eid, _, _, winner, _ in changed])
-        moved = [r for r in changed if r[0] not in self._new_names]
+        self._pending += [("UPDATE entities SET resolved_id = ? WHERE id = ?", (winner, eid))
+                          for eid, _, _, winner, _ in changed]
+        moved = [r for r in changed if r[0] not in new_names]
         if not moved:
             return
         olds = sorted({old for _, _, old, _, _ in moved if old is not None})
-        before = {r[0]: r[1] for r in self.con.execute(
-            "SELECT id, document_id FROM entities WHERE id = ANY(?)", (olds,))}
+        before = {r[0]: r[1] for r in self._send([(
+            "SELECT id, document_id FROM entities WHERE id = ANY(?)", (olds,))])[0]}
         rows = sorted({(key, key, int(winner is not None), before.get(old), scope)
                        for _, key, old, winner, scope in moved},
                       key=lambda r: (r[1], r[2], r[3] or 0, r[4]))
-        self.con.executemany(
-            "INSERT INTO name_changes(text, key, added, document_id, label, scope)"
-            " VALUES(?, ?, ?, ?, 0, ?)", rows)
+        self._pending += [("INSERT INTO name_changes(text, key, added, document_id, label,"
+                           " scope) VALUES(?, ?, ?, ?, 0, ?)", r) for r in rows]
 
     def _compact_if_due(self, known: dict[str, str]) -> None:
         """Drop the uncited chunks of past versions once as many were retired as the
         store has live ones (as SQLite's). ``known``: counts just written."""
-        keys = ("live_chunks", "retired_chunks")
-        counts = {k: known[k] for k in keys if k in known}
-        if len(counts) < len(keys):
-            counts = dict(self.con.execute(
-                "SELECT key, value FROM meta WHERE key = ANY(?)", (list(keys),)).rows)
+        counts = {k: known[k] for k in _COMPACT_KEYS if k in known}
         if int(counts.get("retired_chunks", 0)) >= max(int(counts.get("live_chunks", 0)),
                                                        COMPACT_MIN):
             self.drop_uncited_chunks()
@@ -732,85 +763,112 @@ class Writer(TrustWrites):
     def _refresh_entity_fts(self, entity_ids: Iterable[int]) -> None:
         self._stale_fts.update(entity_ids)
 
-    def _index_entities(self, ids: list[int], new: Iterable[int] = ()
+    def _index_reads(self, ids: list[int]) -> list[tuple[str, Sequence[object] | None]]:
+        """What ``_index_entities`` reads of the entities ``ids``."""
+        return [
+            ("SELECT entity_id, label, aliases, literals, dl FROM entity_fts"
+             " WHERE entity_id = ANY(?)", (ids,)),
+            # id -> label, kind, scope, since when its text stood
+            ("SELECT id, label, kind, scope, COALESCE(indexed_at, created_at) FROM entities"
+             " WHERE id = ANY(?)", (ids,)),
+            *self._entity_text_reads(ids)]
+
+    def _index_entities(self, ids: list[int], got: Sequence[Result], new: Iterable[int] = ()
                         ) -> tuple[list[tuple[str, int, str]], int, int]:
         """Index the entities' labels, names and literals for search, or take them out
         when nothing is left to find them by (as the SQLite writer's ``_index_entity``, a
         statement for all of them, not one each); return what the notes' labels spell by
         their initials (initials, id, scope), and the rows and tokens the index gained.
         A text replaced by another, or by none, goes to ``entity_past`` with the time it
-        stood (``new``: entities created in this transaction, whose text stood no time)."""
+        stood (``new``: entities created in this transaction, whose text stood no time).
+        ``got``: the results of ``_index_reads(ids)``.
+
+        An entity whose text is what its row already holds is left as it is (its row,
+        postings, initials and counts would come back the same): an edit's note is
+        nearly always that."""
         if not ids:
             return [], 0, 0
-        self.con.execute(stats.entity_delta(-1), (ids,))  # (counted out before they go)
-        took = self.con.execute(
-            "WITH t AS (DELETE FROM entity_fts WHERE entity_id = ANY(?) RETURNING entity_id,"
-            " tsv, dl, label, aliases, literals), p AS (DELETE FROM entity_postings"
-            " WHERE entity_id = ANY(?) AND lexeme"
-            " = ANY(ARRAY(SELECT DISTINCT unnest(tsvector_to_array(tsv)) FROM t)))"
-            " SELECT entity_id, label, aliases, literals, dl FROM t", (ids, ids)).fetchall()
-        old = {int(r[0]): (str(r[1]), str(r[2]), str(r[3])) for r in took}
-        rows, tokens = -len(took), -sum(int(r[4]) for r in took)
-        # id -> label, kind, scope, since when its text stood
-        found = {r[0]: (r[1], r[2], r[3], r[4]) for r in self.con.execute(
-            "SELECT id, label, kind, scope, COALESCE(indexed_at, created_at) FROM entities"
-            " WHERE id = ANY(?)", (ids,))}
-        texts = self._entity_texts(ids, found)
+        old = {int(r[0]): (str(r[1]), str(r[2]), str(r[3])) for r in got[0].rows}
+        old_dl = {int(r[0]): int(r[4]) for r in got[0].rows}
+        found = {r[0]: (r[1], r[2], r[3], r[4]) for r in got[1].rows}
+        texts = self._entity_texts(ids, found, got[2:])
+        changed = [i for i in ids if old.get(i) != texts.get(i)]
+        if not changed:
+            return [], 0, 0
+        gone = [i for i in changed if i in old]
+        rows, tokens = -len(gone), -sum(old_dl[i] for i in gone)
+        self._pending += [
+            ("DELETE FROM entity_initials WHERE entity_id = ANY(?)", (changed,)),
+            (stats.entity_delta(-1), (gone,)),  # (counted out before they go)
+            ("WITH t AS (DELETE FROM entity_fts WHERE entity_id = ANY(?) RETURNING tsv)"
+             " DELETE FROM entity_postings WHERE entity_id = ANY(?) AND lexeme"
+             " = ANY(ARRAY(SELECT DISTINCT unnest(tsvector_to_array(tsv)) FROM t))",
+             (gone, gone))] if gone else [
+            ("DELETE FROM entity_initials WHERE entity_id = ANY(?)", (changed,))]
         if not self._keep_index_times:  # (an import's rebuild: the rows' own times stand)
             ts, fresh = now_iso(), set(new)
-            self.con.executemany(
+            self._pending += [(
                 "INSERT INTO entity_past(entity_id, scope, label, aliases, literals,"
                 " recorded_at, retired_at) VALUES(?,?,?,?,?,?,?)",
-                [(i, found[i][2], *o, found[i][3], ts) for i, o in old.items()
-                 if o != texts.get(i) and i not in fresh and i in found])
-            moved = [i for i in texts if texts[i] != old.get(i)]
+                (i, found[i][2], *old[i], found[i][3], ts)) for i in gone
+                if i not in fresh and i in found]
+            moved = [i for i in changed if i in texts]
             if moved:
-                self.con.execute("UPDATE entities SET indexed_at = ? WHERE id = ANY(?)",
-                                 (ts, moved))
-        keep = [i for i in ids if i in texts]
+                self._pending.append(("UPDATE entities SET indexed_at = ? WHERE id = ANY(?)",
+                                      (ts, moved)))
+        keep = [i for i in changed if i in texts]
         if not keep:
             return [], rows, tokens
-        got = self.con.execute(
-            "WITH t AS (INSERT INTO entity_fts(entity_id, scope, label, aliases, literals)"
-            " SELECT * FROM unnest(?::bigint[], ?::text[], ?::text[], ?::text[], ?::text[])"
-            " RETURNING dl) SELECT COUNT(*), COALESCE(SUM(dl), 0) FROM t",
-            (keep, [found[i][2] for i in keep], [texts[i][0] for i in keep],
-             [texts[i][1] for i in keep], [texts[i][2] for i in keep])).fetchone()
-        self.con.execute(ENTITY_POSTINGS_INSERT, (keep,))
-        self.con.execute(stats.entity_delta(1), (keep,))
-        rows, tokens = rows + int(got[0]), tokens + int(got[1])
+        made = self._send([
+            ("WITH t AS (INSERT INTO entity_fts(entity_id, scope, label, aliases, literals)"
+             " SELECT * FROM unnest(?::bigint[], ?::text[], ?::text[], ?::text[], ?::text[])"
+             " RETURNING dl) SELECT COUNT(*), COALESCE(SUM(dl), 0) FROM t",
+             (keep, [found[i][2] for i in keep], [texts[i][0] for i in keep],
+              [texts[i][1] for i in keep], [texts[i][2] for i in keep]))])[0].fetchone()
+        self._pending += [(ENTITY_POSTINGS_INSERT, (keep,)), (stats.entity_delta(1), (keep,))]
+        rows, tokens = rows + int(made[0]), tokens + int(made[1])
         spelled = [(short, i, found[i][2]) for i in keep if found[i][1] == "note"
                    for short in label_initials(found[i][0])]
         return spelled, rows, tokens
 
-    def _entity_texts(self, ids: list[int], found: dict[int, tuple[Any, ...]]
+    @staticmethod
+    def _entity_text_reads(ids: list[int]) -> list[tuple[str, Sequence[object] | None]]:
+        """What ``_entity_texts`` reads of the entities ``ids``: folder names, the names
+        they are found by, which name entities no live fact refers to any more (marked
+        orphans as read), and their literal values."""
+        return [
+            # a folder's name is how its notes find their page: no words to search it by
+            ("SELECT id FROM entities WHERE id = ANY(?) AND kind = 'name'"
+             " AND name_key LIKE '%/'", (ids,)),
+            ("SELECT DISTINCT entity_id, text FROM names WHERE entity_id = ANY(?)"
+             " AND kind NOT LIKE 'folder%' ORDER BY 1, 2", (ids,)),
+            # (a row written only where its mark changes)
+            (f"WITH s AS (SELECT id, NOT ({NAME_REFERRED}) AS o FROM entities"
+             " WHERE id = ANY(?) AND kind = 'name'), u AS (UPDATE entities e SET orphan = s.o"
+             " FROM s WHERE e.id = s.id AND e.orphan IS DISTINCT FROM s.o) SELECT id, o FROM s",
+             (ids,)),
+            ("SELECT e.id, v.value FROM entities e CROSS JOIN LATERAL (SELECT id, value"
+             " FROM facts WHERE subject_id = e.id AND scope = e.scope AND retracted_at IS NULL"
+             " AND object_id IS NULL AND review <> 'rejected' ORDER BY id LIMIT 200) v"
+             " WHERE e.id = ANY(?) ORDER BY e.id, v.id", (ids,))]
+
+    @staticmethod
+    def _entity_texts(ids: list[int], found: dict[int, tuple[Any, ...]], read: Sequence[Result]
                       ) -> dict[int, tuple[str, str, str]]:
         """What each entity is found by (label, names, literal values); an entity with
-        nothing left to find it by is not there. ``found``: id -> label, kind, scope."""
-        # a folder's name is how its notes find their page: no words to search it by
-        folders = {r[0] for r in self.con.execute(
-            "SELECT id FROM entities WHERE id = ANY(?) AND kind = 'name'"
-            " AND name_key LIKE '%/'", (ids,))}
+        nothing left to find it by is not there. ``found``: id -> label, kind, scope;
+        ``read``: the results of ``_entity_text_reads``."""
+        folders = {r[0] for r in read[0].rows}
         aliases: dict[int, list[str]] = {}
-        for eid, t in self.con.execute("SELECT DISTINCT entity_id, text FROM names"
-                                       " WHERE entity_id = ANY(?) AND kind NOT LIKE 'folder%'"
-                                       " ORDER BY 1, 2", (ids,)):
+        for eid, t in read[1].rows:
             aliases.setdefault(eid, []).append(t)
-        names = [i for i in ids if i in found and found[i][1] == "name"]
-        orphans = {r[0] for r in self.con.execute(
-            f"UPDATE entities SET orphan = NOT ({NAME_REFERRED}) WHERE id = ANY(?)"
-            " RETURNING id, orphan", (names,)) if r[1]} if names else set()
+        orphans = {r[0] for r in read[2].rows if r[1]}
         keep = [i for i in ids if i in found and i not in orphans and i not in folders
                 and not (found[i][1] == "note" and not aliases.get(i))]
         if not keep:
             return {}
         literals: dict[int, list[str]] = {}
-        for eid, value in self.con.execute(
-                "SELECT k.id, v.value FROM unnest(?::bigint[], ?::text[]) AS k(id, scope)"
-                " CROSS JOIN LATERAL (SELECT value FROM facts WHERE subject_id = k.id"
-                " AND scope = k.scope AND retracted_at IS NULL AND object_id IS NULL"
-                " AND review <> 'rejected'"
-                " ORDER BY id LIMIT 200) v", (keep, [found[i][2] for i in keep])):
+        for eid, value in read[3].rows:
             literals.setdefault(eid, []).append(value)
         return {i: (str(found[i][0]), " ".join(aliases.get(i, ())),
                     " ".join(literals.get(i, ()))) for i in keep}
