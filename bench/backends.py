@@ -131,19 +131,52 @@ def _write_mine(kw: Knotwork, vault: Path, mine: list[str], seed: int) -> int:
     return len(mine)
 
 
-def _writers(db: str, vault: Path, paths: list[str], clients: int, edits: int
+APP = "kw-bench-writer"  # the writers' connections' application_name (their server CPU)
+
+
+def _server_cpu_ms(base: str, app: str = APP) -> dict[int, float]:
+    """CPU time so far of the server processes serving connections named ``app`` (read
+    from ``/proc``: the server runs on this host), by process id; {} without a server."""
+    if not base:
+        return {}
+    import psycopg
+
+    with psycopg.connect(base, autocommit=True) as con:
+        pids = [int(r[0]) for r in con.execute(
+            "SELECT pid FROM pg_stat_activity WHERE application_name = %s", (app,))]
+    return {p: _cpu_ms(p) for p in pids}
+
+
+def _cpu_ms(pid: int) -> float:
+    try:  # (``schedstat``: nanoseconds on the CPU, finer than ``stat``'s clock ticks)
+        return int(Path(f"/proc/{pid}/schedstat").read_text().split()[0]) / 1e6
+    except OSError:
+        return 0.0
+
+
+def _named(db: str) -> str:
+    """``db`` with the writers' ``application_name`` (a PostgreSQL URL), else itself."""
+    if not db.startswith("postgres"):
+        return db
+    return f"{db}{'&' if '?' in db else '?'}application_name={APP}"
+
+
+def _writers(db: str, vault: Path, paths: list[str], clients: int, edits: int, pg: str
              ) -> dict[str, Any]:
     """``clients`` writer threads of this process, each its own handle."""
     mine = _shares(paths, clients, edits)
-    handles = [Knotwork.open(vault, db=db, embedder="none") for _ in range(clients)]
+    handles = [Knotwork.open(vault, db=_named(db), embedder="none") for _ in range(clients)]
     try:
         for i, h in enumerate(handles):  # (a first edit each, untimed: see ``_shares``)
             _write_mine(h, vault, mine[i][:1], -1 - i)
+        s0, c0 = _server_cpu_ms(pg), time.process_time()
         wall, out = _at_once(clients, lambda i: _write_mine(handles[i], vault, mine[i][1:], i))
+        client = (time.process_time() - c0) * 1000
+        server = sum(_server_cpu_ms(pg).get(p, t) - t for p, t in s0.items())
     finally:
         for h in handles:
             h.close()
-    return _writers_report(clients, wall, out)
+    return _writers_report(clients, wall, out, client, server)
 
 
 def _shares(paths: list[str], clients: int, edits: int) -> list[list[str]]:
@@ -152,52 +185,65 @@ def _shares(paths: list[str], clients: int, edits: int) -> list[list[str]]:
     return [paths[i * (edits + 1):(i + 1) * (edits + 1)] for i in range(clients)]
 
 
-def _writers_report(clients: int, wall: float, out: list[Any]) -> dict[str, Any]:
+def _writers_report(clients: int, wall: float, out: list[Any], client_ms: float,
+                    server_ms: float) -> dict[str, Any]:
+    """Edits a second, errors, and the CPU an edit took in the writers and the server."""
     errors = sum(1 for o in out if isinstance(o, BaseException | str))
     done = sum(o for o in out if isinstance(o, int))
     return {"writers": clients, "edits": done, "per_s": round(done / wall, 1), "errors": errors,
+            "client_cpu_ms_per_edit": round(client_ms / max(done, 1), 2),
+            "server_cpu_ms_per_edit": round(server_ms / max(done, 1), 2),
             "first_error": next((repr(o)[:200] for o in out if isinstance(o, BaseException | str)),
                                 None)}
 
 
-def _writer_process(db: str, vault: Path, mine: list[str], seed: int, gate: Any,
+def _writer_process(db: str, vault: Path, mine: list[str], seed: int, gates: Any,
                     out: Any) -> None:
-    """One writer process: open a handle, wait for the others, write, report."""
+    """One writer process: open a handle, wait for the others, write, report (what it
+    did and its CPU time), and close its handle once every writer is done."""
     try:
-        kw = Knotwork.open(vault, db=db, embedder="none")
+        kw = Knotwork.open(vault, db=_named(db), embedder="none")
     except Exception as exc:  # noqa: BLE001  (counted as an error)
-        gate.wait()
-        out.put((seed, f"open: {exc!r}"))
+        gates[0].wait()
+        out.put((seed, f"open: {exc!r}", 0.0))
+        gates[1].wait()
         return
     try:
         _write_mine(kw, vault, mine[:1], -1 - seed)  # (untimed: see ``_shares``)
-        gate.wait()
+        gates[0].wait()
+        c0 = time.process_time()
         try:
-            out.put((seed, _write_mine(kw, vault, mine[1:], seed)))
+            got: int | str = _write_mine(kw, vault, mine[1:], seed)
         except Exception as exc:  # noqa: BLE001  (counted as an error)
-            out.put((seed, repr(exc)))
+            got = repr(exc)
+        out.put((seed, got, (time.process_time() - c0) * 1000))
+        gates[1].wait()  # (the server's processes live until the parent has read them)
     finally:
         kw.close()
 
 
-def _writer_processes(db: str, vault: Path, paths: list[str], clients: int, edits: int
-                      ) -> dict[str, Any]:
+def _writer_processes(db: str, vault: Path, paths: list[str], clients: int, edits: int,
+                      pg: str) -> dict[str, Any]:
     """``clients`` writer processes (spawned: nothing shared with this one), each its own
     handle; timed from when all have opened their handles to when the last is done."""
     ctx = multiprocessing.get_context("spawn")
-    gate, out = ctx.Barrier(clients + 1), ctx.Queue()
+    gates, out = (ctx.Barrier(clients + 1), ctx.Barrier(clients + 1)), ctx.Queue()
     mine = _shares(paths, clients, edits)
-    procs = [ctx.Process(target=_writer_process, args=(db, vault, mine[i], i, gate, out))
+    procs = [ctx.Process(target=_writer_process, args=(db, vault, mine[i], i, gates, out))
              for i in range(clients)]
     for p in procs:
         p.start()
-    gate.wait()
+    gates[0].wait()
     t0 = time.perf_counter()
+    s0 = _server_cpu_ms(pg)
     got = [out.get() for _ in procs]
     wall = time.perf_counter() - t0
+    server = sum(_server_cpu_ms(pg).get(p, t) - t for p, t in s0.items())
+    gates[1].wait()
     for p in procs:
         p.join()
-    return _writers_report(clients, wall, [o for _, o in sorted(got)])
+    got.sort(key=lambda g: g[0])
+    return _writers_report(clients, wall, [g[1] for g in got], sum(g[2] for g in got), server)
 
 
 def run(backend: str, db: str, vault: Path, paths: list[str], args: argparse.Namespace
@@ -248,8 +294,9 @@ def _both_writers(db: str, vault: Path, paths: list[str], args: argparse.Namespa
     """Writer processes, then threads, on notes of their own (``paths`` shuffled)."""
     n = args.clients * (args.edits + 1)
     paths = random.Random(len(paths)).sample(paths, 2 * n)
-    return {"writers_8": _writer_processes(db, vault, paths[:n], args.clients, args.edits),
-            "writers_8_threads": _writers(db, vault, paths[n:], args.clients, args.edits)}
+    pg = args.pg if db.startswith("postgres") else ""
+    return {"writers_8": _writer_processes(db, vault, paths[:n], args.clients, args.edits, pg),
+            "writers_8_threads": _writers(db, vault, paths[n:], args.clients, args.edits, pg)}
 
 
 def _only_writers(backend: str, db: str, vault: Path, paths: list[str],

@@ -7,9 +7,10 @@
 A store of ``--notes`` synthetic notes (``bench/ingest.py``'s vault) is built once in a
 schema of its own and kept, with its vault, under ``--dir`` (default
 ``/tmp/kw-pg-edit-<notes>``): a second run edits it again without the cold ingest
-(``--fresh`` builds it anew). Then ``--edits`` notes are edited one at a time, each synced
-as a watcher does (``ingest(only=[path])``: the document's write, then its mentions), and
-for each edit it counts:
+(``--fresh`` builds it anew; ``--kept DIR`` edits the PostgreSQL store that
+``bench/backends.py --keep-stores DIR`` kept). Then ``--edits`` notes are edited one at a
+time, each synced as a watcher does (``ingest(only=[path])``: the document's write, then
+its mentions), and for each edit it counts:
 
 - ``statements``: what ``Con.execute``/``executemany`` sent (an ``executemany`` of n rows
   counted as n statements, as psycopg sends them), and the round trips among them;
@@ -148,12 +149,18 @@ def main() -> int:
     ap.add_argument("--edits", type=int, default=20)
     ap.add_argument("--dir", type=Path, default=None)
     ap.add_argument("--fresh", action="store_true")
+    ap.add_argument("--kept", type=Path, default=None, metavar="DIR",
+                    help="edit the store ``bench/backends.py --keep-stores DIR`` kept")
     ap.add_argument("--log", action="store_true")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--pg", default=os.environ.get("KNOTWORK_TEST_PG_URL", ""))
     args = ap.parse_args()
-    folder = args.dir or Path(f"/tmp/kw-pg-edit-{args.notes}")
-    url, vault, _ = built(args.pg, args.notes, folder, fresh=args.fresh)
+    if args.kept is not None:  # (a store ``bench/backends.py --keep-stores`` kept)
+        url = store_url(args.pg, f"bench_kept_{args.notes}")
+        vault = args.kept / "postgresql" / "vault"
+    else:
+        folder = args.dir or Path(f"/tmp/kw-pg-edit-{args.notes}")
+        url, vault, _ = built(args.pg, args.notes, folder, fresh=args.fresh)
     paths = sorted(str(p.relative_to(vault)) for p in vault.rglob("*.md"))
     rng = random.Random(args.seed)
     spy = Spy()
