@@ -264,3 +264,41 @@ def test_counts_and_entity_index_stay_exact_with_writers_finishing_at_once(url: 
     finally:
         for s in stores:
             s.close()
+
+
+def test_mention_work_another_writer_holds_is_left_to_it_and_stays_queued(url: str) -> None:
+    """A mention pass that read no name changes skips a document another writer holds
+    (its own write, or its mention pass) instead of waiting to do the work again; the
+    document stays queued until a pass that holds it clears it."""
+    stores = [open_store(url) for _ in range(2)]
+    try:
+        with stores[0].write(actor="a") as w:
+            got = [w.apply("default", doc(f"{n}.md", [])) for n in ("a", "b")]
+        a_id, b_id = (g.document_id for g in got if isinstance(g, Applied))
+        assert a_id is not None and b_id is not None
+        claimed = threading.Event()
+        release = threading.Event()
+
+        def hold() -> None:
+            with stores[1].write(actor="holder") as w:
+                assert w.claim_mentions([a_id], wait=False) == [a_id]
+                claimed.set()
+                release.wait(20)
+
+        t = threading.Thread(target=hold, daemon=True)
+        t.start()
+        assert claimed.wait(20)
+        try:
+            with stores[0].write(actor="other") as w:
+                mine = w.claim_mentions([b_id, a_id], wait=False)
+                w.mentions_done(mine, through_change=None)
+            assert mine == [b_id]
+            assert stores[0].reader.mention_work().queued == [a_id]
+        finally:
+            release.set()
+            t.join(20)
+        with stores[0].write(actor="other") as w:  # (the holder is gone: free again)
+            assert w.claim_mentions([a_id], wait=False) == [a_id]
+    finally:
+        for s in stores:
+            s.close()
