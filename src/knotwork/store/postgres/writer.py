@@ -94,6 +94,11 @@ _FACTS_MOVE = (
     " extractor = u.ex, extractor_version = u.exv FROM unnest(?::bigint[], ?::bigint[],"
     " ?::int[], ?::int[], ?::text[], ?::text[], ?::float8[], ?::text[], ?::text[], ?::text[],"
     " ?::bigint[]) AS u(v, c, ls, le, st, val, conf, tr, ex, exv, id) WHERE f.id = u.id")
+# a document's row as its new version has it (``version``: the version id's expression)
+_DOCUMENT_UPDATE = (
+    "UPDATE documents SET path=?, title=?, doc_type=?, version_id={version},"
+    " content_hash=?, size=?, mtime_ns=?, updated_at=?, source_kind=?,"
+    " checked_ns=NULL, warnings=?, extraction=NULLIF(?, '') WHERE id=?")
 _KIND_NAMES = {"file": "a vault file", "api": "an agent's document"}
 PACK_MIN = 256
 COMPACT_MIN = 10_000
@@ -343,21 +348,22 @@ class Writer(TrustWrites):
         self._lock("doc", doc_id)
         old_chunks = [] if fresh else self._live_chunk_rows(doc_id)
         kept_chunks = _same_chunks(old_chunks, p) if reread else None
+        warned = [[i.line, i.reason] for i in doc.issues if not i.fatal]
+        fields = (doc.path, doc.title, doc.doc_type, doc.content_hash, doc.size, doc.mtime_ns,
+                  ts, doc.source_kind, json.dumps(warned) if warned else None,
+                  doc.extraction, doc_id)
         if kept_chunks is not None:
             version_id = int(row[4])
-        else:
+            con.execute(_DOCUMENT_UPDATE.format(version="?"), (*fields[:3], version_id,
+                                                              *fields[3:]))
+        else:  # (the new version and the document pointing to it, in one statement)
             version_id = int(con.execute(
-                "INSERT INTO versions(scope, document_id, path, content_hash, text,"
-                " recorded_at, actor) VALUES(?,?,?,?,?,?,?) RETURNING id",
-                (scope, doc_id, doc.path, doc.content_hash, doc.text, ts,
-                 self.actor)).fetchone()[0])
-        warned = [[i.line, i.reason] for i in doc.issues if not i.fatal]
-        con.execute("UPDATE documents SET path=?, title=?, doc_type=?, version_id=?,"
-                    " content_hash=?, size=?, mtime_ns=?, updated_at=?, source_kind=?,"
-                    " checked_ns=NULL, warnings=?, extraction=NULLIF(?, '') WHERE id=?",
-                    (doc.path, doc.title, doc.doc_type, version_id, doc.content_hash, doc.size,
-                     doc.mtime_ns, ts, doc.source_kind, json.dumps(warned) if warned else None,
-                     doc.extraction, doc_id))
+                "WITH v AS (INSERT INTO versions(scope, document_id, path, content_hash, text,"
+                " recorded_at, actor) VALUES(?,?,?,?,?,?,?) RETURNING id) "
+                + _DOCUMENT_UPDATE.format(version="(SELECT id FROM v)")
+                + " RETURNING version_id",
+                (scope, doc_id, doc.path, doc.content_hash, doc.text, ts, self.actor,
+                 *fields)).fetchone()[0])
         note_id = self._note_entity(scope, doc_id, doc, ts, fresh=fresh)
         chunk_ids = (kept_chunks if kept_chunks is not None
                      else self._replace_chunks(scope, doc_id, version_id, p, old_chunks, ts,
@@ -421,11 +427,13 @@ class Writer(TrustWrites):
                      fresh: bool) -> int:
         key = note_key(doc_id)
         iri = note_iri(scope, doc.path)
+        # (its row written only when its IRI or label changed: an edit seldom does)
         row = None if fresh else self.con.execute(
-            "SELECT id FROM entities WHERE key=?", (key,)).fetchone()
+            "WITH u AS (UPDATE entities SET iri = ?, label = ? WHERE key = ?"
+            " AND (iri, label) IS DISTINCT FROM (?, ?))"
+            " SELECT id FROM entities WHERE key = ?",
+            (iri, doc.title, key, iri, doc.title, key)).fetchone()
         if row:
-            self.con.execute("UPDATE entities SET iri=?, label=? WHERE id=?",
-                             (iri, doc.title, row[0]))
             return int(row[0])
         return int(self.con.execute(
             "INSERT INTO entities(key, kind, scope, iri, label, document_id, created_at)"
