@@ -116,12 +116,12 @@ class Spy:
                     spy.trips[sql] += 1  # (psycopg pipelines the rows)
                     spy.wait[sql] += time.perf_counter() - t
 
-        pipe = connection.Con.pipeline
+        pipe = getattr(connection.Con, "pipeline", None)
 
         def pipeline(con: Any, statements: Any) -> Any:
             t = time.perf_counter()
             try:
-                return pipe(con, statements)
+                return pipe(con, statements)  # type: ignore[misc]
             finally:
                 if spy.on and len(statements) > 1:  # (one is sent by ``execute``)
                     share = (time.perf_counter() - t) / len(statements)
@@ -130,7 +130,8 @@ class Spy:
                         spy.wait[sql] += share
                     spy.trips[statements[0][0]] += 1
 
-        connection.Con.pipeline = pipeline  # type: ignore[method-assign]
+        if pipe is not None:  # (an older tree sends every statement alone)
+            connection.Con.pipeline = pipeline  # type: ignore[method-assign]
         connection.Con.execute = execute  # type: ignore[method-assign]
         connection.Con.executemany = executemany  # type: ignore[method-assign]
 

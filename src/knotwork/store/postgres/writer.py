@@ -599,14 +599,18 @@ class Writer(TrustWrites):
         dropped goes to ``names_past``, retracted at ``ts``."""
         rows: list[tuple[str, str, str]] = []
         since: dict[tuple[object, ...], str] = {}
-        if not fresh:
-            prior = self.con.execute(
-                f"DELETE FROM names WHERE document_id=? RETURNING {_NAME_COLUMNS}",
-                (doc_id,)).fetchall()
-            rows = [(r[0], r[3], r[4]) for r in prior]
-            since = {tuple(r[:8]): r[8] for r in prior}
         declared = [(key, doc_id, note_id, kind, text, rank, p.doc.path, scope)
                     for key, kind, text, rank in p.names]
+        if not fresh:
+            prior = self.con.execute(f"SELECT {_NAME_COLUMNS} FROM names WHERE document_id=?",
+                                     (doc_id,)).fetchall()
+            rows = [(r[0], r[3], r[4]) for r in prior]
+            since = {tuple(r[:8]): r[8] for r in prior}
+            if len(prior) == len(declared) == len(since) and set(since) == set(declared):
+                # the same declarations (an edit seldom changes a note's names): rows,
+                # resolution and labels stay as they are
+                return (), ()
+            self.con.execute("DELETE FROM names WHERE document_id=?", (doc_id,))
         self.con.executemany(
             f"INSERT INTO names({_NAME_COLUMNS}) VALUES(?,?,?,?,?,?,?,?,?)"
             " ON CONFLICT DO NOTHING", [(*r, since.get(r, ts)) for r in declared])
