@@ -14,7 +14,9 @@ each backend in a fresh store (PostgreSQL: a schema of its own, dropped after):
   (uvicorn on 127.0.0.1): requests/s, p50/p95 and errors;
 - ``writers_8``: ``--clients`` concurrent writers, each its own process with its own store
   handle (as the agents' servers, watchers and CLIs of one vault are), each editing and
-  syncing ``--edits`` notes of its own: edits/s (the headline);
+  syncing ``--edits`` notes of its own (after one more, untimed: a writer's first sync
+  loads the parsers): edits/s (the headline), and the CPU an edit took in the writers and
+  in the server's processes serving them (``/proc``: a server on this host; else 0);
 - ``writers_8_threads``: the same with the writers as threads of this one process (each its
   own handle, all sharing one interpreter lock), on other notes.
 
