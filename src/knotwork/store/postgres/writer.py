@@ -11,7 +11,11 @@ facts keep their ``recorded_at``, names resolve by ``domain.names``' rule (the s
   finds the version applied (``Unchanged``): an edit is applied once, and never lost;
 - ``finish`` runs under one more advisory lock, so name resolution, the entity index and
   the counts in ``meta`` are computed from every commit before it, one writer at a time
-  (the long part of a write, its documents, runs at once);
+  (the long part of a write, its documents, runs at once); it holds that lock for few
+  round trips (``Con.pipeline``), and a write that changed none of that shared state
+  only adds to ``meta``'s counts (rows locked in key order) without it;
+- a mention pass takes its documents' locks before it reads them (``claim_mentions``),
+  and may leave a document another writer holds to that writer;
 - ids come from sequences, and a name entity two writers create at once is made once
   (``ON CONFLICT DO NOTHING``, then read back).
 """
