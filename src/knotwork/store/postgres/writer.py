@@ -103,6 +103,9 @@ _DOCUMENT_UPDATE = (
     "UPDATE documents SET path=?, title=?, doc_type=?, version_id={version},"
     " content_hash=?, size=?, mtime_ns=?, updated_at=?, source_kind=?,"
     " checked_ns=NULL, warnings=?, extraction=NULLIF(?, '') WHERE id=?")
+_LIVE_CHUNKS = ("SELECT id, ord, heading, context, text, line_start, line_end, text_hash,"
+                " embedded, scope FROM chunks WHERE document_id=? AND live ORDER BY ord")
+_NAMES_OF = f"SELECT {_NAME_COLUMNS} FROM names WHERE document_id=?"
 _KIND_NAMES = {"file": "a vault file", "api": "an agent's document"}
 PACK_MIN = 256
 COMPACT_MIN = 10_000
@@ -185,12 +188,16 @@ class Writer(TrustWrites):
             self._entity_ids.clear()
             raise
 
-    def _lock(self, *parts: object) -> None:
-        """Hold the document's advisory lock until the transaction ends."""
+    def _lock(self, *parts: object, reads: Sequence[tuple[str, Sequence[object] | None]] = ()
+              ) -> list[Result]:
+        """Hold the document's advisory lock until the transaction ends; then run
+        ``reads`` (in the same round trip) and return their results."""
         key = _lock_key(*parts)
-        if key not in self._locked:
-            self.con.execute(LOCK, ("\x1f" + key,))
-            self._locked.add(key)
+        if key in self._locked:
+            return self.con.pipeline(reads)
+        got = self.con.pipeline([(LOCK, ("\x1f" + key,)), *reads])
+        self._locked.add(key)
+        return got[1:]
 
     def finish(self) -> None:
         """Bring derived state up to date before the transaction commits (one writer at a
@@ -349,31 +356,44 @@ class Writer(TrustWrites):
             return Unchanged(doc.path)
         created = row is None
         doc_id, fresh = (int(row[0]), False) if row else self._resurrect_or_create(scope, doc, ts)
-        self._lock("doc", doc_id)
-        old_chunks = [] if fresh else self._live_chunk_rows(doc_id)
+        # (what the document's write reads first, in the lock's round trip)
+        reads: list[tuple[str, Sequence[object] | None]] = [] if fresh else [
+            (_LIVE_CHUNKS, (doc_id,)), (_NAMES_OF, (doc_id,))]
+        if self._has_vectors is None:
+            reads.append(("SELECT EXISTS(SELECT 1 FROM embeddings)", None))
+        got = self._lock("doc", doc_id, reads=reads)
+        if self._has_vectors is None:
+            self._has_vectors = bool(got[-1].rows[0][0])
+        old_chunks = [] if fresh else got[0].rows
+        prior_names = None if fresh else got[1].rows
         kept_chunks = _same_chunks(old_chunks, p) if reread else None
         warned = [[i.line, i.reason] for i in doc.issues if not i.fatal]
         fields = (doc.path, doc.title, doc.doc_type, doc.content_hash, doc.size, doc.mtime_ns,
                   ts, doc.source_kind, json.dumps(warned) if warned else None,
                   doc.extraction, doc_id)
+        # (the version, the document's row and its note's entity: one round trip)
         if kept_chunks is not None:
-            version_id = int(row[4])
-            con.execute(_DOCUMENT_UPDATE.format(version="?"), (*fields[:3], version_id,
-                                                              *fields[3:]))
+            write: tuple[str, Sequence[object]] = (
+                _DOCUMENT_UPDATE.format(version="?"),
+                (*fields[:3], int(row[4]), *fields[3:]))
         else:  # (the new version and the document pointing to it, in one statement)
-            version_id = int(con.execute(
-                "WITH v AS (INSERT INTO versions(scope, document_id, path, content_hash, text,"
-                " recorded_at, actor) VALUES(?,?,?,?,?,?,?) RETURNING id) "
-                + _DOCUMENT_UPDATE.format(version="(SELECT id FROM v)")
-                + " RETURNING version_id",
-                (scope, doc_id, doc.path, doc.content_hash, doc.text, ts, self.actor,
-                 *fields)).fetchone()[0])
-        note_id = self._note_entity(scope, doc_id, doc, ts, fresh=fresh)
+            write = ("WITH v AS (INSERT INTO versions(scope, document_id, path, content_hash,"
+                     " text, recorded_at, actor) VALUES(?,?,?,?,?,?,?) RETURNING id) "
+                     + _DOCUMENT_UPDATE.format(version="(SELECT id FROM v)")
+                     + " RETURNING version_id",
+                     (scope, doc_id, doc.path, doc.content_hash, doc.text, ts, self.actor,
+                      *fields))
+        wrote, note = con.pipeline([write, self._note_entity(scope, doc_id, doc, ts,
+                                                             fresh=fresh)])
+        version_id = int(row[4]) if kept_chunks is not None else int(wrote.rows[0][0])
+        note_row = note.fetchone()
+        note_id = int(note_row[0]) if note_row else int(con.execute(
+            *self._note_entity(scope, doc_id, doc, ts, fresh=True)).fetchone()[0])
         chunk_ids = (kept_chunks if kept_chunks is not None
                      else self._replace_chunks(scope, doc_id, version_id, p, old_chunks, ts,
                                                moved=rename_from is not None))
         names_added, names_removed = self._replace_names(scope, doc_id, note_id, p, ts,
-                                                         fresh=fresh)
+                                                         prior=prior_names)
         self._queue_mentions(scope, doc_id, names_added, names_removed)
         # model-extracted facts (``apply_extracted``) whose chunk this version no longer
         # holds go with it: the next ``extract`` sends only those chunks again
@@ -427,22 +447,22 @@ class Writer(TrustWrites):
             (scope, doc.path, doc.source_kind, doc.title, doc.doc_type, ts, ts)).fetchone()[0])
         return doc_id, True
 
-    def _note_entity(self, scope: str, doc_id: int, doc: ParsedDocument, ts: str, *,
-                     fresh: bool) -> int:
+    @staticmethod
+    def _note_entity(scope: str, doc_id: int, doc: ParsedDocument, ts: str, *,
+                     fresh: bool) -> tuple[str, Sequence[object]]:
+        """The statement that gives the document's note entity id: made (``fresh``), or
+        brought up to date, its row written only when its IRI or label changed (an edit
+        seldom does); no row when it has none yet."""
         key = note_key(doc_id)
         iri = note_iri(scope, doc.path)
-        # (its row written only when its IRI or label changed: an edit seldom does)
-        row = None if fresh else self.con.execute(
-            "WITH u AS (UPDATE entities SET iri = ?, label = ? WHERE key = ?"
-            " AND (iri, label) IS DISTINCT FROM (?, ?))"
-            " SELECT id FROM entities WHERE key = ?",
-            (iri, doc.title, key, iri, doc.title, key)).fetchone()
-        if row:
-            return int(row[0])
-        return int(self.con.execute(
-            "INSERT INTO entities(key, kind, scope, iri, label, document_id, created_at)"
-            " VALUES(?,?,?,?,?,?,?) RETURNING id",
-            (key, "note", scope, iri, doc.title, doc_id, ts)).fetchone()[0])
+        if fresh:
+            return ("INSERT INTO entities(key, kind, scope, iri, label, document_id, created_at)"
+                    " VALUES(?,?,?,?,?,?,?) RETURNING id",
+                    (key, "note", scope, iri, doc.title, doc_id, ts))
+        return ("WITH u AS (UPDATE entities SET iri = ?, label = ? WHERE key = ?"
+                " AND (iri, label) IS DISTINCT FROM (?, ?))"
+                " SELECT id FROM entities WHERE key = ?",
+                (iri, doc.title, key, iri, doc.title, key))
 
     def _replace_chunks(self, scope: str, doc_id: int, version_id: int, p: PreparedDocument,
                         old: Sequence[Sequence[object]], ts: str, *, moved: bool = False
@@ -502,9 +522,7 @@ class Writer(TrustWrites):
         return [str(r[7]) for r in old]
 
     def _live_chunk_rows(self, doc_id: int) -> list[tuple[object, ...]]:
-        return self.con.execute(
-            "SELECT id, ord, heading, context, text, line_start, line_end, text_hash, embedded,"
-            " scope FROM chunks WHERE document_id=? AND live ORDER BY ord", (doc_id,)).fetchall()
+        return self.con.execute(_LIVE_CHUNKS, (doc_id,)).fetchall()
 
     def _drop_orphan_vectors(self, hashes: Sequence[str]) -> None:
         """Delete vectors no live chunk uses any more: a delete leaves no vector behind."""
@@ -597,17 +615,16 @@ class Writer(TrustWrites):
              [f[3] for f in files], [f[4] for f in files], scope)).rowcount
 
     def _replace_names(self, scope: str, doc_id: int, note_id: int, p: PreparedDocument,
-                       ts: str, *, fresh: bool = False
+                       ts: str, *, prior: Sequence[Sequence[Any]] | None = None
                        ) -> tuple[tuple[tuple[str, str], ...], tuple[tuple[str, str], ...]]:
         """As the SQLite writer's: a declaration made again keeps its ``recorded_at``, one
-        dropped goes to ``names_past``, retracted at ``ts``."""
+        dropped goes to ``names_past``, retracted at ``ts``. ``prior``: the document's name
+        rows as they stand (``_NAMES_OF``), None for a new document."""
         rows: list[tuple[str, str, str]] = []
         since: dict[tuple[object, ...], str] = {}
         declared = [(key, doc_id, note_id, kind, text, rank, p.doc.path, scope)
                     for key, kind, text, rank in p.names]
-        if not fresh:
-            prior = self.con.execute(f"SELECT {_NAME_COLUMNS} FROM names WHERE document_id=?",
-                                     (doc_id,)).fetchall()
+        if prior is not None:
             rows = [(r[0], r[3], r[4]) for r in prior]
             since = {tuple(r[:8]): r[8] for r in prior}
             if len(prior) == len(declared) == len(since) and set(since) == set(declared):
