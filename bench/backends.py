@@ -12,14 +12,25 @@ each backend in a fresh store (PostgreSQL: a schema of its own, dropped after):
 - ``context_ms``: single-client ``context`` latency, p50/p95 of ``--queries`` questions;
 - ``rest_8``: ``--clients`` concurrent HTTP clients on ``POST /context`` of one REST server
   (uvicorn on 127.0.0.1): requests/s, p50/p95 and errors;
-- ``writers_8``: ``--clients`` concurrent writers (each its own store handle, as separate
-  processes would be) each editing and syncing ``--edits`` notes of its own: edits/s.
+- ``writers_8``: ``--clients`` concurrent writers, each its own process with its own store
+  handle (as the agents' servers, watchers and CLIs of one vault are), each editing and
+  syncing ``--edits`` notes of its own (after one more, untimed: a writer's first sync
+  loads the parsers): edits/s (the headline), and the CPU an edit took in the writers and
+  in the server's processes serving them (``/proc``: a server on this host; else 0);
+- ``writers_8_threads``: the same with the writers as threads of this one process (each its
+  own handle, all sharing one interpreter lock), on other notes.
+
+``--keep-stores DIR`` keeps the vaults and both stores (PostgreSQL: a schema named after
+``--notes``) in ``DIR`` and reuses them on the next run with the same ``DIR``, skipping the
+cold ingest (``ingest_s`` is then the sync that finds nothing changed);
+``--writers-only`` measures the writers alone.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import multiprocessing
 import os
 import random
 import shutil
@@ -113,34 +124,134 @@ def _rest(kw: Knotwork, queries: list[str], clients: int) -> dict[str, Any]:
             "p50_ms": _pct(lat, 0.5), "p95_ms": _pct(lat, 0.95), "errors": errors[0]}
 
 
-def _writers(db: str, vault: Path, paths: list[str], clients: int, edits: int
+def _write_mine(kw: Knotwork, vault: Path, mine: list[str], seed: int) -> int:
+    r = random.Random(seed)
+    for rel in mine:
+        _edit(vault, rel, r)
+        got = kw.ingest(only=[rel])
+        assert got.updated == 1, got
+    return len(mine)
+
+
+APP = "kw-bench-writer"  # the writers' connections' application_name (their server CPU)
+
+
+def _server_cpu_ms(base: str, app: str = APP) -> dict[int, float]:
+    """CPU time so far of the server processes serving connections named ``app`` (read
+    from ``/proc``: the server runs on this host), by process id; {} without a server."""
+    if not base:
+        return {}
+    import psycopg
+
+    with psycopg.connect(base, autocommit=True) as con:
+        pids = [int(r[0]) for r in con.execute(
+            "SELECT pid FROM pg_stat_activity WHERE application_name = %s", (app,))]
+    return {p: _cpu_ms(p) for p in pids}
+
+
+def _cpu_ms(pid: int) -> float:
+    try:  # (``schedstat``: nanoseconds on the CPU, finer than ``stat``'s clock ticks)
+        return int(Path(f"/proc/{pid}/schedstat").read_text().split()[0]) / 1e6
+    except OSError:
+        return 0.0
+
+
+def _named(db: str) -> str:
+    """``db`` with the writers' ``application_name`` (a PostgreSQL URL), else itself."""
+    if not db.startswith("postgres"):
+        return db
+    return f"{db}{'&' if '?' in db else '?'}application_name={APP}"
+
+
+def _writers(db: str, vault: Path, paths: list[str], clients: int, edits: int, pg: str
              ) -> dict[str, Any]:
-    rng = random.Random(5)
-    mine = [paths[i * edits:(i + 1) * edits] for i in range(clients)]
-    handles = [Knotwork.open(vault, db=db, embedder="none") for _ in range(clients)]
-
-    def write(i: int) -> int:
-        r = random.Random(i)
-        for rel in mine[i]:
-            _edit(vault, rel, r)
-            got = handles[i].ingest(only=[rel])
-            assert got.updated == 1, got
-        return len(mine[i])
-
+    """``clients`` writer threads of this process, each its own handle."""
+    mine = _shares(paths, clients, edits)
+    handles = [Knotwork.open(vault, db=_named(db), embedder="none") for _ in range(clients)]
     try:
-        rng.random()
-        wall, out = _at_once(clients, write)
+        for i, h in enumerate(handles):  # (a first edit each, untimed: see ``_shares``)
+            _write_mine(h, vault, mine[i][:1], -1 - i)
+        s0, c0 = _server_cpu_ms(pg), time.process_time()
+        wall, out = _at_once(clients, lambda i: _write_mine(handles[i], vault, mine[i][1:], i))
+        client = (time.process_time() - c0) * 1000
+        server = sum(_server_cpu_ms(pg).get(p, t) - t for p, t in s0.items())
     finally:
         for h in handles:
             h.close()
-    errors = sum(1 for o in out if isinstance(o, Exception))
+    return _writers_report(clients, wall, out, client, server)
+
+
+def _shares(paths: list[str], clients: int, edits: int) -> list[list[str]]:
+    """Each writer's notes: ``edits`` and one more, edited first and untimed (a writer's
+    first sync loads the parsers, as a long-running watcher or server has long done)."""
+    return [paths[i * (edits + 1):(i + 1) * (edits + 1)] for i in range(clients)]
+
+
+def _writers_report(clients: int, wall: float, out: list[Any], client_ms: float,
+                    server_ms: float) -> dict[str, Any]:
+    """Edits a second, errors, and the CPU an edit took in the writers and the server."""
+    errors = sum(1 for o in out if isinstance(o, BaseException | str))
     done = sum(o for o in out if isinstance(o, int))
     return {"writers": clients, "edits": done, "per_s": round(done / wall, 1), "errors": errors,
-            "first_error": next((repr(o)[:200] for o in out if isinstance(o, Exception)), None)}
+            "client_cpu_ms_per_edit": round(client_ms / max(done, 1), 2),
+            "server_cpu_ms_per_edit": round(server_ms / max(done, 1), 2),
+            "first_error": next((repr(o)[:200] for o in out if isinstance(o, BaseException | str)),
+                                None)}
+
+
+def _writer_process(db: str, vault: Path, mine: list[str], seed: int, gates: Any,
+                    out: Any) -> None:
+    """One writer process: open a handle, wait for the others, write, report (what it
+    did and its CPU time), and close its handle once every writer is done."""
+    try:
+        kw = Knotwork.open(vault, db=_named(db), embedder="none")
+    except Exception as exc:  # noqa: BLE001  (counted as an error)
+        gates[0].wait()
+        out.put((seed, f"open: {exc!r}", 0.0))
+        gates[1].wait()
+        return
+    try:
+        _write_mine(kw, vault, mine[:1], -1 - seed)  # (untimed: see ``_shares``)
+        gates[0].wait()
+        c0 = time.process_time()
+        try:
+            got: int | str = _write_mine(kw, vault, mine[1:], seed)
+        except Exception as exc:  # noqa: BLE001  (counted as an error)
+            got = repr(exc)
+        out.put((seed, got, (time.process_time() - c0) * 1000))
+        gates[1].wait()  # (the server's processes live until the parent has read them)
+    finally:
+        kw.close()
+
+
+def _writer_processes(db: str, vault: Path, paths: list[str], clients: int, edits: int,
+                      pg: str) -> dict[str, Any]:
+    """``clients`` writer processes (spawned: nothing shared with this one), each its own
+    handle; timed from when all have opened their handles to when the last is done."""
+    ctx = multiprocessing.get_context("spawn")
+    gates, out = (ctx.Barrier(clients + 1), ctx.Barrier(clients + 1)), ctx.Queue()
+    mine = _shares(paths, clients, edits)
+    procs = [ctx.Process(target=_writer_process, args=(db, vault, mine[i], i, gates, out))
+             for i in range(clients)]
+    for p in procs:
+        p.start()
+    gates[0].wait()
+    t0 = time.perf_counter()
+    s0 = _server_cpu_ms(pg)
+    got = [out.get() for _ in procs]
+    wall = time.perf_counter() - t0
+    server = sum(_server_cpu_ms(pg).get(p, t) - t for p, t in s0.items())
+    gates[1].wait()
+    for p in procs:
+        p.join()
+    got.sort(key=lambda g: g[0])
+    return _writers_report(clients, wall, [g[1] for g in got], sum(g[2] for g in got), server)
 
 
 def run(backend: str, db: str, vault: Path, paths: list[str], args: argparse.Namespace
         ) -> dict[str, Any]:
+    if args.writers_only:
+        return _only_writers(backend, db, vault, paths, args)
     rng = random.Random(11)
     with Knotwork.open(vault, db=db, embedder="none") as kw:
         t0 = time.perf_counter()
@@ -170,15 +281,34 @@ def run(backend: str, db: str, vault: Path, paths: list[str], args: argparse.Nam
             ctx_ms.append((time.perf_counter() - t) * 1000)
         rest = _rest(kw, queries, args.clients)
         stats = kw.stats()
-    writers = _writers(db, vault, [p for p in left if p not in sample], args.clients,
-                       args.edits)
+    writers = _both_writers(db, vault, [p for p in left if p not in sample], args)
     return {"backend": backend, "notes": len(paths), "errors": len(report.errors),
             "facts": stats.facts, "chunks": stats.chunks,
             "ingest_s": round(cold, 1), "ingest_notes_per_s": round(len(paths) / cold, 1),
             "edit_ms": [round(statistics.median(edit_ms), 2), _pct(edit_ms, 0.95)],
             "delete_ms": [round(statistics.median(delete_ms), 2), _pct(delete_ms, 0.95)],
             "context_ms": [_pct(ctx_ms, 0.5), _pct(ctx_ms, 0.95)],
-            "rest_8": rest, "writers_8": writers}
+            "rest_8": rest, **writers}
+
+
+def _both_writers(db: str, vault: Path, paths: list[str], args: argparse.Namespace
+                  ) -> dict[str, Any]:
+    """Writer processes, then threads, on notes of their own (``paths`` shuffled)."""
+    n = args.clients * (args.edits + 1)
+    paths = random.Random(len(paths)).sample(paths, 2 * n)
+    pg = args.pg if db.startswith("postgres") else ""
+    return {"writers_8": _writer_processes(db, vault, paths[:n], args.clients, args.edits, pg),
+            "writers_8_threads": _writers(db, vault, paths[n:], args.clients, args.edits, pg)}
+
+
+def _only_writers(backend: str, db: str, vault: Path, paths: list[str],
+                  args: argparse.Namespace) -> dict[str, Any]:
+    with Knotwork.open(vault, db=db, embedder="none") as kw:
+        t0 = time.perf_counter()
+        kw.ingest()
+        cold = time.perf_counter() - t0
+    return {"backend": backend, "notes": len(paths), "ingest_s": round(cold, 1),
+            **_both_writers(db, vault, paths, args)}
 
 
 def main() -> int:
@@ -192,7 +322,14 @@ def main() -> int:
     ap.add_argument("--only", choices=("sqlite", "postgresql"), default=None)
     ap.add_argument("--keep", action="store_true",
                     help="keep the vaults and the SQLite store (their folder is printed)")
+    ap.add_argument("--keep-stores", type=Path, default=None, metavar="DIR",
+                    help="keep the vaults and both stores in DIR, and reuse them if there")
+    ap.add_argument("--writers-only", action="store_true",
+                    help="measure the concurrent writers alone")
     args = ap.parse_args()
+    if args.keep_stores is not None:
+        args.keep_stores.mkdir(parents=True, exist_ok=True)
+        return _both(args.keep_stores, args)
     tmp = Path(tempfile.mkdtemp(prefix="kw-backends-"))
     try:
         return _both(tmp, args)
@@ -203,14 +340,23 @@ def main() -> int:
             shutil.rmtree(tmp, ignore_errors=True)
 
 
+def _vault(tmp: Path, backend: str, args: argparse.Namespace) -> tuple[Path, list[str]]:
+    vault = tmp / backend / "vault"
+    if args.keep_stores is not None and vault.exists():
+        return vault, sorted(str(p.relative_to(vault)) for p in vault.rglob("*.md"))
+    shutil.rmtree(vault, ignore_errors=True)
+    vault.mkdir(parents=True)
+    return vault, make_vault(vault, args.notes)
+
+
 def _both(tmp: Path, args: argparse.Namespace) -> int:
     for backend in ("sqlite", "postgresql"):
         if args.only and backend != args.only:
             continue
-        vault = tmp / backend / "vault"
-        vault.mkdir(parents=True)
-        paths = make_vault(vault, args.notes)
         if backend == "sqlite":
+            if args.keep_stores is None or not (tmp / backend / "vault").exists():
+                (tmp / backend / "store.db").unlink(missing_ok=True)
+            vault, paths = _vault(tmp, backend, args)
             print(json.dumps(run(backend, str(tmp / backend / "store.db"), vault, paths, args)),
                   flush=True)
             continue
@@ -219,16 +365,24 @@ def _both(tmp: Path, args: argparse.Namespace) -> int:
             return 1
         import psycopg
 
-        schema = "bench_" + uuid.uuid4().hex[:8]
+        kept = args.keep_stores is not None
+        schema = f"bench_kept_{args.notes}" if kept else "bench_" + uuid.uuid4().hex[:8]
         with psycopg.connect(args.pg, autocommit=True) as con:
-            con.execute(f"CREATE SCHEMA {schema}".encode())
+            have = con.execute("SELECT 1 FROM pg_namespace WHERE nspname = %s",
+                               (schema,)).fetchone()
+            if not (have and (tmp / backend / "vault").exists()):
+                con.execute(f"DROP SCHEMA IF EXISTS {schema} CASCADE".encode())
+                con.execute(f"CREATE SCHEMA {schema}".encode())
+                shutil.rmtree(tmp / backend / "vault", ignore_errors=True)
+        vault, paths = _vault(tmp, backend, args)
         sep = "&" if "?" in args.pg else "?"
         url = f"{args.pg}{sep}options={quote(f'-csearch_path={schema},public')}"
         try:
             print(json.dumps(run(backend, url, vault, paths, args)), flush=True)
         finally:
-            with psycopg.connect(args.pg, autocommit=True) as con:
-                con.execute(f"DROP SCHEMA {schema} CASCADE".encode())
+            if not kept:
+                with psycopg.connect(args.pg, autocommit=True) as con:
+                    con.execute(f"DROP SCHEMA {schema} CASCADE".encode())
     return 0
 
 

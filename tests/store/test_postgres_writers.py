@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Iterator
+from typing import Any
 
 import pytest
 
@@ -158,3 +159,146 @@ def test_the_change_token_moves_with_this_store_s_commits_only(url: str) -> None
         for s in (mine, same, other):
             s.close()
         pg.drop(other_url)
+
+
+def _finish_held(url: str) -> Any:
+    """A connection holding the lock every write that changes shared state finishes
+    under (as a writer in the middle of its ``finish`` holds it)."""
+    import psycopg
+
+    from knotwork.store.postgres.writer import FINISH_LOCK, LOCK
+
+    con = psycopg.connect(url, autocommit=True)
+    con.execute(LOCK.replace("pg_advisory_xact_lock", "pg_advisory_lock").replace("?", "%s"),
+                (FINISH_LOCK,))
+    return con
+
+
+def test_a_write_that_changes_no_shared_state_does_not_wait_for_another_s_finish(
+        url: str) -> None:
+    """A document's mentions found again (nothing new to name or index) commit while
+    another writer holds the finishing lock; a write that changes the text index waits
+    for it, and both leave the counts exact."""
+    store = open_store(url)
+    try:
+        with store.write(actor="a") as w:
+            got = w.apply("default", doc("a.md", [fact("links_to", link("c"), 2)]))
+        assert isinstance(got, Applied) and got.document_id is not None
+        a_id = got.document_id
+        held = _finish_held(url)
+        mentions, edit = threading.Event(), threading.Event()
+
+        def mention() -> None:
+            with store.write(actor="m") as w:
+                w.apply_mentions(a_id, [fact("mentions", link("c"), 3)])
+            mentions.set()
+
+        def apply() -> None:
+            with store.write(actor="e") as w:
+                w.apply("default", doc("b.md", [fact("role", lit("chef"), 2)]))
+            edit.set()
+
+        threads = [threading.Thread(target=f, daemon=True) for f in (mention, apply)]
+        for t in threads:
+            t.start()
+        try:
+            assert mentions.wait(20), "a mentions-only write waited for another's finish"
+            assert not edit.wait(0.5), "a write that indexes chunks did not wait"
+        finally:
+            held.close()
+        assert edit.wait(20)
+        for t in threads:
+            t.join(20)
+        assert _counting_problems(store) == []
+        assert store.reader.stats()["documents"] == 2
+    finally:
+        store.close()
+
+
+def _counting_problems(store: Store) -> list[object]:
+    """What the integrity check finds wrong with the text index and its counts (the
+    kept counts in ``meta``, each scope's statistics, every term's row counts)."""
+    return [p for p in store.check_integrity() if p.check == "text_index"]
+
+
+def _index(store: Store) -> list[tuple[object, ...]]:
+    con = store._con  # type: ignore[attr-defined]
+    return [*con.execute("SELECT entity_id, scope, label, aliases, literals, dl"
+                         " FROM entity_fts ORDER BY 1", None).rows,
+            *con.execute("SELECT initials, entity_id, scope FROM entity_initials"
+                         " ORDER BY 1, 2", None).rows]
+
+
+def test_counts_and_entity_index_stay_exact_with_writers_finishing_at_once(url: str) -> None:
+    """Eight writers editing notes (their literals changed or not), their mentions found
+    again and shared names linked, at once: every count equals a recount of the rows, and
+    the entity index (entities left alone when their text is unchanged) is what a rebuild
+    makes of it."""
+    stores: list[Store] = [open_store(url) for _ in range(8)]
+    try:
+        def write(i: int) -> int:
+            commits = 0
+            for j in range(4):
+                with stores[i].write(actor=f"w{i}") as w:
+                    got = w.apply("default", doc(
+                        f"n{i}.md", [fact("links_to", link("hub"), 2),
+                                     fact("links_to", link(f"n{(i + 1) % 8}"), 3),
+                                     fact("role", lit(f"role {j // 2}"), 4)],
+                        body=f"kestrel note {i} edit {j}\nline two", aliases=(f"alias{j}",)
+                        if j == 3 else ()))
+                assert isinstance(got, Applied) and got.document_id is not None
+                with stores[i].write(actor=f"m{i}") as w:
+                    w.apply_mentions(got.document_id, [fact("mentions", link("hub"), 1)])
+                commits += 2
+            return commits
+
+        got = _at_once(8, write)
+        assert all(isinstance(g, int) for g in got), got
+        store = stores[0]
+        assert _counting_problems(store) == []
+        assert store.data_version() == 8 * 8
+        before = _index(store)
+        store.rebuild_indexes(actor="check")
+        assert _index(store) == before
+        assert _counting_problems(store) == []
+    finally:
+        for s in stores:
+            s.close()
+
+
+def test_mention_work_another_writer_holds_is_left_to_it_and_stays_queued(url: str) -> None:
+    """A mention pass that read no name changes skips a document another writer holds
+    (its own write, or its mention pass) instead of waiting to do the work again; the
+    document stays queued until a pass that holds it clears it."""
+    stores = [open_store(url) for _ in range(2)]
+    try:
+        with stores[0].write(actor="a") as w:
+            got = [w.apply("default", doc(f"{n}.md", [])) for n in ("a", "b")]
+        a_id, b_id = (g.document_id for g in got if isinstance(g, Applied))
+        assert a_id is not None and b_id is not None
+        claimed = threading.Event()
+        release = threading.Event()
+
+        def hold() -> None:
+            with stores[1].write(actor="holder") as w:
+                assert w.claim_mentions([a_id], wait=False) == [a_id]
+                claimed.set()
+                release.wait(20)
+
+        t = threading.Thread(target=hold, daemon=True)
+        t.start()
+        assert claimed.wait(20)
+        try:
+            with stores[0].write(actor="other") as w:
+                mine = w.claim_mentions([b_id, a_id], wait=False)
+                w.mentions_done(mine, through_change=None)
+            assert mine == [b_id]
+            assert stores[0].reader.mention_work().queued == [a_id]
+        finally:
+            release.set()
+            t.join(20)
+        with stores[0].write(actor="other") as w:  # (the holder is gone: free again)
+            assert w.claim_mentions([a_id], wait=False) == [a_id]
+    finally:
+        for s in stores:
+            s.close()

@@ -418,6 +418,17 @@ def test_a_document_read_under_other_rules_is_applied_again(store: Store) -> Non
     assert live(store, "a") == {("role", "engineer"), ("team", "core")}
 
 
+def test_a_lone_writer_claims_all_the_mention_work_it_asks_for(store: Store) -> None:
+    apply(store, doc("a.md", []), doc("b.md", []))
+    queued = store.reader.mention_work().queued
+    assert len(queued) == 2
+    for wait in (True, False):
+        with store.write(actor="test") as w:
+            # sorted, each once; asked twice in one transaction, still held
+            assert w.claim_mentions([*reversed(queued), queued[0]], wait=wait) == queued
+            assert w.claim_mentions(queued, wait=not wait) == queued
+
+
 def test_requeued_mentions_wait_for_every_live_document_once(store: Store) -> None:
     apply(store, doc("a.md", []), doc("b.md", []))
     with store.write(actor="test") as w:

@@ -125,6 +125,14 @@ class FactWriter(Protocol):
 class MentionWriter(Protocol):
     """The facts a passage's plain text states by naming a note, and their work queue."""
 
+    def claim_mentions(self, doc_ids: Sequence[int], *, wait: bool) -> list[int]:
+        """Hold the documents ``doc_ids`` for this transaction's mention work, before their
+        text is read for it: the ones held, sorted. ``wait``: wait for each one another
+        writer holds (as for its writes), else leave it to that writer (its queued work
+        stays queued), who reads it after this store's last commit of it. A store with
+        one writer at a time holds them all."""
+        ...
+
     def apply_mentions(self, doc_id: int, drafts: Sequence[FactDraft]) -> tuple[int, int]: ...
 
     def mentions_done(self, doc_ids: Sequence[int], *, through_change: int | None) -> None: ...

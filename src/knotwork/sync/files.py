@@ -547,11 +547,14 @@ def refresh_mentions(store: Store, finder: ScopedFinder, *, actor: str,
     for i in range(0, max(len(ids), 1), batch_size):
         part = ids[i:i + batch_size]
         with store.write(actor=actor) as w:
-            for doc_id, drafts in _mention_drafts(reader, finder, part).items():
+            # a document another writer holds is theirs to do (it stays queued), unless
+            # names changed: those this pass read must reach every document it found
+            mine = w.claim_mentions(part, wait=bool(changes))
+            for doc_id, drafts in _mention_drafts(reader, finder, mine).items():
                 a, r = w.apply_mentions(doc_id, drafts)
                 n_added, n_retracted = n_added + a, n_retracted + r
             last = i + batch_size >= len(ids)
-            w.mentions_done(part, through_change=last_change if last else None)
+            w.mentions_done(mine, through_change=last_change if last else None)
         if progress and ids:
             progress(i + len(part), len(ids))
     return n_added, n_retracted
@@ -784,6 +787,7 @@ def _worker_mentions(doc_ids: list[int], actor: str) -> tuple[int, int]:
     added = retracted = 0
     with _worker["lock"], store.write(actor=actor) as w:
         _pools.orphaned()
+        w.claim_mentions(doc_ids, wait=True)  # (before what is read under the lock)
         current = _worker_finder(reader)  # a new table when names changed meanwhile
         stale_names, finder = current is not finder, current
         now = reader.document_versions(doc_ids)

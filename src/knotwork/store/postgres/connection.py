@@ -147,6 +147,26 @@ class Con:
             with self.pool.connection() as c:
                 return _run(c, sql, args)
 
+    def pipeline(self, statements: Sequence[tuple[str, Sequence[object] | None]]
+                 ) -> list[Result]:
+        """Run ``statements`` in order in one round trip (psycopg's pipeline mode) on the
+        pinned connection; each one's result. For statements none of which needs another's
+        result to be written: a write sends them together rather than waiting on each.
+        An error stops the rest (the transaction is then failed, as after any error)."""
+        con = self.pinned
+        if con is None or len(statements) < 2:
+            return [self.execute(sql, args) for sql, args in statements]
+        with map_driver_errors("query failed"):
+            with con.pipeline():
+                curs = [con.execute(spell(sql), args) if args is not None
+                        else con.execute(sql.encode()) for sql, args in statements]
+            out = []
+            for cur in curs:
+                res = cur.pgresult
+                rows = cur.fetchall() if res is not None and res.status == _TUPLES else []
+                out.append(Result(rows, cur.rowcount))
+            return out
+
     def executemany(self, sql: str, rows: Sequence[Sequence[object]]) -> Result:
         if not rows:
             return Result([], 0)

@@ -11,7 +11,11 @@ facts keep their ``recorded_at``, names resolve by ``domain.names``' rule (the s
   finds the version applied (``Unchanged``): an edit is applied once, and never lost;
 - ``finish`` runs under one more advisory lock, so name resolution, the entity index and
   the counts in ``meta`` are computed from every commit before it, one writer at a time
-  (the long part of a write, its documents, runs at once);
+  (the long part of a write, its documents, runs at once); it holds that lock for few
+  round trips (``Con.pipeline``), and a write that changed none of that shared state
+  only adds to ``meta``'s counts (rows locked in key order) without it;
+- a mention pass takes its documents' locks before it reads them (``claim_mentions``),
+  and may leave a document another writer holds to that writer;
 - ids come from sequences, and a name entity two writers create at once is made once
   (``ON CONFLICT DO NOTHING``, then read back).
 """
@@ -44,7 +48,7 @@ from ..sqlite.prepare import (
     prepare_facts,
 )
 from . import stats
-from .connection import Transaction, map_driver_errors, now_iso
+from .connection import Result, Transaction, map_driver_errors, now_iso
 from .trust import TrustWrites
 
 # Whether a live fact still refers to the name entity row ``entities`` (subject or object)
@@ -55,6 +59,11 @@ NAME_REFERRED = ("EXISTS (SELECT 1 FROM facts f WHERE f.object_id = entities.id"
 # The note that wins a name entity's name in its scope (``domain.names.name_winner``)
 NAME_WINNER = ("(SELECT n.entity_id FROM names n WHERE n.key = entities.name_key"
                " AND n.scope = entities.scope ORDER BY n.rank, length(n.path), n.path LIMIT 1)")
+# The name entities of the keys ``?`` whose winner is not the note they resolve to
+_RESOLVE_READ = (
+    f"SELECT id, name_key, resolved_id, winner, scope FROM (SELECT id, name_key, resolved_id,"
+    f" scope, {NAME_WINNER} AS winner FROM entities WHERE name_key = ANY(?)) x"
+    " WHERE resolved_id IS DISTINCT FROM winner")
 
 _NAME_COLUMNS = "key, document_id, entity_id, kind, text, rank, path, scope, recorded_at"
 _FACT_INSERT = f"INSERT INTO facts({FACT_COLUMNS}) VALUES({','.join('?' * 24)})"
@@ -82,6 +91,21 @@ ENTITY_POSTINGS_INSERT = (
     f" SELECT u.lexeme, t.entity_id, t.scope, {_ENTITY_TF}, t.dl FROM entity_fts t"
     " CROSS JOIN LATERAL unnest(t.tsv) u WHERE t.entity_id = ANY(?::bigint[])"
     " ON CONFLICT DO NOTHING")
+# the kept facts of a document moved to its new version: one row each of unnest's arrays
+_FACTS_MOVE = (
+    "UPDATE facts f SET version_id = u.v, chunk_id = u.c, line_start = u.ls, line_end = u.le,"
+    " supporting_text = u.st, value = u.val, confidence = u.conf, trust = u.tr,"
+    " extractor = u.ex, extractor_version = u.exv FROM unnest(?::bigint[], ?::bigint[],"
+    " ?::int[], ?::int[], ?::text[], ?::text[], ?::float8[], ?::text[], ?::text[], ?::text[],"
+    " ?::bigint[]) AS u(v, c, ls, le, st, val, conf, tr, ex, exv, id) WHERE f.id = u.id")
+# a document's row as its new version has it (``version``: the version id's expression)
+_DOCUMENT_UPDATE = (
+    "UPDATE documents SET path=?, title=?, doc_type=?, version_id={version},"
+    " content_hash=?, size=?, mtime_ns=?, updated_at=?, source_kind=?,"
+    " checked_ns=NULL, warnings=?, extraction=NULLIF(?, '') WHERE id=?")
+_LIVE_CHUNKS = ("SELECT id, ord, heading, context, text, line_start, line_end, text_hash,"
+                " embedded, scope FROM chunks WHERE document_id=? AND live ORDER BY ord")
+_NAMES_OF = f"SELECT {_NAME_COLUMNS} FROM names WHERE document_id=?"
 _KIND_NAMES = {"file": "a vault file", "api": "an agent's document"}
 PACK_MIN = 256
 COMPACT_MIN = 10_000
@@ -89,6 +113,7 @@ COMPACT_MIN = 10_000
 # key): advisory locks are the database's, and two stores in two schemas of one database
 # must neither wait for each other nor deadlock on a "default/a.md" of each.
 LOCK = "SELECT pg_advisory_xact_lock(hashtextextended(current_schema() || ?, 0))"
+_COMPACT_KEYS = ("live_chunks", "retired_chunks")  # the counts compaction is decided by
 COMMITS = "commits"  # the meta count every write moves (``PostgresStore.data_version``)
 FINISH_LOCK = "\x1ffinish"  # ``finish``'s lock (a document's key has a separator inside)
 
@@ -141,6 +166,9 @@ class Writer(TrustWrites):
         # chunks indexed (+1) and taken out (-1), counted per scope in ``finish`` (``stats``)
         self._chunk_signs: list[tuple[int, int]] = []
         self._locked: set[str] = set()
+        # statements of ``finish`` whose results it does not read, sent with its next ones
+        self._pending: list[tuple[str, Sequence[object] | None]] = []
+        self._name_fts_sent = 0  # where ``finish`` sent the new names' index rows
         # an import's rebuild: entity texts are indexed again as they stood, with the times
         # the imported rows give (no history is written, no time moved)
         self._keep_index_times = False
@@ -160,51 +188,37 @@ class Writer(TrustWrites):
             self._entity_ids.clear()
             raise
 
-    def _lock(self, *parts: object) -> None:
-        """Hold the document's advisory lock until the transaction ends."""
+    def _lock(self, *parts: object, reads: Sequence[tuple[str, Sequence[object] | None]] = ()
+              ) -> list[Result]:
+        """Hold the document's advisory lock until the transaction ends; then run
+        ``reads`` (in the same round trip) and return their results."""
         key = _lock_key(*parts)
-        if key not in self._locked:
-            self.con.execute(LOCK, ("\x1f" + key,))
-            self._locked.add(key)
+        if key in self._locked:
+            return self.con.pipeline(reads)
+        got = self.con.pipeline([(LOCK, ("\x1f" + key,)), *reads])
+        self._locked.add(key)
+        return got[1:]
 
     def finish(self) -> None:
         """Bring derived state up to date before the transaction commits (one writer at a
-        time, each seeing every commit before it)."""
+        time, each seeing every commit before it).
+
+        Only a write that changed what writers share (chunks and their counts, names and
+        what they resolve to, the entity index) takes ``finish``'s lock: one that changed
+        none of it (a note's mentions found again, most often) only adds to the counts in
+        ``meta``, rows locked in key order, and waits on no other writer's ``finish``.
+        The statements go in few round trips (``Con.pipeline``), since the lock is held
+        from the first of them until the commit."""
         with map_driver_errors("cannot finish the write"):
-            self.con.execute(LOCK, (FINISH_LOCK,))
             deltas: dict[str, int] = dict.fromkeys(
                 ("entity_rows", "entity_tokens", "names_gen", "live_chunk_tokens",
                  "live_chunks", "retired_chunks"), 0)
             # this store's commits (``PostgresStore.data_version``), in the upsert the
-            # counts take anyway, under the lock every writer finishes under
+            # counts take anyway
             deltas[COMMITS] = 1
-            self._count_chunk_stats()
-            if self._name_fts:
-                ids = [int(r[0]) for r in self.con.execute(
-                    "INSERT INTO entity_fts(entity_id, scope, label, aliases, literals)"
-                    " SELECT i, s, l, '', '' FROM unnest(?::bigint[], ?::text[], ?::text[])"
-                    " AS x(i, s, l) ON CONFLICT DO NOTHING RETURNING entity_id",
-                    ([r[0] for r in self._name_fts], [r[1] for r in self._name_fts],
-                     [r[2] for r in self._name_fts])).fetchall()]
-                self._name_fts.clear()
-                self.con.execute(ENTITY_POSTINGS_INSERT, (ids,))
-                self.con.execute(stats.entity_delta(1), (ids,))
-                row = self.con.execute("SELECT COUNT(*), COALESCE(SUM(dl), 0) FROM entity_fts"
-                                       " WHERE entity_id = ANY(?)", (ids,)).fetchone()
-                assert row is not None
-                deltas["entity_rows"] += int(row[0])
-                deltas["entity_tokens"] += int(row[1])
-            if self._unresolved:
-                self._resolve(sorted(self._unresolved))
-                self._unresolved.clear()
-            new_names, self._new_names = self._new_names, set()
-            stale, self._stale_fts = sorted(self._stale_fts), set()
-            if stale:
-                self.con.execute("DELETE FROM entity_initials WHERE entity_id = ANY(?)", (stale,))
-            spelled, rows, tokens = self._index_entities(stale, new_names)
-            self.con.executemany(_ADD_INITIALS, spelled)
-            deltas["entity_rows"] += rows
-            deltas["entity_tokens"] += tokens
+            if (self._chunk_signs or self._name_fts or self._unresolved or self._stale_fts
+                    or self._live_delta or self._retired):
+                self._finish_shared(deltas)
             deltas["names_gen"] += self._names_gen
             self._names_gen = 0
             deltas["live_chunk_tokens"] += self._tokens_delta
@@ -213,9 +227,57 @@ class Writer(TrustWrites):
             deltas["live_chunks"] += self._live_delta
             deltas["retired_chunks"] += self._retired
             self._live_delta = self._retired = 0
-            counts = self._count(deltas)
+            counts = self._count(deltas, read=_COMPACT_KEYS if chunks else ())
             if chunks:
                 self._compact_if_due(counts)
+
+    def _finish_shared(self, deltas: dict[str, int]) -> None:
+        """``finish``'s part under its lock: chunk counts, new names' index rows, names
+        resolved again, stale entities indexed again."""
+        first: list[tuple[str, Sequence[object] | None]] = [(LOCK, (FINISH_LOCK,))]
+        if self._chunk_signs:
+            first.append((stats.CHUNK_DELTA, ([i for i, _ in self._chunk_signs],
+                                              [s for _, s in self._chunk_signs])))
+            self._chunk_signs.clear()
+        self._name_fts_sent = 0
+        if self._name_fts:
+            self._name_fts_sent = len(first)
+            first.append((
+                "INSERT INTO entity_fts(entity_id, scope, label, aliases, literals)"
+                " SELECT i, s, l, '', '' FROM unnest(?::bigint[], ?::text[], ?::text[])"
+                " AS x(i, s, l) ON CONFLICT DO NOTHING RETURNING entity_id, dl",
+                ([r[0] for r in self._name_fts], [r[1] for r in self._name_fts],
+                 [r[2] for r in self._name_fts])))
+            self._name_fts.clear()
+        resolve = sorted(self._unresolved)
+        self._unresolved.clear()
+        if resolve:
+            first.append((_RESOLVE_READ, (resolve,)))
+        new_names, self._new_names = self._new_names, set()
+        stale, self._stale_fts = sorted(self._stale_fts), set()
+        at = len(first)
+        if stale:
+            first += self._index_reads(stale)
+        got = self._send(first)
+        if self._name_fts_sent:
+            made = got[self._name_fts_sent].rows
+            ids = [int(r[0]) for r in made]
+            deltas["entity_rows"] += len(made)
+            deltas["entity_tokens"] += sum(int(r[1]) for r in made)
+            self._pending += [(ENTITY_POSTINGS_INSERT, (ids,)), (stats.entity_delta(1), (ids,))]
+        if resolve:
+            self._resolve(got[at - 1].rows, new_names)
+        spelled, rows, tokens = self._index_entities(stale, got[at:], new_names)
+        self._pending += [(_ADD_INITIALS, r) for r in spelled]
+        deltas["entity_rows"] += rows
+        deltas["entity_tokens"] += tokens
+
+    def _send(self, statements: Sequence[tuple[str, Sequence[object] | None]]
+              ) -> list[Result]:
+        """Run the statements held back (``_pending``), then ``statements``, in one round
+        trip; the results of ``statements``."""
+        held, self._pending = self._pending, []
+        return self.con.pipeline([*held, *statements])[len(held):]
 
     def _count_chunk_stats(self) -> None:
         """Count the chunks indexed and taken out since the last time into their scopes'
@@ -225,51 +287,43 @@ class Writer(TrustWrites):
                                                  [s for _, s in self._chunk_signs]))
             self._chunk_signs.clear()
 
-    def _count(self, deltas: dict[str, int]) -> dict[str, str]:
+    def _count(self, deltas: dict[str, int], *, read: Sequence[str] = ()) -> dict[str, str]:
         """Add each delta to the count ``meta`` keeps under its key, in one statement;
-        the new values of the counts it moved."""
-        moved = [(k, str(d)) for k, d in deltas.items() if d]
-        if not moved:
-            return {}
-        return dict(self.con.execute(
-            "INSERT INTO meta(key, value) SELECT * FROM unnest(?::text[], ?::text[])"
-            " ON CONFLICT(key)"
+        the new values of the counts it moved, and the values of the keys ``read``."""
+        # (in key order: two writers' upserts lock the rows they share in one order)
+        moved = sorted((k, str(d)) for k, d in deltas.items() if d)
+        return dict(self._send([(
+            "WITH up AS (INSERT INTO meta(key, value) SELECT * FROM unnest(?::text[], ?::text[])"
+            " ORDER BY 1 ON CONFLICT(key)"
             " DO UPDATE SET value = (meta.value::bigint + EXCLUDED.value::bigint)::text"
-            " RETURNING key, value", ([k for k, _ in moved], [d for _, d in moved])).rows)
+            " RETURNING key, value) SELECT key, value FROM up UNION ALL SELECT key, value"
+            " FROM meta WHERE key = ANY(?::text[]) AND key NOT IN (SELECT key FROM up)",
+            ([k for k, _ in moved], [d for _, d in moved], list(read)))])[0].rows)
 
-    def _resolve(self, keys: list[str]) -> None:
-        """Re-point the name entities of ``keys`` to the notes that win them now, and
-        record each name that came to reach another note (see the SQLite writer)."""
-        changed = self.con.execute(
-            f"SELECT id, name_key, resolved_id, winner, scope FROM (SELECT id, name_key,"
-            f" resolved_id, scope, {NAME_WINNER} AS winner FROM entities"
-            " WHERE name_key = ANY(?)) x WHERE resolved_id IS DISTINCT FROM winner",
-            (keys,)).fetchall()
+    def _resolve(self, changed: Sequence[tuple[Any, ...]], new_names: set[int]) -> None:
+        """Re-point the name entities ``changed`` (rows of ``_RESOLVE_READ``) to the notes
+        that win them now, and record each name that came to reach another note (see the
+        SQLite writer). ``new_names``: the name entities this transaction created."""
         if not changed:
             return
-        self.con.executemany("UPDATE entities SET resolved_id = ? WHERE id = ?",
-                             [(winner, eid) for eid, _, _, winner, _ in changed])
-        moved = [r for r in changed if r[0] not in self._new_names]
+        self._pending += [("UPDATE entities SET resolved_id = ? WHERE id = ?", (winner, eid))
+                          for eid, _, _, winner, _ in changed]
+        moved = [r for r in changed if r[0] not in new_names]
         if not moved:
             return
         olds = sorted({old for _, _, old, _, _ in moved if old is not None})
-        before = {r[0]: r[1] for r in self.con.execute(
-            "SELECT id, document_id FROM entities WHERE id = ANY(?)", (olds,))}
+        before = {r[0]: r[1] for r in self._send([(
+            "SELECT id, document_id FROM entities WHERE id = ANY(?)", (olds,))])[0]}
         rows = sorted({(key, key, int(winner is not None), before.get(old), scope)
                        for _, key, old, winner, scope in moved},
                       key=lambda r: (r[1], r[2], r[3] or 0, r[4]))
-        self.con.executemany(
-            "INSERT INTO name_changes(text, key, added, document_id, label, scope)"
-            " VALUES(?, ?, ?, ?, 0, ?)", rows)
+        self._pending += [("INSERT INTO name_changes(text, key, added, document_id, label,"
+                           " scope) VALUES(?, ?, ?, ?, 0, ?)", r) for r in rows]
 
     def _compact_if_due(self, known: dict[str, str]) -> None:
         """Drop the uncited chunks of past versions once as many were retired as the
         store has live ones (as SQLite's). ``known``: counts just written."""
-        keys = ("live_chunks", "retired_chunks")
-        counts = {k: known[k] for k in keys if k in known}
-        if len(counts) < len(keys):
-            counts = dict(self.con.execute(
-                "SELECT key, value FROM meta WHERE key = ANY(?)", (list(keys),)).rows)
+        counts = {k: known[k] for k in _COMPACT_KEYS if k in known}
         if int(counts.get("retired_chunks", 0)) >= max(int(counts.get("live_chunks", 0)),
                                                        COMPACT_MIN):
             self.drop_uncited_chunks()
@@ -302,30 +356,44 @@ class Writer(TrustWrites):
             return Unchanged(doc.path)
         created = row is None
         doc_id, fresh = (int(row[0]), False) if row else self._resurrect_or_create(scope, doc, ts)
-        self._lock("doc", doc_id)
-        old_chunks = [] if fresh else self._live_chunk_rows(doc_id)
+        # (what the document's write reads first, in the lock's round trip)
+        reads: list[tuple[str, Sequence[object] | None]] = [] if fresh else [
+            (_LIVE_CHUNKS, (doc_id,)), (_NAMES_OF, (doc_id,))]
+        if self._has_vectors is None:
+            reads.append(("SELECT EXISTS(SELECT 1 FROM embeddings)", None))
+        got = self._lock("doc", doc_id, reads=reads)
+        if self._has_vectors is None:
+            self._has_vectors = bool(got[-1].rows[0][0])
+        old_chunks = [] if fresh else got[0].rows
+        prior_names = None if fresh else got[1].rows
         kept_chunks = _same_chunks(old_chunks, p) if reread else None
-        if kept_chunks is not None:
-            version_id = int(row[4])
-        else:
-            version_id = int(con.execute(
-                "INSERT INTO versions(scope, document_id, path, content_hash, text,"
-                " recorded_at, actor) VALUES(?,?,?,?,?,?,?) RETURNING id",
-                (scope, doc_id, doc.path, doc.content_hash, doc.text, ts,
-                 self.actor)).fetchone()[0])
         warned = [[i.line, i.reason] for i in doc.issues if not i.fatal]
-        con.execute("UPDATE documents SET path=?, title=?, doc_type=?, version_id=?,"
-                    " content_hash=?, size=?, mtime_ns=?, updated_at=?, source_kind=?,"
-                    " checked_ns=NULL, warnings=?, extraction=NULLIF(?, '') WHERE id=?",
-                    (doc.path, doc.title, doc.doc_type, version_id, doc.content_hash, doc.size,
-                     doc.mtime_ns, ts, doc.source_kind, json.dumps(warned) if warned else None,
-                     doc.extraction, doc_id))
-        note_id = self._note_entity(scope, doc_id, doc, ts, fresh=fresh)
+        fields = (doc.path, doc.title, doc.doc_type, doc.content_hash, doc.size, doc.mtime_ns,
+                  ts, doc.source_kind, json.dumps(warned) if warned else None,
+                  doc.extraction, doc_id)
+        # (the version, the document's row and its note's entity: one round trip)
+        if kept_chunks is not None:
+            write: tuple[str, Sequence[object]] = (
+                _DOCUMENT_UPDATE.format(version="?"),
+                (*fields[:3], int(row[4]), *fields[3:]))
+        else:  # (the new version and the document pointing to it, in one statement)
+            write = ("WITH v AS (INSERT INTO versions(scope, document_id, path, content_hash,"
+                     " text, recorded_at, actor) VALUES(?,?,?,?,?,?,?) RETURNING id) "
+                     + _DOCUMENT_UPDATE.format(version="(SELECT id FROM v)")
+                     + " RETURNING version_id",
+                     (scope, doc_id, doc.path, doc.content_hash, doc.text, ts, self.actor,
+                      *fields))
+        wrote, note = con.pipeline([write, self._note_entity(scope, doc_id, doc, ts,
+                                                             fresh=fresh)])
+        version_id = int(row[4]) if kept_chunks is not None else int(wrote.rows[0][0])
+        note_row = note.fetchone()
+        note_id = int(note_row[0]) if note_row else int(con.execute(
+            *self._note_entity(scope, doc_id, doc, ts, fresh=True)).fetchone()[0])
         chunk_ids = (kept_chunks if kept_chunks is not None
                      else self._replace_chunks(scope, doc_id, version_id, p, old_chunks, ts,
                                                moved=rename_from is not None))
         names_added, names_removed = self._replace_names(scope, doc_id, note_id, p, ts,
-                                                         fresh=fresh)
+                                                         prior=prior_names)
         self._queue_mentions(scope, doc_id, names_added, names_removed)
         # model-extracted facts (``apply_extracted``) whose chunk this version no longer
         # holds go with it: the next ``extract`` sends only those chunks again
@@ -379,20 +447,22 @@ class Writer(TrustWrites):
             (scope, doc.path, doc.source_kind, doc.title, doc.doc_type, ts, ts)).fetchone()[0])
         return doc_id, True
 
-    def _note_entity(self, scope: str, doc_id: int, doc: ParsedDocument, ts: str, *,
-                     fresh: bool) -> int:
+    @staticmethod
+    def _note_entity(scope: str, doc_id: int, doc: ParsedDocument, ts: str, *,
+                     fresh: bool) -> tuple[str, Sequence[object]]:
+        """The statement that gives the document's note entity id: made (``fresh``), or
+        brought up to date, its row written only when its IRI or label changed (an edit
+        seldom does); no row when it has none yet."""
         key = note_key(doc_id)
         iri = note_iri(scope, doc.path)
-        row = None if fresh else self.con.execute(
-            "SELECT id FROM entities WHERE key=?", (key,)).fetchone()
-        if row:
-            self.con.execute("UPDATE entities SET iri=?, label=? WHERE id=?",
-                             (iri, doc.title, row[0]))
-            return int(row[0])
-        return int(self.con.execute(
-            "INSERT INTO entities(key, kind, scope, iri, label, document_id, created_at)"
-            " VALUES(?,?,?,?,?,?,?) RETURNING id",
-            (key, "note", scope, iri, doc.title, doc_id, ts)).fetchone()[0])
+        if fresh:
+            return ("INSERT INTO entities(key, kind, scope, iri, label, document_id, created_at)"
+                    " VALUES(?,?,?,?,?,?,?) RETURNING id",
+                    (key, "note", scope, iri, doc.title, doc_id, ts))
+        return ("WITH u AS (UPDATE entities SET iri = ?, label = ? WHERE key = ?"
+                " AND (iri, label) IS DISTINCT FROM (?, ?))"
+                " SELECT id FROM entities WHERE key = ?",
+                (iri, doc.title, key, iri, doc.title, key))
 
     def _replace_chunks(self, scope: str, doc_id: int, version_id: int, p: PreparedDocument,
                         old: Sequence[Sequence[object]], ts: str, *, moved: bool = False
@@ -452,9 +522,7 @@ class Writer(TrustWrites):
         return [str(r[7]) for r in old]
 
     def _live_chunk_rows(self, doc_id: int) -> list[tuple[object, ...]]:
-        return self.con.execute(
-            "SELECT id, ord, heading, context, text, line_start, line_end, text_hash, embedded,"
-            " scope FROM chunks WHERE document_id=? AND live ORDER BY ord", (doc_id,)).fetchall()
+        return self.con.execute(_LIVE_CHUNKS, (doc_id,)).fetchall()
 
     def _drop_orphan_vectors(self, hashes: Sequence[str]) -> None:
         """Delete vectors no live chunk uses any more: a delete leaves no vector behind."""
@@ -547,20 +615,23 @@ class Writer(TrustWrites):
              [f[3] for f in files], [f[4] for f in files], scope)).rowcount
 
     def _replace_names(self, scope: str, doc_id: int, note_id: int, p: PreparedDocument,
-                       ts: str, *, fresh: bool = False
+                       ts: str, *, prior: Sequence[Sequence[Any]] | None = None
                        ) -> tuple[tuple[tuple[str, str], ...], tuple[tuple[str, str], ...]]:
         """As the SQLite writer's: a declaration made again keeps its ``recorded_at``, one
-        dropped goes to ``names_past``, retracted at ``ts``."""
+        dropped goes to ``names_past``, retracted at ``ts``. ``prior``: the document's name
+        rows as they stand (``_NAMES_OF``), None for a new document."""
         rows: list[tuple[str, str, str]] = []
         since: dict[tuple[object, ...], str] = {}
-        if not fresh:
-            prior = self.con.execute(
-                f"DELETE FROM names WHERE document_id=? RETURNING {_NAME_COLUMNS}",
-                (doc_id,)).fetchall()
-            rows = [(r[0], r[3], r[4]) for r in prior]
-            since = {tuple(r[:8]): r[8] for r in prior}
         declared = [(key, doc_id, note_id, kind, text, rank, p.doc.path, scope)
                     for key, kind, text, rank in p.names]
+        if prior is not None:
+            rows = [(r[0], r[3], r[4]) for r in prior]
+            since = {tuple(r[:8]): r[8] for r in prior}
+            if len(prior) == len(declared) == len(since) and set(since) == set(declared):
+                # the same declarations (an edit seldom changes a note's names): rows,
+                # resolution and labels stay as they are
+                return (), ()
+            self.con.execute("DELETE FROM names WHERE document_id=?", (doc_id,))
         self.con.executemany(
             f"INSERT INTO names({_NAME_COLUMNS}) VALUES(?,?,?,?,?,?,?,?,?)"
             " ON CONFLICT DO NOTHING", [(*r, since.get(r, ts)) for r in declared])
@@ -701,10 +772,10 @@ class Writer(TrustWrites):
             touched.add(subj_id)
         gone: list[int] = [live[key][0] for key in diff.retract]
         self.con.executemany(_FACT_INSERT, inserts)
-        self.con.executemany(
-            "UPDATE facts SET version_id=?, chunk_id=?, line_start=?, line_end=?,"
-            " supporting_text=?, value=?, confidence=?, trust=?, extractor=?,"
-            " extractor_version=? WHERE id=?", updates)
+        if updates:
+            # (one statement for all: an edit keeps most of a note's facts, each moved to
+            # the new version; a statement each was a third of an edit's statements)
+            self.con.execute(_FACTS_MOVE, [list(c) for c in zip(*updates, strict=True)])
         if gone:
             touched |= self._retract_ids(gone, ts, reason)
         return len(inserts), len(gone), len(diff.keep), touched
@@ -725,88 +796,140 @@ class Writer(TrustWrites):
     def _refresh_entity_fts(self, entity_ids: Iterable[int]) -> None:
         self._stale_fts.update(entity_ids)
 
-    def _index_entities(self, ids: list[int], new: Iterable[int] = ()
+    def _index_reads(self, ids: list[int]) -> list[tuple[str, Sequence[object] | None]]:
+        """What ``_index_entities`` reads of the entities ``ids``."""
+        return [
+            ("SELECT entity_id, label, aliases, literals, dl FROM entity_fts"
+             " WHERE entity_id = ANY(?)", (ids,)),
+            # id -> label, kind, scope, since when its text stood
+            ("SELECT id, label, kind, scope, COALESCE(indexed_at, created_at) FROM entities"
+             " WHERE id = ANY(?)", (ids,)),
+            *self._entity_text_reads(ids)]
+
+    def _index_entities(self, ids: list[int], got: Sequence[Result], new: Iterable[int] = ()
                         ) -> tuple[list[tuple[str, int, str]], int, int]:
         """Index the entities' labels, names and literals for search, or take them out
         when nothing is left to find them by (as the SQLite writer's ``_index_entity``, a
         statement for all of them, not one each); return what the notes' labels spell by
         their initials (initials, id, scope), and the rows and tokens the index gained.
         A text replaced by another, or by none, goes to ``entity_past`` with the time it
-        stood (``new``: entities created in this transaction, whose text stood no time)."""
+        stood (``new``: entities created in this transaction, whose text stood no time).
+        ``got``: the results of ``_index_reads(ids)``.
+
+        An entity whose text is what its row already holds is left as it is (its row,
+        postings, initials and counts would come back the same): an edit's note is
+        nearly always that."""
         if not ids:
             return [], 0, 0
-        self.con.execute(stats.entity_delta(-1), (ids,))  # (counted out before they go)
-        took = self.con.execute(
-            "WITH t AS (DELETE FROM entity_fts WHERE entity_id = ANY(?) RETURNING entity_id,"
-            " tsv, dl, label, aliases, literals), p AS (DELETE FROM entity_postings"
-            " WHERE entity_id = ANY(?) AND lexeme"
-            " = ANY(ARRAY(SELECT DISTINCT unnest(tsvector_to_array(tsv)) FROM t)))"
-            " SELECT entity_id, label, aliases, literals, dl FROM t", (ids, ids)).fetchall()
-        old = {int(r[0]): (str(r[1]), str(r[2]), str(r[3])) for r in took}
-        rows, tokens = -len(took), -sum(int(r[4]) for r in took)
-        # id -> label, kind, scope, since when its text stood
-        found = {r[0]: (r[1], r[2], r[3], r[4]) for r in self.con.execute(
-            "SELECT id, label, kind, scope, COALESCE(indexed_at, created_at) FROM entities"
-            " WHERE id = ANY(?)", (ids,))}
-        texts = self._entity_texts(ids, found)
+        old = {int(r[0]): (str(r[1]), str(r[2]), str(r[3])) for r in got[0].rows}
+        old_dl = {int(r[0]): int(r[4]) for r in got[0].rows}
+        found = {r[0]: (r[1], r[2], r[3], r[4]) for r in got[1].rows}
+        texts = self._entity_texts(ids, found, got[2:])
+        changed = [i for i in ids if old.get(i) != texts.get(i)]
+        if not changed:
+            return [], 0, 0
+        gone = [i for i in changed if i in old]
+        rows, tokens = -len(gone), -sum(old_dl[i] for i in gone)
+        self._pending += [
+            ("DELETE FROM entity_initials WHERE entity_id = ANY(?)", (changed,)),
+            (stats.entity_delta(-1), (gone,)),  # (counted out before they go)
+            ("WITH t AS (DELETE FROM entity_fts WHERE entity_id = ANY(?) RETURNING tsv)"
+             " DELETE FROM entity_postings WHERE entity_id = ANY(?) AND lexeme"
+             " = ANY(ARRAY(SELECT DISTINCT unnest(tsvector_to_array(tsv)) FROM t))",
+             (gone, gone))] if gone else [
+            ("DELETE FROM entity_initials WHERE entity_id = ANY(?)", (changed,))]
         if not self._keep_index_times:  # (an import's rebuild: the rows' own times stand)
             ts, fresh = now_iso(), set(new)
-            self.con.executemany(
+            self._pending += [(
                 "INSERT INTO entity_past(entity_id, scope, label, aliases, literals,"
                 " recorded_at, retired_at) VALUES(?,?,?,?,?,?,?)",
-                [(i, found[i][2], *o, found[i][3], ts) for i, o in old.items()
-                 if o != texts.get(i) and i not in fresh and i in found])
-            moved = [i for i in texts if texts[i] != old.get(i)]
+                (i, found[i][2], *old[i], found[i][3], ts)) for i in gone
+                if i not in fresh and i in found]
+            moved = [i for i in changed if i in texts]
             if moved:
-                self.con.execute("UPDATE entities SET indexed_at = ? WHERE id = ANY(?)",
-                                 (ts, moved))
-        keep = [i for i in ids if i in texts]
+                self._pending.append(("UPDATE entities SET indexed_at = ? WHERE id = ANY(?)",
+                                      (ts, moved)))
+        keep = [i for i in changed if i in texts]
         if not keep:
             return [], rows, tokens
-        got = self.con.execute(
-            "WITH t AS (INSERT INTO entity_fts(entity_id, scope, label, aliases, literals)"
-            " SELECT * FROM unnest(?::bigint[], ?::text[], ?::text[], ?::text[], ?::text[])"
-            " RETURNING dl) SELECT COUNT(*), COALESCE(SUM(dl), 0) FROM t",
-            (keep, [found[i][2] for i in keep], [texts[i][0] for i in keep],
-             [texts[i][1] for i in keep], [texts[i][2] for i in keep])).fetchone()
-        self.con.execute(ENTITY_POSTINGS_INSERT, (keep,))
-        self.con.execute(stats.entity_delta(1), (keep,))
-        rows, tokens = rows + int(got[0]), tokens + int(got[1])
+        made = self._send([
+            ("WITH t AS (INSERT INTO entity_fts(entity_id, scope, label, aliases, literals)"
+             " SELECT * FROM unnest(?::bigint[], ?::text[], ?::text[], ?::text[], ?::text[])"
+             " RETURNING dl) SELECT COUNT(*), COALESCE(SUM(dl), 0) FROM t",
+             (keep, [found[i][2] for i in keep], [texts[i][0] for i in keep],
+              [texts[i][1] for i in keep], [texts[i][2] for i in keep]))])[0].fetchone()
+        self._pending += [(ENTITY_POSTINGS_INSERT, (keep,)), (stats.entity_delta(1), (keep,))]
+        rows, tokens = rows + int(made[0]), tokens + int(made[1])
         spelled = [(short, i, found[i][2]) for i in keep if found[i][1] == "note"
                    for short in label_initials(found[i][0])]
         return spelled, rows, tokens
 
-    def _entity_texts(self, ids: list[int], found: dict[int, tuple[Any, ...]]
+    @staticmethod
+    def _entity_text_reads(ids: list[int]) -> list[tuple[str, Sequence[object] | None]]:
+        """What ``_entity_texts`` reads of the entities ``ids``: folder names, the names
+        they are found by, which name entities no live fact refers to any more (marked
+        orphans as read), and their literal values."""
+        return [
+            # a folder's name is how its notes find their page: no words to search it by
+            ("SELECT id FROM entities WHERE id = ANY(?) AND kind = 'name'"
+             " AND name_key LIKE '%/'", (ids,)),
+            ("SELECT DISTINCT entity_id, text FROM names WHERE entity_id = ANY(?)"
+             " AND kind NOT LIKE 'folder%' ORDER BY 1, 2", (ids,)),
+            # (a row written only where its mark changes)
+            (f"WITH s AS (SELECT id, NOT ({NAME_REFERRED}) AS o FROM entities"
+             " WHERE id = ANY(?) AND kind = 'name'), u AS (UPDATE entities e SET orphan = s.o"
+             " FROM s WHERE e.id = s.id AND e.orphan IS DISTINCT FROM s.o) SELECT id, o FROM s",
+             (ids,)),
+            ("SELECT e.id, v.value FROM entities e CROSS JOIN LATERAL (SELECT id, value"
+             " FROM facts WHERE subject_id = e.id AND scope = e.scope AND retracted_at IS NULL"
+             " AND object_id IS NULL AND review <> 'rejected' ORDER BY id LIMIT 200) v"
+             " WHERE e.id = ANY(?) ORDER BY e.id, v.id", (ids,))]
+
+    @staticmethod
+    def _entity_texts(ids: list[int], found: dict[int, tuple[Any, ...]], read: Sequence[Result]
                       ) -> dict[int, tuple[str, str, str]]:
         """What each entity is found by (label, names, literal values); an entity with
-        nothing left to find it by is not there. ``found``: id -> label, kind, scope."""
-        # a folder's name is how its notes find their page: no words to search it by
-        folders = {r[0] for r in self.con.execute(
-            "SELECT id FROM entities WHERE id = ANY(?) AND kind = 'name'"
-            " AND name_key LIKE '%/'", (ids,))}
+        nothing left to find it by is not there. ``found``: id -> label, kind, scope;
+        ``read``: the results of ``_entity_text_reads``."""
+        folders = {r[0] for r in read[0].rows}
         aliases: dict[int, list[str]] = {}
-        for eid, t in self.con.execute("SELECT DISTINCT entity_id, text FROM names"
-                                       " WHERE entity_id = ANY(?) AND kind NOT LIKE 'folder%'"
-                                       " ORDER BY 1, 2", (ids,)):
+        for eid, t in read[1].rows:
             aliases.setdefault(eid, []).append(t)
-        names = [i for i in ids if i in found and found[i][1] == "name"]
-        orphans = {r[0] for r in self.con.execute(
-            f"UPDATE entities SET orphan = NOT ({NAME_REFERRED}) WHERE id = ANY(?)"
-            " RETURNING id, orphan", (names,)) if r[1]} if names else set()
+        orphans = {r[0] for r in read[2].rows if r[1]}
         keep = [i for i in ids if i in found and i not in orphans and i not in folders
                 and not (found[i][1] == "note" and not aliases.get(i))]
         if not keep:
             return {}
         literals: dict[int, list[str]] = {}
-        for eid, value in self.con.execute(
-                "SELECT k.id, v.value FROM unnest(?::bigint[], ?::text[]) AS k(id, scope)"
-                " CROSS JOIN LATERAL (SELECT value FROM facts WHERE subject_id = k.id"
-                " AND scope = k.scope AND retracted_at IS NULL AND object_id IS NULL"
-                " AND review <> 'rejected'"
-                " ORDER BY id LIMIT 200) v", (keep, [found[i][2] for i in keep])):
+        for eid, value in read[3].rows:
             literals.setdefault(eid, []).append(value)
         return {i: (str(found[i][0]), " ".join(aliases.get(i, ())),
                     " ".join(literals.get(i, ()))) for i in keep}
+
+    def claim_mentions(self, doc_ids: Sequence[int], *, wait: bool) -> list[int]:
+        """Take the documents' locks (those ``_apply_owned`` takes) before their text is
+        read for mentions, so what is read is what the lock holds until commit; without
+        ``wait``, only those no other writer holds. Why: every writer's mention pass takes
+        the queued documents, among them the ones other writers just wrote and are
+        finding mentions in themselves; each waited for those and then did the work
+        again (~3 passes an edit with 8 writers at once). The holder reads after the last
+        commit of the document (a write of it waits for the lock too), so its work is
+        the same."""
+        ids = sorted(set(doc_ids))
+        todo = [d for d in ids if _lock_key("doc", d) not in self._locked]
+        if not todo:
+            return ids
+        with map_driver_errors("cannot claim mention work"):
+            if wait:  # (in order, one after the other: as ``_apply_owned`` takes them)
+                self.con.pipeline([(LOCK, ("\x1f" + _lock_key("doc", d),)) for d in todo])
+                got = set(todo)
+            else:
+                got = {int(r[0]) for r in self.con.execute(
+                    "SELECT d FROM unnest(?::bigint[], ?::text[]) AS x(d, k) WHERE"
+                    " pg_try_advisory_xact_lock(hashtextextended(current_schema() || k, 0))",
+                    (todo, ["\x1f" + _lock_key("doc", d) for d in todo])).rows}
+        self._locked.update(_lock_key("doc", d) for d in got)
+        return [d for d in ids if d in got or d not in todo]
 
     def apply_mentions(self, doc_id: int, drafts: Sequence[FactDraft]) -> tuple[int, int]:
         """Diff a live document's ``mentions`` facts against ``drafts``: (added, retracted)."""

@@ -620,6 +620,10 @@ class Writer(TrustWrites):
             "INSERT INTO name_changes(text, key, added, document_id) VALUES(?, ?, ?, ?)",
             [(t, k, 1, source) for t, k in added] + [(t, k, 0, source) for t, k in removed])
 
+    def claim_mentions(self, doc_ids: Sequence[int], *, wait: bool) -> list[int]:
+        """All of them: this transaction holds the store's one write lock already."""
+        return sorted(set(doc_ids))
+
     def mentions_done(self, doc_ids: Sequence[int], *, through_change: int | None) -> None:
         """Clear finished mention work: these documents, and name changes up to an id."""
         self.con.executemany("DELETE FROM mention_queue WHERE document_id = ?",
