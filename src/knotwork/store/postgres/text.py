@@ -284,23 +284,22 @@ def _entities_from_postings(con: Con, lexes: list[str], match: str, label: bool,
         " FROM entity_postings t JOIN terms q ON q.lexeme = t.lexeme AND q.scope = t.scope"
         f" JOIN st ON st.scope = t.scope WHERE t.lexeme = ANY(?::text[]){only}"
         f" GROUP BY 1, 2{having})")
-    hits = ("SELECT COALESCE(e.resolved_id, e.id) AS id, s.score, e.id AS eid, s.k FROM s"
-            f" JOIN entities e ON e.id = s.entity_id AND e.scope = s.scope WHERE TRUE {where}")
-    if match != "all_else_any":
-        sql = f"{head} {hits} ORDER BY s.score DESC, e.id LIMIT ?"
-        params: tuple[object, ...] = (*stats_args, lexes, *args, limit)
+    if where:
+        sql, params = _entities_where(head, len(lexes), match, stats_args, lexes, where=where,
+                                      args=args, limit=limit)
+    elif match != "all_else_any":
+        sql = f"{head} SELECT {_ENTITY_OF} FROM {_best('s', 'TRUE')} {_ENTITY_JOIN}"
+        params = (*stats_args, lexes, limit)
     else:
         sql = (
-            f"{head}, r AS MATERIALIZED ({hits}),"
-            f" a AS (SELECT id, score, eid FROM r WHERE k = {len(lexes)}"
-            "  ORDER BY score DESC, eid LIMIT ?),"
+            f"{head}, a AS MATERIALIZED (SELECT {_ENTITY_OF} FROM"
+            f" {_best('s', f'k = {len(lexes)}')} {_ENTITY_JOIN}),"
             " filled AS (SELECT COUNT(DISTINCT id) FILTER (WHERE score <> 0) >= ? AS yes"
             "  FROM a)"
-            " SELECT id, score, eid FROM (SELECT id, score, eid FROM a"
-            " WHERE (SELECT yes FROM filled) UNION ALL (SELECT id, score, eid FROM r"
-            " WHERE NOT (SELECT yes FROM filled) ORDER BY score DESC, eid LIMIT ?)) x"
-            " ORDER BY score DESC, eid")
-        params = (*stats_args, lexes, *args, limit, limit, limit)
+            " SELECT id, score, eid FROM a WHERE (SELECT yes FROM filled) UNION ALL"
+            f" SELECT {_ENTITY_OF} FROM {_best('s', 'NOT (SELECT yes FROM filled)')}"
+            f" {_ENTITY_JOIN}")
+        params = (*stats_args, lexes, limit, limit, limit)
     if more:
         sql = (f"SELECT x.id, x.score, r.* FROM ({sql}) x {more}"
                " ORDER BY x.score DESC, x.eid")
@@ -308,6 +307,42 @@ def _entities_from_postings(con: Con, lexes: list[str], match: str, label: bool,
         sql = f"SELECT x.id, x.score FROM ({sql}) x ORDER BY x.score DESC, x.eid"
     rows = con.execute(sql, params).rows
     return [(int(r[0]), float(r[1] or 0.0), *r[2:]) for r in rows if r[1]]
+
+
+# The best ``?`` entity rows of the scored postings ``{s}`` (``entity_id``, ``scope``,
+# ``score``) that pass ``{cond}``, as ``b``; then each one's entity ``e``, read for those
+# rows alone (the same order: ``e.id`` is the row's ``entity_id``). Why: joining the entity
+# of every row that holds a common word read ~2,500 entities to keep 50 (2 of 3.5 ms).
+_ENTITY_OF = "COALESCE(e.resolved_id, e.id) AS id, b.score, e.id AS eid"
+_ENTITY_JOIN = "JOIN entities e ON e.id = b.entity_id AND e.scope = b.scope"
+
+
+def _best(s: str, cond: str) -> str:
+    return (f"(SELECT entity_id, scope, score FROM {s} WHERE {cond}"
+            " ORDER BY score DESC, entity_id LIMIT ?) b")
+
+
+def _entities_where(head: str, n: int, match: str, stats_args: Sequence[object],
+                    lexes: list[str], *, where: str, args: Sequence[object], limit: int
+                    ) -> tuple[str, tuple[object, ...]]:
+    """``_entities_from_postings``'s statement when ``where`` narrows the entities: each
+    row's entity read first, for the filter to see (``head``: the scored postings ``s``)."""
+    hits = ("SELECT COALESCE(e.resolved_id, e.id) AS id, s.score, e.id AS eid, s.k FROM s"
+            f" JOIN entities e ON e.id = s.entity_id AND e.scope = s.scope WHERE TRUE {where}")
+    if match != "all_else_any":
+        return (f"{head} {hits} ORDER BY s.score DESC, e.id LIMIT ?",
+                (*stats_args, lexes, *args, limit))
+    sql = (
+        f"{head}, r AS MATERIALIZED ({hits}),"
+        f" a AS (SELECT id, score, eid FROM r WHERE k = {n}"
+        "  ORDER BY score DESC, eid LIMIT ?),"
+        " filled AS (SELECT COUNT(DISTINCT id) FILTER (WHERE score <> 0) >= ? AS yes"
+        "  FROM a)"
+        " SELECT id, score, eid FROM (SELECT id, score, eid FROM a"
+        " WHERE (SELECT yes FROM filled) UNION ALL (SELECT id, score, eid FROM r"
+        " WHERE NOT (SELECT yes FROM filled) ORDER BY score DESC, eid LIMIT ?)) x"
+        " ORDER BY score DESC, eid")
+    return sql, (*stats_args, lexes, *args, limit, limit, limit)
 
 
 # The rows of each table standing at the statement's time (``schema.AT``) that match the
