@@ -278,7 +278,10 @@ def _both(stats_sql: str, stats_args: Sequence[object], *, where: str,
              " JOIN st ON st.scope = t.scope WHERE {gate}")
     sql = (f"{stats_sql}, {pick} "
            + score.format(join=f"{rare} t CROSS JOIN LATERAL {probed} u",
-                          a=_term_score("t", "q"), b=_term_score("u", "p"), ul="u.lexeme",
+                          a=_term_score("t", "q"), b=_term_score("u", "p"),
+                          # (the word probed, not ``u``'s: joined before the probe, its
+                          # row then asks one probe of each posting, not one a term)
+                          ul="(SELECT common FROM pick)",
                           gate="(SELECT probe FROM pick)") + f" {where} UNION ALL "
            + score.format(join=f"{merged} t", a=_term_score("t", "q"),
                           b=_score("p", "t.u_tf", "t.u_dl"), ul="t.u_lexeme",
