@@ -203,3 +203,35 @@ def test_each_version_keeps_its_text_and_the_document_points_at_the_last(
     assert store.reader.document_versions([second.id]) == {
         second.id: (second.version_id, second.updated_at)}
     assert store.reader.document_texts("default", ["a.md"]) == {"a.md": "second text"}
+
+
+@pytest.mark.parametrize("match", ["any", "all"])
+def test_entity_hits_under_a_limit_are_the_first_hits_under_a_larger_one(
+        store: Store, match: str) -> None:
+    # many rows tie or nearly tie on both words, so a limit cuts among equals (ranked by
+    # score, then by the entity row): the rows kept must be those a larger limit ranks first
+    _apply(store, *(doc(f"n{i}.md", [], body="kestrel queue",
+                        title=f"Kestrel {'queue ' * (i % 3)}note {'x ' * (i % 4)}")
+                    for i in range(12)))
+    ask = store.reader.search_entities
+    full = ask(TextQuery(("kestrel", "queue"), match), limit=100)  # type: ignore[arg-type]
+    assert len(full) >= 4
+    for limit in range(1, len(full) + 1):
+        got = ask(TextQuery(("kestrel", "queue"), match), limit=limit)  # type: ignore[arg-type]
+        assert got == full[:limit], limit
+
+
+@pytest.mark.parametrize("rare", [1, 2, 3, 12])
+def test_an_all_query_ranks_as_the_any_query_among_the_rows_holding_every_term(
+        store: Store, rare: int) -> None:
+    # "kestrel" in `rare` notes, "queue" in 24: a word far rarer than the other (its rows
+    # each probe the other's, on PostgreSQL) or two of alike counts (both read whole)
+    _apply(store, *(doc(f"n{i}.md", [], body=" ".join(
+        (["kestrel"] * (1 + i % 2) if i < rare else []) + ["queue"] * (1 + i % 3)
+        + ["filler"] * (i % 5))) for i in range(24)))
+    both = {h.id for h in store.reader.search_chunks(TextQuery(("kestrel",)), limit=100)}
+    assert len(both) == rare
+    any_ = store.reader.search_chunks(TextQuery(("queue", "kestrel")), limit=100)
+    for limit in (1, 2, 5, 40):
+        got = store.reader.search_chunks(TextQuery(("queue", "kestrel"), "all"), limit=limit)
+        assert got == [h for h in any_ if h.id in both][:limit], limit

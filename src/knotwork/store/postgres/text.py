@@ -138,7 +138,8 @@ _SCOPE_TERMS = (
     "WITH st AS MATERIALIZED (SELECT scope, n::float8 AS n, tokens::float8 AS tokens"
     " FROM text_stats WHERE kind = '{kind}' AND n > 0{within}),"
     " terms AS MATERIALIZED (SELECT st.scope, l AS lexeme, GREATEST(1e-6, ln(GREATEST(st.n"
-    " - COALESCE(d.{df}, 0) + 0.5, 1e-9) / (COALESCE(d.{df}, 0) + 0.5::float8))) AS idf"
+    " - COALESCE(d.{df}, 0) + 0.5, 1e-9) / (COALESCE(d.{df}, 0) + 0.5::float8))) AS idf,"
+    " COALESCE(d.{df}, 0) AS df"
     " FROM st CROSS JOIN unnest(?::text[]) AS l LEFT JOIN {kind}_df d ON d.lexeme = l"
     " AND d.scope = st.scope)")
 
@@ -227,20 +228,7 @@ def _from_postings(con: Con, lexes: list[str], every: bool, stats_sql: str,
         f" {where} GROUP BY 1{having} ORDER BY score DESC, 1 LIMIT ?")
     params: tuple[object, ...] = (*stats_args, lexes, *args, limit)
     if every and len(lexes) == 2:
-        # Both words' postings, each read in chunk order from the primary key (lexeme,
-        # chunk_id), merged on the chunk: a merge join, where grouping every posting of
-        # either word sorted them all first (common words at 2,000 notes: 0.7 ms, not 2.4).
-        # The score is the same sum (of two terms, whichever order it was added in).
-        sql = (
-            f"{stats_sql} SELECT t.chunk_id,"
-            f" {_term_score('t', 'q')} + {_term_score('u', 'p')} AS score"
-            " FROM chunk_postings t JOIN chunk_postings u ON u.lexeme = ?::text"
-            " AND u.chunk_id = t.chunk_id AND u.scope = t.scope"
-            " JOIN terms q ON q.lexeme = t.lexeme AND q.scope = t.scope"
-            " JOIN terms p ON p.lexeme = u.lexeme AND p.scope = u.scope"
-            " JOIN st ON st.scope = t.scope WHERE t.lexeme = ?::text"
-            f" {where} ORDER BY score DESC, 1 LIMIT ?")
-        params = (*stats_args, lexes[1], lexes[0], *args, limit)
+        sql, params = _both(stats_sql, stats_args, where=where, args=args, limit=limit)
     if more:
         sql = (f"SELECT x.id, x.score, r.* FROM ({sql}) x(id, score) {more}"
                " ORDER BY x.score DESC, x.id")
@@ -248,11 +236,70 @@ def _from_postings(con: Con, lexes: list[str], every: bool, stats_sql: str,
     return [(int(r[0]), float(r[1] or 0.0), *r[2:]) for r in rows if r[1]]
 
 
+# A posting list ``PROBE_RATIO`` times shorter than the other's is joined by probing the
+# other's primary key for each of its chunks; two of more alike length are merged.
+PROBE_RATIO = 8
+# One word's postings (``{lexeme}``: a scalar), as a subquery the planner keeps whole
+# (``OFFSET 0``), so no plan of the join over it hangs on how many rows it guesses.
+_POSTINGS_OF = ("(SELECT lexeme, chunk_id, scope, tf, dl FROM chunk_postings"
+                " WHERE lexeme = {lexeme}{more} OFFSET 0)")
+
+
+def _both(stats_sql: str, stats_args: Sequence[object], *, where: str,
+          args: Sequence[object], limit: int) -> tuple[str, tuple[object, ...]]:
+    """The chunks holding both of two lexemes (those of ``stats_sql``'s terms), best first:
+    one statement whose join is chosen as it runs, from the words' counts (``terms.df``).
+
+    Why not one join left to the planner: the statement is prepared once a connection
+    has sent it a few times, and the generic plan of a store built note by note (its
+    index larger than a fresh one) probed the primary key once for each of a common
+    word's ~10,000 postings: 11.7 ms a statement at 10,000 notes (median of the bench's
+    59 two-word questions) where reading both lists whole takes 4.0 (2.8 merged, when the
+    plan of a freshly indexed copy merges them). So each way is spelled so the planner has
+    one sound plan for it whatever it guesses, and a one-time filter runs one: the rarer
+    word's postings each probing the other's (when far rarer: a lateral subquery, so a
+    nested loop), else both lists read whole and joined (each a subquery kept whole: no
+    plan can probe one for each row of the other). The score is the same sum of the two
+    terms either way."""
+    pick = ("o AS MATERIALIZED (SELECT lexeme, SUM(df) AS df FROM terms GROUP BY 1),"
+            " pick AS MATERIALIZED (SELECT (SELECT lexeme FROM o ORDER BY df, lexeme LIMIT 1)"
+            " AS rare, (SELECT lexeme FROM o ORDER BY df DESC, lexeme DESC LIMIT 1) AS common,"
+            f" (SELECT MIN(df) * {PROBE_RATIO} < MAX(df) FROM o) AS probe)")
+    rare = _POSTINGS_OF.format(lexeme="(SELECT rare FROM pick)", more="")
+    common = _POSTINGS_OF.format(lexeme="(SELECT common FROM pick)", more="")
+    probed = _POSTINGS_OF.format(lexeme="(SELECT common FROM pick)",
+                                 more=" AND chunk_id = t.chunk_id AND scope = t.scope")
+    merged = ("(SELECT t.chunk_id, t.scope, t.lexeme, t.tf, t.dl, u.lexeme AS u_lexeme,"
+              f" u.tf AS u_tf, u.dl AS u_dl FROM {rare} t JOIN {common} u"
+              " ON u.chunk_id = t.chunk_id AND u.scope = t.scope OFFSET 0)")
+    score = ("SELECT t.chunk_id, {a} + {b} AS score FROM {join}"
+             " JOIN terms q ON q.lexeme = t.lexeme AND q.scope = t.scope"
+             " JOIN terms p ON p.lexeme = {ul} AND p.scope = t.scope"
+             " JOIN st ON st.scope = t.scope WHERE {gate}")
+    sql = (f"{stats_sql}, {pick} "
+           + score.format(join=f"{rare} t CROSS JOIN LATERAL {probed} u",
+                          a=_term_score("t", "q"), b=_term_score("u", "p"),
+                          # (the word probed, not ``u``'s: joined before the probe, its
+                          # row then asks one probe of each posting, not one a term)
+                          ul="(SELECT common FROM pick)",
+                          gate="(SELECT probe FROM pick)") + f" {where} UNION ALL "
+           + score.format(join=f"{merged} t", a=_term_score("t", "q"),
+                          b=_score("p", "t.u_tf", "t.u_dl"), ul="t.u_lexeme",
+                          gate="NOT (SELECT probe FROM pick)")
+           + f" {where} ORDER BY score DESC, 1 LIMIT ?")
+    return sql, (*stats_args, *args, *args, limit)
+
+
 def _term_score(t: str, q: str) -> str:
     """One term's BM25 in the row of posting ``t``, with its weight row ``q`` (``terms``)
     and its scope's counts ``st``: FTS5's formula (the module docstring)."""
-    return (f"{q}.idf * {t}.tf * {K1 + 1} / ({t}.tf + {K1} * ({1 - B}"
-            f" + {B}::float8 * {t}.dl / GREATEST(st.tokens / st.n, 1e-9)))")
+    return _score(q, f"{t}.tf", f"{t}.dl")
+
+
+def _score(q: str, tf: str, dl: str) -> str:
+    """``_term_score`` of a posting's ``tf`` and ``dl`` given as columns."""
+    return (f"{q}.idf * {tf} * {K1 + 1} / ({tf} + {K1} * ({1 - B}"
+            f" + {B}::float8 * {dl} / GREATEST(st.tokens / st.n, 1e-9)))")
 
 
 def postings_answer(con: Con, query: TextQuery) -> bool:
@@ -284,23 +331,22 @@ def _entities_from_postings(con: Con, lexes: list[str], match: str, label: bool,
         " FROM entity_postings t JOIN terms q ON q.lexeme = t.lexeme AND q.scope = t.scope"
         f" JOIN st ON st.scope = t.scope WHERE t.lexeme = ANY(?::text[]){only}"
         f" GROUP BY 1, 2{having})")
-    hits = ("SELECT COALESCE(e.resolved_id, e.id) AS id, s.score, e.id AS eid, s.k FROM s"
-            f" JOIN entities e ON e.id = s.entity_id AND e.scope = s.scope WHERE TRUE {where}")
-    if match != "all_else_any":
-        sql = f"{head} {hits} ORDER BY s.score DESC, e.id LIMIT ?"
-        params: tuple[object, ...] = (*stats_args, lexes, *args, limit)
+    if where:
+        sql, params = _entities_where(head, len(lexes), match, stats_args, lexes, where=where,
+                                      args=args, limit=limit)
+    elif match != "all_else_any":
+        sql = f"{head} SELECT {_ENTITY_OF} FROM {_best('s', 'TRUE')} {_ENTITY_JOIN}"
+        params = (*stats_args, lexes, limit)
     else:
         sql = (
-            f"{head}, r AS MATERIALIZED ({hits}),"
-            f" a AS (SELECT id, score, eid FROM r WHERE k = {len(lexes)}"
-            "  ORDER BY score DESC, eid LIMIT ?),"
+            f"{head}, a AS MATERIALIZED (SELECT {_ENTITY_OF} FROM"
+            f" {_best('s', f'k = {len(lexes)}')} {_ENTITY_JOIN}),"
             " filled AS (SELECT COUNT(DISTINCT id) FILTER (WHERE score <> 0) >= ? AS yes"
             "  FROM a)"
-            " SELECT id, score, eid FROM (SELECT id, score, eid FROM a"
-            " WHERE (SELECT yes FROM filled) UNION ALL (SELECT id, score, eid FROM r"
-            " WHERE NOT (SELECT yes FROM filled) ORDER BY score DESC, eid LIMIT ?)) x"
-            " ORDER BY score DESC, eid")
-        params = (*stats_args, lexes, *args, limit, limit, limit)
+            " SELECT id, score, eid FROM a WHERE (SELECT yes FROM filled) UNION ALL"
+            f" SELECT {_ENTITY_OF} FROM {_best('s', 'NOT (SELECT yes FROM filled)')}"
+            f" {_ENTITY_JOIN}")
+        params = (*stats_args, lexes, limit, limit, limit)
     if more:
         sql = (f"SELECT x.id, x.score, r.* FROM ({sql}) x {more}"
                " ORDER BY x.score DESC, x.eid")
@@ -308,6 +354,42 @@ def _entities_from_postings(con: Con, lexes: list[str], match: str, label: bool,
         sql = f"SELECT x.id, x.score FROM ({sql}) x ORDER BY x.score DESC, x.eid"
     rows = con.execute(sql, params).rows
     return [(int(r[0]), float(r[1] or 0.0), *r[2:]) for r in rows if r[1]]
+
+
+# The best ``?`` entity rows of the scored postings ``{s}`` (``entity_id``, ``scope``,
+# ``score``) that pass ``{cond}``, as ``b``; then each one's entity ``e``, read for those
+# rows alone (the same order: ``e.id`` is the row's ``entity_id``). Why: joining the entity
+# of every row that holds a common word read ~2,500 entities to keep 50 (2 of 3.5 ms).
+_ENTITY_OF = "COALESCE(e.resolved_id, e.id) AS id, b.score, e.id AS eid"
+_ENTITY_JOIN = "JOIN entities e ON e.id = b.entity_id AND e.scope = b.scope"
+
+
+def _best(s: str, cond: str) -> str:
+    return (f"(SELECT entity_id, scope, score FROM {s} WHERE {cond}"
+            " ORDER BY score DESC, entity_id LIMIT ?) b")
+
+
+def _entities_where(head: str, n: int, match: str, stats_args: Sequence[object],
+                    lexes: list[str], *, where: str, args: Sequence[object], limit: int
+                    ) -> tuple[str, tuple[object, ...]]:
+    """``_entities_from_postings``'s statement when ``where`` narrows the entities: each
+    row's entity read first, for the filter to see (``head``: the scored postings ``s``)."""
+    hits = ("SELECT COALESCE(e.resolved_id, e.id) AS id, s.score, e.id AS eid, s.k FROM s"
+            f" JOIN entities e ON e.id = s.entity_id AND e.scope = s.scope WHERE TRUE {where}")
+    if match != "all_else_any":
+        return (f"{head} {hits} ORDER BY s.score DESC, e.id LIMIT ?",
+                (*stats_args, lexes, *args, limit))
+    sql = (
+        f"{head}, r AS MATERIALIZED ({hits}),"
+        f" a AS (SELECT id, score, eid FROM r WHERE k = {n}"
+        "  ORDER BY score DESC, eid LIMIT ?),"
+        " filled AS (SELECT COUNT(DISTINCT id) FILTER (WHERE score <> 0) >= ? AS yes"
+        "  FROM a)"
+        " SELECT id, score, eid FROM (SELECT id, score, eid FROM a"
+        " WHERE (SELECT yes FROM filled) UNION ALL (SELECT id, score, eid FROM r"
+        " WHERE NOT (SELECT yes FROM filled) ORDER BY score DESC, eid LIMIT ?)) x"
+        " ORDER BY score DESC, eid")
+    return sql, (*stats_args, lexes, *args, limit, limit, limit)
 
 
 # The rows of each table standing at the statement's time (``schema.AT``) that match the
