@@ -6,12 +6,14 @@
 On the synthetic vault of ``bench/ingest.py``, in a schema of its own of the server at
 ``--pg`` (default ``$KNOTWORK_TEST_PG_URL``), ``--queries`` questions as ``bench/backends.py``
 asks them, after five to warm up. Reports, a question: wall p50/p95, the statements sent
-(each counted by wrapping the backend's one execute function), the client's CPU time, and
-the CPU time of the server processes serving this run's connections (read from
-``/proc/<pid>/stat``: only when the server runs on this machine, else null). CPU time is
-steadier than wall time on a shared machine, so runs of two versions alternated
-(``PYTHONPATH=old/src``, then new, then old again) compare better by it. ``--top N`` adds
-the N statement texts that took longest (a long one shown by its start and end).
+(each counted by wrapping the backend's one execute function and its pipeline) and the
+round trips they took (a pipeline's statements, one; the snapshot's own two not counted),
+the client's CPU time, and the CPU time of the server processes serving this run's
+connections (read from ``/proc/<pid>/stat``: only when the server runs on this machine,
+else null). CPU time is steadier than wall time on a shared machine, so runs of two
+versions alternated (``PYTHONPATH=old/src``, then new, then old again) compare better by
+it. ``--top N`` adds the N statement texts that took longest (a long one shown by its
+start and end).
 
 ``--sqlite`` also asks every question of a SQLite store of the same vault (built once
 next to the vault), right after PostgreSQL answers it: the two backends' latencies are
@@ -107,6 +109,7 @@ def main() -> int:
            f"&options={quote(f'-csearch_path={schema},public')}")
     took: dict[str, list[float]] = defaultdict(lambda: [0, 0.0])
     sent = [0]
+    trips = [0]  # round trips: a pipeline's statements go in one
     run = connection._run
 
     def counted(con: Any, sql: str, params: Any) -> Any:
@@ -119,8 +122,26 @@ def main() -> int:
             entry[0] += 1
             entry[1] += time.perf_counter() - t
             sent[0] += 1
+            trips[0] += 1
+
+    pipeline = connection.Con.pipeline
+
+    def piped(con: Any, statements: Any) -> Any:
+        """A pipeline's statements, each counted, in one round trip (timed as one)."""
+        t = time.perf_counter()
+        try:
+            return pipeline(con, statements)
+        finally:
+            if con.pinned is not None and len(statements) > 1:
+                text = " + ".join(" ".join(sql.split())[:60] for sql, _ in statements)
+                entry = took["pipeline: " + text]
+                entry[0] += 1
+                entry[1] += time.perf_counter() - t
+                sent[0] += len(statements)
+                trips[0] += 1
 
     connection._run = counted  # type: ignore[assignment]
+    connection.Con.pipeline = piped  # type: ignore[method-assign]
     try:
         with Knotwork.open(vault, db=url, embedder="none") as kw:
             ingest_s = None
@@ -138,7 +159,7 @@ def main() -> int:
                 if lite is not None:
                     lite.context(q)
             took.clear()
-            sent[0] = 0
+            sent[0] = trips[0] = 0
             ms: list[float] = []
             lite_ms: list[float] = []
             client = 0.0
@@ -157,6 +178,7 @@ def main() -> int:
                 lite.close()
     finally:
         connection._run = run  # type: ignore[assignment]
+        connection.Con.pipeline = pipeline  # type: ignore[method-assign]
         if not args.schema:
             with psycopg.connect(args.pg, autocommit=True) as con:
                 con.execute(f"DROP SCHEMA {schema} CASCADE".encode())
@@ -166,7 +188,7 @@ def main() -> int:
     out: dict[str, Any] = {
         "notes": args.notes, "queries": n, "ingest_s": ingest_s,
         "context_ms": [round(statistics.median(ms), 2), round(ms[int(0.95 * (n - 1))], 2)],
-        "statements": round(sent[0] / n, 2),
+        "statements": round(sent[0] / n, 2), "round_trips": round(trips[0] / n, 2),
         "client_cpu_ms": round(client * 1000 / n, 2),
         "server_cpu_ms": (round((server1 - server0) * 1000 / n, 2)
                           if server0 is not None and server1 is not None else None)}

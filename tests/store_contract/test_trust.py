@@ -145,3 +145,28 @@ def test_updated_dates_read_what_each_document_states_about_its_note(store: Stor
         w.apply("default", doc("a.md", [fact("updated", lit("2024-06-02"), 2)]))
     assert store.reader.updated_dates(docs) == {ids["a.md"]: "2024-06-02"}
     assert store.reader.updated_dates(docs, as_of=then) == {ids["a.md"]: "2024-05-01"}
+
+
+def test_a_notes_updated_date_is_the_same_read_with_its_facts_in_a_snapshot(
+        store: Store) -> None:
+    with store.write(actor="t") as w:
+        w.apply("default", doc("a.md", [fact("updated", lit("2024-05-01"), 2),
+                                        fact("updated", lit(" 2024-06-02 "), 3),
+                                        fact("status", lit("open"), 4)]))
+        w.apply("default", doc("b.md", [fact("status", lit("done"), 2)]))
+    notes = {p: store.reader.find_entity(p, name_key(p)) for p in "ab"}
+    ids = {p: rec.id for p in "ab" if (rec := store.reader.document("default", f"{p}.md"))}
+    docs = [(ids[p], "default", f"{p}.md") for p in "ab"]
+    alone = store.reader.updated_dates(docs)
+    assert alone == {ids["a"]: "2024-06-02"}  # the last stated wins
+    with store.snapshot():
+        # as a context reads them: the rows, each note's facts, then the dates
+        rows = store.reader.entities(e for e in notes.values() if e is not None)
+        for p, e in notes.items():
+            assert e is not None
+            out, _ = store.reader.entity_facts(e, out_limit=10, in_limit=5,
+                                               own_document=rows[e].document_id)
+            assert {f.predicate for f in out} >= {"status"}
+            assert store.reader.updated_dates([(ids[p], "default", f"{p}.md")]) == (
+                {ids[p]: "2024-06-02"} if p == "a" else {})
+        assert store.reader.updated_dates(docs) == alone

@@ -355,9 +355,34 @@ class Reader(WikiQueries, TrustReads, FindQueries):
         out: tuple[list[FactRow], list[FactRow]] = ([], [])
         if not parts:
             return out
-        for r in self.con.execute(f"WITH {MEMBERS} {' UNION ALL '.join(parts)}", args):
+        sql = f"WITH {MEMBERS} {' UNION ALL '.join(parts)}"
+        note = self._own_note(entity_id, own_document) if out_limit > 0 else None
+        if note is None:
+            rows = self.con.execute(sql, args).rows
+        else:
+            # (the note's ``updated`` date, read as ``updated_dates`` reads it, in the same
+            # round trip: the competing facts ``current`` weighs are mostly its own)
+            res, dated = self.con.pipeline([(sql, args), (_UPDATED, note)])
+            rows = res.rows
+            kept = kept_of(self.con)
+            if kept is not None:
+                kept["updated", *note] = [str(v).strip() for (v,) in dated]
+        for r in rows:
             out[r[0]].append(_as_of(_fact_row(r[1:]), as_of))
         return sorted(out[0], key=lambda f: f.id), sorted(out[1], key=lambda f: f.id)
+
+    def _own_note(self, entity_id: int, own_document: int | None
+                  ) -> tuple[int, str, str] | None:
+        """(document, scope, note IRI) of a note entity whose row this snapshot read
+        (``entities``, a search), when it is ``own_document``'s note and its ``updated``
+        date is not known yet; else None."""
+        kept = kept_of(self.con)
+        row = kept.get(("entity", entity_id)) if kept is not None else None
+        if (kept is None or row is None or row.kind != "note" or own_document is None
+                or row.document_id != own_document):
+            return None
+        note = (own_document, row.scope, row.iri)
+        return None if ("updated", *note) in kept else note
 
     def facts_by_id(self, fact_ids: Sequence[int]) -> list[FactRow]:
         if not fact_ids:
@@ -420,9 +445,14 @@ class Reader(WikiQueries, TrustReads, FindQueries):
         if as_of is not None:
             return dates.updated_dates(self, documents, as_of=as_of)
         out: dict[int, str] = {}
+        kept = kept_of(self.con)
         for doc, scope, path in documents:
-            for (value,) in self.con.execute(_UPDATED, (doc, scope, note_iri(scope, path))):
-                out[doc] = str(value).strip()
+            key = (doc, scope, note_iri(scope, path))
+            values = kept.get(("updated", *key)) if kept is not None else None
+            if values is None:  # (not read with the note's facts: ``entity_facts``)
+                values = [str(v).strip() for (v,) in self.con.execute(_UPDATED, key)]
+            if values:
+                out[doc] = values[-1]
         return out
 
     def edges(self, entity_ids: Iterable[int], *, as_of: str | None = None,
