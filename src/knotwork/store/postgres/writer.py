@@ -169,6 +169,9 @@ class Writer(TrustWrites):
         # statements of ``finish`` whose results it does not read, sent with its next ones
         self._pending: list[tuple[str, Sequence[object] | None]] = []
         self._name_fts_sent = 0  # where ``finish`` sent the new names' index rows
+        # a document write's statements whose results it does not read, sent with its next
+        # read or its event (``_read``, ``_flush``): never past the method that held them
+        self._held: list[tuple[str, Sequence[object] | None]] = []
         # an import's rebuild: entity texts are indexed again as they stood, with the times
         # the imported rows give (no history is written, no time moved)
         self._keep_index_times = False
@@ -182,6 +185,7 @@ class Writer(TrustWrites):
             with self.tx.savepoint():
                 yield
         except BaseException:
+            self._held.clear()
             del self._name_fts[held[0]:], self._chunk_signs[held[1]:]
             self._live_delta, self._tokens_delta, self._retired, self._names_gen = counts
             self._locked = locked  # (a rolled-back savepoint lets its locks go)
@@ -271,6 +275,21 @@ class Writer(TrustWrites):
         self._pending += [(_ADD_INITIALS, r) for r in spelled]
         deltas["entity_rows"] += rows
         deltas["entity_tokens"] += tokens
+
+    def _hold(self, sql: str, args: Sequence[object] | None) -> None:
+        """Send a write whose result is not read with the next ``_read`` or ``_flush``."""
+        self._held.append((sql, args))
+
+    def _read(self, sql: str, args: Sequence[object] | None) -> Result:
+        """Run the held writes, then ``sql``, in one round trip; its result."""
+        held, self._held = self._held, []
+        return self.con.pipeline([*held, (sql, args)])[-1]
+
+    def _flush(self, *statements: tuple[str, Sequence[object] | None]) -> None:
+        """Run the held writes and ``statements`` in one round trip."""
+        held, self._held = self._held, []
+        if held or statements:
+            self.con.pipeline([*held, *statements])
 
     def _send(self, statements: Sequence[tuple[str, Sequence[object] | None]]
               ) -> list[Result]:
@@ -652,13 +671,13 @@ class Writer(TrustWrites):
                         removed: Sequence[tuple[str, str]], *, source: int | None = None
                         ) -> None:
         if doc_id is not None:
-            self.con.execute("INSERT INTO mention_queue(document_id, scope) VALUES(?, ?)"
-                             " ON CONFLICT DO NOTHING", (doc_id, scope))
+            self._hold("INSERT INTO mention_queue(document_id, scope) VALUES(?, ?)"
+                       " ON CONFLICT DO NOTHING", (doc_id, scope))
         source = doc_id if source is None else source
-        self.con.executemany(
-            "INSERT INTO name_changes(text, key, added, document_id, scope) VALUES(?, ?, ?, ?, ?)",
-            [(t, k, 1, source, scope) for t, k in added]
-            + [(t, k, 0, source, scope) for t, k in removed])
+        for row in ([(t, k, 1, source, scope) for t, k in added]
+                    + [(t, k, 0, source, scope) for t, k in removed]):
+            self._hold("INSERT INTO name_changes(text, key, added, document_id, scope)"
+                       " VALUES(?, ?, ?, ?, ?)", row)
 
     def mentions_done(self, doc_ids: Sequence[int], *, through_change: int | None) -> None:
         if doc_ids:
@@ -738,7 +757,7 @@ class Writer(TrustWrites):
                  else "extractor NOT IN ('mention', 'llm')")
         live: dict[str, tuple[Any, ...]] = {}
         if not fresh:
-            live = {r[0]: r[1:] for r in self.con.execute(
+            live = {r[0]: r[1:] for r in self._read(
                 "SELECT fact_key, id, version_id, chunk_id, line_start, line_end,"
                 " supporting_text, value, confidence, trust, extractor, extractor_version"
                 " FROM facts WHERE document_id=? AND retracted_at IS NULL"
@@ -771,26 +790,27 @@ class Writer(TrustWrites):
             inserts.append(_fact_row((fid, key, subj_id, obj_id, chunk_id) + ours + f.row))
             touched.add(subj_id)
         gone: list[int] = [live[key][0] for key in diff.retract]
-        self.con.executemany(_FACT_INSERT, inserts)
+        for row in inserts:  # (sent with the next read or the event: ``_flush``)
+            self._hold(_FACT_INSERT, row)
         if updates:
             # (one statement for all: an edit keeps most of a note's facts, each moved to
             # the new version; a statement each was a third of an edit's statements)
-            self.con.execute(_FACTS_MOVE, [list(c) for c in zip(*updates, strict=True)])
+            self._hold(_FACTS_MOVE, [list(c) for c in zip(*updates, strict=True)])
         if gone:
             touched |= self._retract_ids(gone, ts, reason)
         return len(inserts), len(gone), len(diff.keep), touched
 
     def _retract_ids(self, fact_ids: Sequence[int], ts: str, reason: str) -> set[int]:
         subjects: set[int] = set()
-        for subject, name in self.con.execute(
+        for subject, name in self._read(
                 "SELECT f.subject_id, CASE e.kind WHEN 'name' THEN e.id END FROM facts f"
                 " LEFT JOIN entities e ON e.id = f.object_id AND e.scope = f.scope"
                 " WHERE f.id = ANY(?)", (list(fact_ids),)):
             subjects.add(subject)
             if name is not None:
                 subjects.add(name)
-        self.con.execute("UPDATE facts SET retracted_at=?, retract_reason=? WHERE id = ANY(?)"
-                         " AND retracted_at IS NULL", (ts, reason, list(fact_ids)))
+        self._hold("UPDATE facts SET retracted_at=?, retract_reason=? WHERE id = ANY(?)"
+                   " AND retracted_at IS NULL", (ts, reason, list(fact_ids)))
         return subjects
 
     def _refresh_entity_fts(self, entity_ids: Iterable[int]) -> None:
@@ -944,7 +964,7 @@ class Writer(TrustWrites):
                            ) -> tuple[int, set[int]]:
         """Retract the document's ``llm`` facts whose chunk is not among ``chunk_ids``:
         how many, and the entities touched."""
-        gone = [int(r[0]) for r in self.con.execute(
+        gone = [int(r[0]) for r in self._read(
             "SELECT id FROM facts WHERE document_id = ? AND retracted_at IS NULL"
             " AND extractor = 'llm' AND (chunk_id IS NULL OR chunk_id <> ALL(?::bigint[]))",
             (doc_id, list(chunk_ids)))]
@@ -977,6 +997,7 @@ class Writer(TrustWrites):
             self._event("extracted" if extracted else "mentions", scope=scope,
                         document_id=doc_id,
                         detail={"added": added, "retracted": retracted})
+        self._flush()  # (the kept facts moved, when nothing was added or retracted)
         return added, retracted
 
     # ------------------------------------------------------------ deletes
@@ -1048,8 +1069,8 @@ class Writer(TrustWrites):
     def _event(self, action: str, *, scope: str | None = None, document_id: int | None = None,
                fact_id: int | None = None, reason: str | None = None,
                detail: dict[str, object] | None = None) -> None:
-        self.con.execute(
+        self._flush((
             "INSERT INTO events(at, actor, action, scope, document_id, fact_id, reason, detail)"
             " VALUES(?,?,?,?,?,?,?,?)",
             (now_iso(), self.actor, action, scope, document_id, fact_id, reason,
-             json.dumps(detail, ensure_ascii=False) if detail else None))
+             json.dumps(detail, ensure_ascii=False) if detail else None)))
