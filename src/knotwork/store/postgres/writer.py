@@ -490,19 +490,22 @@ class Writer(TrustWrites):
         same = {} if moved else {_chunk_parts(r): int(cast(int, r[0])) for r in old}
         ids: list[int | None] = [same.get(tuple(c)) for c in p.chunks]
         kept = {cid for cid in ids if cid is not None}
-        retired = self._retire_chunks([r for r in old if r[0] not in kept], ts)
         new = [i for i, cid in enumerate(ids) if cid is None]
-        for i, cid in zip(new, self.tx.ids("chunks", len(new)), strict=True):
+        # (the old chunks retired and the new ones' ids in one round trip; the new chunks
+        # and their postings in one more)
+        retired, new_ids = self._retire_chunks([r for r in old if r[0] not in kept], ts,
+                                               new_ids=len(new))
+        for i, cid in zip(new, new_ids, strict=True):
             ids[i] = cid
         rows = [(ids[i], scope, version_id, doc_id, *p.chunks[i]) for i in new]
-        self.con.executemany(
-            "INSERT INTO chunks(id, scope, version_id, document_id, ord, heading, context, text,"
-            " line_start, line_end, text_hash) VALUES(?,?,?,?,?,?,?,?,?,?,?)", rows)
         if rows:
-            new_ids = [r[0] for r in rows]
-            got = self.con.execute(POSTINGS_INSERT, (new_ids,)).fetchone()
+            got = self.con.pipeline([
+                *(("INSERT INTO chunks(id, scope, version_id, document_id, ord, heading,"
+                   " context, text, line_start, line_end, text_hash)"
+                   " VALUES(?,?,?,?,?,?,?,?,?,?,?)", r) for r in rows),
+                (POSTINGS_INSERT, (new_ids,))])[-1].fetchone()
             self._tokens_delta += int(got[0]) if got else 0
-            self._chunk_signs.extend((int(cast(int, i)), 1) for i in new_ids)
+            self._chunk_signs.extend((i, 1) for i in new_ids)
         self._live_delta += len(rows)
         have = {r[0] for r in self.con.execute(
             "SELECT text_hash FROM embeddings WHERE text_hash = ANY(?)",
@@ -521,24 +524,31 @@ class Writer(TrustWrites):
             self._has_vectors = bool(row and row[0])
         return self._has_vectors
 
-    def _retire_chunks(self, old: Sequence[Sequence[object]], ts: str) -> list[str]:
+    def _retire_chunks(self, old: Sequence[Sequence[object]], ts: str, *, new_ids: int = 0
+                       ) -> tuple[list[str], list[int]]:
         """Take chunks out of the live set (into history, retired at ``ts``); return their
-        text hashes. ``old``: rows of ``_live_chunk_rows``."""
+        text hashes, and ``new_ids`` new chunk ids (in the same round trip). ``old``: rows
+        of ``_live_chunk_rows``."""
         if not old:
-            return []
+            return [], self.tx.ids("chunks", new_ids)
         ids = [r[0] for r in old]
-        self.con.execute(POSTINGS_DELETE, (ids, ids))
+        statements: list[tuple[str, Sequence[object] | None]] = [
+            (POSTINGS_DELETE, (ids, ids)),
+            ("WITH r AS (UPDATE chunks SET live = FALSE, retired_at = ?"
+             " WHERE id = ANY(?) RETURNING kw_doclen(tsv) AS dl)"
+             " SELECT COALESCE(SUM(dl), 0) FROM r", (ts, ids)),
+            *(("INSERT INTO vector_log(chunk_id, added, scope) VALUES(?, 0, ?)", (r[0], r[9]))
+              for r in old if r[8])]
+        if new_ids:
+            statements.append(("SELECT nextval('chunks_id_seq') FROM generate_series(1, ?)",
+                               (new_ids,)))
+        got = self.con.pipeline(statements)
         self._chunk_signs.extend((int(cast(int, i)), -1) for i in ids)
-        got = self.con.execute("WITH r AS (UPDATE chunks SET live = FALSE, retired_at = ?"
-                               " WHERE id = ANY(?) RETURNING kw_doclen(tsv) AS dl)"
-                               " SELECT COALESCE(SUM(dl), 0) FROM r",
-                               (ts, ids)).fetchone()
-        self._tokens_delta -= int(got[0]) if got else 0
+        dl = got[1].fetchone()
+        self._tokens_delta -= int(dl[0]) if dl else 0
         self._live_delta -= len(old)
         self._retired += len(old)
-        self.con.executemany("INSERT INTO vector_log(chunk_id, added, scope) VALUES(?, 0, ?)",
-                             [(r[0], r[9]) for r in old if r[8]])
-        return [str(r[7]) for r in old]
+        return [str(r[7]) for r in old], [int(r[0]) for r in got[-1]] if new_ids else []
 
     def _live_chunk_rows(self, doc_id: int) -> list[tuple[object, ...]]:
         return self.con.execute(_LIVE_CHUNKS, (doc_id,)).fetchall()
@@ -1014,7 +1024,7 @@ class Writer(TrustWrites):
         self._lock("doc", doc_id)
         self.con.execute("UPDATE documents SET deleted_at=?, updated_at=? WHERE id=?",
                          (ts, ts, doc_id))
-        self._drop_orphan_vectors(self._retire_chunks(self._live_chunk_rows(doc_id), ts))
+        self._drop_orphan_vectors(self._retire_chunks(self._live_chunk_rows(doc_id), ts)[0])
         self.con.execute(f"INSERT INTO names_past({_NAME_COLUMNS}, retracted_at)"
                          f" SELECT {_NAME_COLUMNS}, ? FROM names WHERE document_id=?",
                          (ts, doc_id))
