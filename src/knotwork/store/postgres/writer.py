@@ -67,6 +67,9 @@ _RESOLVE_READ = (
 
 _NAME_COLUMNS = "key, document_id, entity_id, kind, text, rank, path, scope, recorded_at"
 _FACT_INSERT = f"INSERT INTO facts({FACT_COLUMNS}) VALUES({','.join('?' * 24)})"
+# a fact row without its id: the id the next of the sequence (no round trip for ids)
+_FACT_INSERT_NEXT = (f"INSERT INTO facts({FACT_COLUMNS})"
+                     f" VALUES(nextval('facts_id_seq'),{','.join('?' * 23)})")
 _ADD_INITIALS = ("INSERT INTO entity_initials(initials, entity_id, scope) VALUES(?, ?, ?)"
                  " ON CONFLICT DO NOTHING")
 # a chunk's postings (``schema.py``): its lexemes, each counted with its column's weight
@@ -714,15 +717,24 @@ class Writer(TrustWrites):
 
     # ------------------------------------------------------------ facts
 
-    def _entities(self, scope: str, refs: Mapping[str, str]) -> dict[str, int]:
+    def _entities(self, scope: str, refs: Mapping[str, str],
+                  also: tuple[str, Sequence[object] | None] | None = None
+                  ) -> tuple[dict[str, int], Result | None]:
         """Reference key -> entity id for the keys of ``refs`` as written in ``scope``,
-        creating the name entities that are new (once, whoever else creates them)."""
+        creating the name entities that are new (once, whoever else creates them); and
+        the result of the read ``also``, sent in the same round trip as the first."""
         known = self._entity_ids
         keyed = {k: entity_key(scope, k) for k in refs}
         missing = sorted({e for e in keyed.values() if e not in known})
+        more: Result | None = None
         if missing:
-            found = self.con.execute(
-                "SELECT key, id, orphan FROM entities WHERE key = ANY(?)", (missing,)).fetchall()
+            found_sql = "SELECT key, id, orphan FROM entities WHERE key = ANY(?)"
+            if also is None:
+                found = self._read(found_sql, (missing,)).fetchall()
+            else:
+                held, self._held = self._held, []
+                *_, first, more = self.con.pipeline([*held, (found_sql, (missing,)), also])
+                found = first.fetchall()
             known.update((k, i) for k, i, _ in found)
             adopted = [i for _, i, orphan in found if orphan]
             if adopted:
@@ -753,25 +765,25 @@ class Writer(TrustWrites):
                     known.update((k, i) for k, i in got)
                     self._refresh_entity_fts(i for _, i in got)
                 self._resolve_names(k[5:] for _, k in new)
-        return {k: known[e] for k, e in keyed.items()}
+        if also is not None and more is None:
+            more = self._read(*also)
+        return {k: known[e] for k, e in keyed.items()}, more
 
     def _diff_facts(self, scope: str, doc_id: int, version_id: int, note_id: int,
                     facts: Sequence[FactParts], refs: Mapping[str, str], chunk_ids: list[int],
                     ts: str, *, mentions: bool = False, extracted: bool = False,
                     fresh: bool = False,
                     reason: str = "source edited") -> tuple[int, int, int, set[int]]:
-        ids = self._entities(scope, refs)
         # Three owners inside one document: its own structure, the mentions found in it
         # and the facts a model extracted from its chunks; each diff sees only its own.
         owned = ("extractor = 'mention'" if mentions else "extractor = 'llm'" if extracted
                  else "extractor NOT IN ('mention', 'llm')")
-        live: dict[str, tuple[Any, ...]] = {}
-        if not fresh:
-            live = {r[0]: r[1:] for r in self._read(
-                "SELECT fact_key, id, version_id, chunk_id, line_start, line_end,"
-                " supporting_text, value, confidence, trust, extractor, extractor_version"
-                " FROM facts WHERE document_id=? AND retracted_at IS NULL"
-                f" AND {owned}", (doc_id,))}
+        # (the document's live facts read in the entities' round trip)
+        ids, got = self._entities(scope, refs, None if fresh else (
+            "SELECT fact_key, id, version_id, chunk_id, line_start, line_end,"
+            " supporting_text, value, confidence, trust, extractor, extractor_version"
+            f" FROM facts WHERE document_id=? AND retracted_at IS NULL AND {owned}", (doc_id,)))
+        live: dict[str, tuple[Any, ...]] = {} if got is None else {r[0]: r[1:] for r in got}
         own = note_key(doc_id)
         given: dict[str, FactParts] = {}
         for f in facts:
@@ -791,17 +803,17 @@ class Writer(TrustWrites):
         ours = (scope, doc_id, version_id, self.actor, ts)
         inserts: list[tuple[object, ...]] = []
         touched: set[int] = set()
-        for key, fid in zip(diff.add, self.tx.ids("facts", len(diff.add)), strict=True):
+        for key in diff.add:
             f = given[key]
             subj, obj = f.subject, f.obj
             chunk_id = chunk_ids[f.chunk] if f.chunk >= 0 else NO_ID
             subj_id = note_id if subj is None else ids[subj]
             obj_id = NO_ID if not f.entity else note_id if obj is None else ids[obj]
-            inserts.append(_fact_row((fid, key, subj_id, obj_id, chunk_id) + ours + f.row))
+            inserts.append(_fact_row((0, key, subj_id, obj_id, chunk_id) + ours + f.row)[1:])
             touched.add(subj_id)
         gone: list[int] = [live[key][0] for key in diff.retract]
         for row in inserts:  # (sent with the next read or the event: ``_flush``)
-            self._hold(_FACT_INSERT, row)
+            self._hold(_FACT_INSERT_NEXT, row)
         if updates:
             # (one statement for all: an edit keeps most of a note's facts, each moved to
             # the new version; a statement each was a third of an edit's statements)
@@ -1050,7 +1062,7 @@ class Writer(TrustWrites):
 
     def assert_fact(self, scope: str, draft: FactDraft, *, reason: str | None = None) -> int:
         """Record one fact asserted through the API (owned by no document)."""
-        ids = self._entities(scope, name_refs([draft]))
+        ids, _ = self._entities(scope, name_refs([draft]))
         (f,) = prepare_facts([draft], [])
         if f.subject is None:
             raise ValueError("an asserted fact needs a named subject")
