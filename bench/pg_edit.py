@@ -22,8 +22,9 @@ its mentions), and for each edit it counts:
   ``chunk_postings`` (rows inserted, updated, updated HOT, i.e. without touching an index,
   and deleted; the two warm-up edits included).
 
-``--log`` prints each statement's text once with its count per edit and its share of the
-time spent waiting on the server.
+``--log`` prints each statement's text once with its count and round trips per edit (a
+pipeline's trip counted on its first statement) and its share of the time spent waiting on
+the server.
 """
 
 from __future__ import annotations
@@ -216,7 +217,8 @@ def main() -> int:
     if args.log:
         for sql, c in sorted(spy.count.items(), key=lambda kv: -spy.wait[kv[0]]):
             text = " ".join(sql.split())[:150]
-            print(f"{c / n:6.1f}x {spy.wait[sql] * 1000 / n:7.2f} ms  {text}")
+            trips, ms = spy.trips[sql] / n, spy.wait[sql] * 1000 / n
+            print(f"{c / n:6.1f}x {trips:4.1f}t {ms:6.2f} ms  {text}")
     return 0
 
 

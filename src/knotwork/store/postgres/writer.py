@@ -183,12 +183,13 @@ class Writer(TrustWrites):
     def savepoint(self) -> Iterator[None]:
         held = len(self._name_fts), len(self._chunk_signs)
         counts = self._live_delta, self._tokens_delta, self._retired, self._names_gen
-        locked = set(self._locked)
+        locked, pending = set(self._locked), len(self._pending)
         try:
             with self.tx.savepoint():
                 yield
         except BaseException:
             self._held.clear()
+            del self._pending[pending:]
             del self._name_fts[held[0]:], self._chunk_signs[held[1]:]
             self._live_delta, self._tokens_delta, self._retired, self._names_gen = counts
             self._locked = locked  # (a rolled-back savepoint lets its locks go)
@@ -693,11 +694,12 @@ class Writer(TrustWrites):
                        " VALUES(?, ?, ?, ?, ?)", row)
 
     def mentions_done(self, doc_ids: Sequence[int], *, through_change: int | None) -> None:
+        # (sent with ``finish``'s first round trip: nothing reads them before the commit)
         if doc_ids:
-            self.con.execute("DELETE FROM mention_queue WHERE document_id = ANY(?)",
-                             (list(doc_ids),))
+            self._pending.append(("DELETE FROM mention_queue WHERE document_id = ANY(?)",
+                                  (list(doc_ids),)))
         if through_change is not None:
-            self.con.execute("DELETE FROM name_changes WHERE id <= ?", (through_change,))
+            self._pending.append(("DELETE FROM name_changes WHERE id <= ?", (through_change,)))
 
     def requeue_mentions(self, rules: str) -> bool:
         self.con.execute(LOCK, (FINISH_LOCK,))
@@ -994,16 +996,18 @@ class Writer(TrustWrites):
 
     def _apply_owned(self, doc_id: int, drafts: Sequence[FactDraft], *, extracted: bool
                      ) -> tuple[int, int]:
-        self._lock("doc", doc_id)
-        row = self.con.execute(
-            "SELECT d.scope, d.version_id, e.id FROM documents d JOIN entities e"
-            " ON e.key = 'doc:' || d.id AND e.scope = d.scope WHERE d.id = ?"
-            " AND d.deleted_at IS NULL", (doc_id,)).fetchone()
+        # (the document's row and live chunks read in the lock's round trip)
+        doc, live = self._lock("doc", doc_id, reads=[
+            ("SELECT d.scope, d.version_id, e.id FROM documents d JOIN entities e"
+             " ON e.key = 'doc:' || d.id AND e.scope = d.scope WHERE d.id = ?"
+             " AND d.deleted_at IS NULL", (doc_id,)),
+            ("SELECT id, line_start FROM chunks WHERE document_id = ? AND live ORDER BY ord",
+             (doc_id,))])
+        row = doc.fetchone()
         if row is None:
             return 0, 0
         scope, version_id, note_id = row
-        chunks = self.con.execute("SELECT id, line_start FROM chunks WHERE document_id = ?"
-                                  " AND live ORDER BY ord", (doc_id,)).fetchall()
+        chunks = live.fetchall()
         starts = [c[1] for c in chunks]
         pieces = [0] * len(starts)
         for i in range(1, len(starts)):
