@@ -118,6 +118,7 @@ COMPACT_MIN = 10_000
 LOCK = "SELECT pg_advisory_xact_lock(hashtextextended(current_schema() || ?, 0))"
 _COMPACT_KEYS = ("live_chunks", "retired_chunks")  # the counts compaction is decided by
 COMMITS = "commits"  # the meta count every write moves (``PostgresStore.data_version``)
+WRITE_PREPARE_THRESHOLD = 1  # a write's statements are prepared from their second run
 FINISH_LOCK = "\x1ffinish"  # ``finish``'s lock (a document's key has a separator inside)
 
 

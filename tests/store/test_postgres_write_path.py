@@ -1,7 +1,8 @@
-"""An edit moves every kept fact of its note to the new version. On PostgreSQL each such
-row's new version is written in the page the row is in (``facts`` leaves half of each
-page free, schema migration 6): the update then writes no index entry (HOT). A store made
-before the migration is upgraded as it opens."""
+"""What a PostgreSQL write leaves behind beyond its rows. An edit moves every kept fact of
+its note to the new version; each such row's new version is written in the page the row
+is in (``facts`` leaves half of each page free, schema migration 6): the update then
+writes no index entry (HOT). A store made before the migration is upgraded as it opens.
+A write's statements are prepared on the server from their second run."""
 
 from __future__ import annotations
 
@@ -83,3 +84,23 @@ def test_a_store_made_before_is_upgraded(tmp_path: Path, url: str) -> None:
     with psycopg.connect(url) as con:
         assert con.execute("SELECT value FROM meta WHERE key = 'schema_version'"
                            ).fetchone() == ("6",)
+
+
+def test_a_writes_statements_are_prepared_from_their_second_run(tmp_path: Path, url: str
+                                                                 ) -> None:
+    """A write sends the same statements every time: the server keeps them parsed and
+    planned once a connection has run one twice (reads keep psycopg's default)."""
+    vault = write_vault(tmp_path / "v", dict(list(NOTES.items())[:1]))
+    with Knotwork.open(vault, db=url, embedder="none") as kw:
+        kw.ingest()
+        note = vault / "n00.md"
+        for i in range(3):  # (4 writes of the document: fewer than psycopg's default of 5)
+            note.write_text(note.read_text(encoding="utf-8") + f"\nEdit {i}.\n",
+                            encoding="utf-8")
+            assert kw.ingest(only=["n00.md"]).updated == 1
+        prepared: set[str] = set()
+        for _ in range(4):
+            with kw.store.write(actor="test") as w:
+                prepared |= {" ".join(str(r[0]).split()) for r in w.con.execute(
+                    "SELECT statement FROM pg_prepared_statements")}
+    assert any("UPDATE documents SET path" in s for s in prepared), sorted(prepared)
