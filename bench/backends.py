@@ -21,8 +21,8 @@ each backend in a fresh store (PostgreSQL: a schema of its own, dropped after):
   own handle, all sharing one interpreter lock), on other notes.
 
 ``--keep-stores DIR`` keeps the vaults and both stores (PostgreSQL: a schema named after
-``--notes``) in ``DIR`` and reuses them on the next run with the same ``DIR``, skipping the
-cold ingest (``ingest_s`` is then the sync that finds nothing changed);
+``--notes`` and ``DIR``) in ``DIR`` and reuses them on the next run with the same ``DIR``,
+skipping the cold ingest (``ingest_s`` is then the sync that finds nothing changed);
 ``--writers-only`` measures the writers alone.
 """
 
@@ -340,6 +340,14 @@ def main() -> int:
             shutil.rmtree(tmp, ignore_errors=True)
 
 
+def kept_schema(notes: int, folder: Path) -> str:
+    """The schema of the PostgreSQL store kept in ``folder`` (one per folder: two kept
+    stores of one size, say an old tree's and a new one's, never share a schema)."""
+    import hashlib
+
+    return f"bench_kept_{notes}_{hashlib.sha1(str(folder.resolve()).encode()).hexdigest()[:8]}"
+
+
 def _vault(tmp: Path, backend: str, args: argparse.Namespace) -> tuple[Path, list[str]]:
     vault = tmp / backend / "vault"
     if args.keep_stores is not None and vault.exists():
@@ -366,7 +374,7 @@ def _both(tmp: Path, args: argparse.Namespace) -> int:
         import psycopg
 
         kept = args.keep_stores is not None
-        schema = f"bench_kept_{args.notes}" if kept else "bench_" + uuid.uuid4().hex[:8]
+        schema = kept_schema(args.notes, tmp) if kept else "bench_" + uuid.uuid4().hex[:8]
         with psycopg.connect(args.pg, autocommit=True) as con:
             have = con.execute("SELECT 1 FROM pg_namespace WHERE nspname = %s",
                                (schema,)).fetchone()

@@ -17,10 +17,14 @@ its mentions), and for each edit it counts:
 - ``client_cpu_ms``: this process's CPU time;
 - ``server_cpu_ms``: the CPU time of the server processes serving this store's pool
   (read from ``/proc``: the server runs on this host), found by ``application_name``;
-- ``wall_ms``: p50 and p95.
+- ``wall_ms``: p50 and p95;
+- ``rows``: per edit, what ``pg_stat_user_tables`` counted on ``facts``, ``chunks`` and
+  ``chunk_postings`` (rows inserted, updated, updated HOT, i.e. without touching an index,
+  and deleted; the two warm-up edits included).
 
-``--log`` prints each statement's text once with its count per edit and its share of the
-time spent waiting on the server.
+``--log`` prints each statement's text once with its count and round trips per edit (a
+pipeline's trip counted on its first statement) and its share of the time spent waiting on
+the server.
 """
 
 from __future__ import annotations
@@ -38,6 +42,7 @@ from typing import Any
 from urllib.parse import quote
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from backends import kept_schema  # noqa: E402
 from ingest import make_vault  # noqa: E402
 from knotwork import Knotwork  # noqa: E402
 from knotwork.store.postgres import connection  # noqa: E402
@@ -63,7 +68,7 @@ def built(base: str, notes: int, folder: Path, *, fresh: bool) -> tuple[str, Pat
     """(url, vault, schema) of a kept store of ``notes`` notes, built if missing."""
     import psycopg
 
-    schema = f"kw_pg_edit_{notes}"
+    schema = kept_schema(notes, folder).replace("bench_kept", "kw_pg_edit", 1)
     vault = folder / "vault"
     with psycopg.connect(base, autocommit=True) as con:
         have = con.execute("SELECT 1 FROM pg_namespace WHERE nspname = %s", (schema,)).fetchone()
@@ -144,6 +149,16 @@ def _server_pids(base: str, app: str) -> list[int]:
             "SELECT pid FROM pg_stat_activity WHERE application_name = %s", (app,))]
 
 
+def _table_rows(base: str, schema: str) -> dict[str, dict[str, int]]:
+    import psycopg
+
+    with psycopg.connect(base, autocommit=True) as con:
+        return {r[0]: {"ins": r[1], "upd": r[2], "hot": r[3], "del": r[4]} for r in con.execute(
+            "SELECT relname, n_tup_ins, n_tup_upd, n_tup_hot_upd, n_tup_del"
+            " FROM pg_stat_user_tables WHERE schemaname = %s"
+            " AND relname IN ('facts', 'chunks', 'chunk_postings')", (schema,))}
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--notes", type=int, default=2000)
@@ -157,15 +172,17 @@ def main() -> int:
     ap.add_argument("--pg", default=os.environ.get("KNOTWORK_TEST_PG_URL", ""))
     args = ap.parse_args()
     if args.kept is not None:  # (a store ``bench/backends.py --keep-stores`` kept)
-        url = store_url(args.pg, f"bench_kept_{args.notes}")
+        schema = kept_schema(args.notes, args.kept)
+        url = store_url(args.pg, schema)
         vault = args.kept / "postgresql" / "vault"
     else:
         folder = args.dir or Path(f"/tmp/kw-pg-edit-{args.notes}")
-        url, vault, _ = built(args.pg, args.notes, folder, fresh=args.fresh)
+        url, vault, schema = built(args.pg, args.notes, folder, fresh=args.fresh)
     paths = sorted(str(p.relative_to(vault)) for p in vault.rglob("*.md"))
     rng = random.Random(args.seed)
     spy = Spy()
     wall, client, server = [], [], []
+    rows0 = _table_rows(args.pg, schema)
     with Knotwork.open(vault, db=url, embedder="none") as kw:
         kw.context("warm up")
         sample = rng.sample(paths, args.edits + 2)
@@ -184,19 +201,24 @@ def main() -> int:
                 client.append((time.process_time() - c0) * 1000)
                 server.append(sum(_cpu_ms(p) for p in pids) - s0)
     n = len(wall)
-    out = {"notes": args.notes, "edits": n,
+    time.sleep(1.0)  # (a closed session's counts reach the statistics a moment later)
+    rows1 = _table_rows(args.pg, schema)
+    out: dict[str, Any] = {"notes": args.notes, "edits": n,
            "statements": round(sum(spy.count.values()) / n, 1),
            "round_trips": round(sum(spy.trips.values()) / n, 1),
            "wall_ms": [round(statistics.median(wall), 2),
                        round(sorted(wall)[min(n - 1, int(0.95 * n))], 2)],
            "client_cpu_ms": round(statistics.mean(client), 2),
            "server_cpu_ms": round(statistics.mean(server), 2),
-           "wait_ms": round(sum(spy.wait.values()) * 1000 / n, 2)}
+           "wait_ms": round(sum(spy.wait.values()) * 1000 / n, 2),
+           "rows": {t: {k: round((rows1[t][k] - rows0[t][k]) / (n + 2), 1) for k in rows1[t]}
+                    for t in rows1}}
     print(json.dumps(out), flush=True)
     if args.log:
         for sql, c in sorted(spy.count.items(), key=lambda kv: -spy.wait[kv[0]]):
             text = " ".join(sql.split())[:150]
-            print(f"{c / n:6.1f}x {spy.wait[sql] * 1000 / n:7.2f} ms  {text}")
+            trips, ms = spy.trips[sql] / n, spy.wait[sql] * 1000 / n
+            print(f"{c / n:6.1f}x {trips:4.1f}t {ms:6.2f} ms  {text}")
     return 0
 
 

@@ -67,6 +67,9 @@ _RESOLVE_READ = (
 
 _NAME_COLUMNS = "key, document_id, entity_id, kind, text, rank, path, scope, recorded_at"
 _FACT_INSERT = f"INSERT INTO facts({FACT_COLUMNS}) VALUES({','.join('?' * 24)})"
+# a fact row without its id: the id the next of the sequence (no round trip for ids)
+_FACT_INSERT_NEXT = (f"INSERT INTO facts({FACT_COLUMNS})"
+                     f" VALUES(nextval('facts_id_seq'),{','.join('?' * 23)})")
 _ADD_INITIALS = ("INSERT INTO entity_initials(initials, entity_id, scope) VALUES(?, ?, ?)"
                  " ON CONFLICT DO NOTHING")
 # a chunk's postings (``schema.py``): its lexemes, each counted with its column's weight
@@ -115,6 +118,7 @@ COMPACT_MIN = 10_000
 LOCK = "SELECT pg_advisory_xact_lock(hashtextextended(current_schema() || ?, 0))"
 _COMPACT_KEYS = ("live_chunks", "retired_chunks")  # the counts compaction is decided by
 COMMITS = "commits"  # the meta count every write moves (``PostgresStore.data_version``)
+WRITE_PREPARE_THRESHOLD = 1  # a write's statements are prepared from their second run
 FINISH_LOCK = "\x1ffinish"  # ``finish``'s lock (a document's key has a separator inside)
 
 
@@ -169,6 +173,9 @@ class Writer(TrustWrites):
         # statements of ``finish`` whose results it does not read, sent with its next ones
         self._pending: list[tuple[str, Sequence[object] | None]] = []
         self._name_fts_sent = 0  # where ``finish`` sent the new names' index rows
+        # a document write's statements whose results it does not read, sent with its next
+        # read or its event (``_read``, ``_flush``): never past the method that held them
+        self._held: list[tuple[str, Sequence[object] | None]] = []
         # an import's rebuild: entity texts are indexed again as they stood, with the times
         # the imported rows give (no history is written, no time moved)
         self._keep_index_times = False
@@ -177,11 +184,13 @@ class Writer(TrustWrites):
     def savepoint(self) -> Iterator[None]:
         held = len(self._name_fts), len(self._chunk_signs)
         counts = self._live_delta, self._tokens_delta, self._retired, self._names_gen
-        locked = set(self._locked)
+        locked, pending = set(self._locked), len(self._pending)
         try:
             with self.tx.savepoint():
                 yield
         except BaseException:
+            self._held.clear()
+            del self._pending[pending:]
             del self._name_fts[held[0]:], self._chunk_signs[held[1]:]
             self._live_delta, self._tokens_delta, self._retired, self._names_gen = counts
             self._locked = locked  # (a rolled-back savepoint lets its locks go)
@@ -271,6 +280,21 @@ class Writer(TrustWrites):
         self._pending += [(_ADD_INITIALS, r) for r in spelled]
         deltas["entity_rows"] += rows
         deltas["entity_tokens"] += tokens
+
+    def _hold(self, sql: str, args: Sequence[object] | None) -> None:
+        """Send a write whose result is not read with the next ``_read`` or ``_flush``."""
+        self._held.append((sql, args))
+
+    def _read(self, sql: str, args: Sequence[object] | None) -> Result:
+        """Run the held writes, then ``sql``, in one round trip; its result."""
+        held, self._held = self._held, []
+        return self.con.pipeline([*held, (sql, args)])[-1]
+
+    def _flush(self, *statements: tuple[str, Sequence[object] | None]) -> None:
+        """Run the held writes and ``statements`` in one round trip."""
+        held, self._held = self._held, []
+        if held or statements:
+            self.con.pipeline([*held, *statements])
 
     def _send(self, statements: Sequence[tuple[str, Sequence[object] | None]]
               ) -> list[Result]:
@@ -471,19 +495,22 @@ class Writer(TrustWrites):
         same = {} if moved else {_chunk_parts(r): int(cast(int, r[0])) for r in old}
         ids: list[int | None] = [same.get(tuple(c)) for c in p.chunks]
         kept = {cid for cid in ids if cid is not None}
-        retired = self._retire_chunks([r for r in old if r[0] not in kept], ts)
         new = [i for i, cid in enumerate(ids) if cid is None]
-        for i, cid in zip(new, self.tx.ids("chunks", len(new)), strict=True):
+        # (the old chunks retired and the new ones' ids in one round trip; the new chunks
+        # and their postings in one more)
+        retired, new_ids = self._retire_chunks([r for r in old if r[0] not in kept], ts,
+                                               new_ids=len(new))
+        for i, cid in zip(new, new_ids, strict=True):
             ids[i] = cid
         rows = [(ids[i], scope, version_id, doc_id, *p.chunks[i]) for i in new]
-        self.con.executemany(
-            "INSERT INTO chunks(id, scope, version_id, document_id, ord, heading, context, text,"
-            " line_start, line_end, text_hash) VALUES(?,?,?,?,?,?,?,?,?,?,?)", rows)
         if rows:
-            new_ids = [r[0] for r in rows]
-            got = self.con.execute(POSTINGS_INSERT, (new_ids,)).fetchone()
+            got = self.con.pipeline([
+                *(("INSERT INTO chunks(id, scope, version_id, document_id, ord, heading,"
+                   " context, text, line_start, line_end, text_hash)"
+                   " VALUES(?,?,?,?,?,?,?,?,?,?,?)", r) for r in rows),
+                (POSTINGS_INSERT, (new_ids,))])[-1].fetchone()
             self._tokens_delta += int(got[0]) if got else 0
-            self._chunk_signs.extend((int(cast(int, i)), 1) for i in new_ids)
+            self._chunk_signs.extend((i, 1) for i in new_ids)
         self._live_delta += len(rows)
         have = {r[0] for r in self.con.execute(
             "SELECT text_hash FROM embeddings WHERE text_hash = ANY(?)",
@@ -502,24 +529,31 @@ class Writer(TrustWrites):
             self._has_vectors = bool(row and row[0])
         return self._has_vectors
 
-    def _retire_chunks(self, old: Sequence[Sequence[object]], ts: str) -> list[str]:
+    def _retire_chunks(self, old: Sequence[Sequence[object]], ts: str, *, new_ids: int = 0
+                       ) -> tuple[list[str], list[int]]:
         """Take chunks out of the live set (into history, retired at ``ts``); return their
-        text hashes. ``old``: rows of ``_live_chunk_rows``."""
+        text hashes, and ``new_ids`` new chunk ids (in the same round trip). ``old``: rows
+        of ``_live_chunk_rows``."""
         if not old:
-            return []
+            return [], self.tx.ids("chunks", new_ids)
         ids = [r[0] for r in old]
-        self.con.execute(POSTINGS_DELETE, (ids, ids))
+        statements: list[tuple[str, Sequence[object] | None]] = [
+            (POSTINGS_DELETE, (ids, ids)),
+            ("WITH r AS (UPDATE chunks SET live = FALSE, retired_at = ?"
+             " WHERE id = ANY(?) RETURNING kw_doclen(tsv) AS dl)"
+             " SELECT COALESCE(SUM(dl), 0) FROM r", (ts, ids)),
+            *(("INSERT INTO vector_log(chunk_id, added, scope) VALUES(?, 0, ?)", (r[0], r[9]))
+              for r in old if r[8])]
+        if new_ids:
+            statements.append(("SELECT nextval('chunks_id_seq') FROM generate_series(1, ?)",
+                               (new_ids,)))
+        got = self.con.pipeline(statements)
         self._chunk_signs.extend((int(cast(int, i)), -1) for i in ids)
-        got = self.con.execute("WITH r AS (UPDATE chunks SET live = FALSE, retired_at = ?"
-                               " WHERE id = ANY(?) RETURNING kw_doclen(tsv) AS dl)"
-                               " SELECT COALESCE(SUM(dl), 0) FROM r",
-                               (ts, ids)).fetchone()
-        self._tokens_delta -= int(got[0]) if got else 0
+        dl = got[1].fetchone()
+        self._tokens_delta -= int(dl[0]) if dl else 0
         self._live_delta -= len(old)
         self._retired += len(old)
-        self.con.executemany("INSERT INTO vector_log(chunk_id, added, scope) VALUES(?, 0, ?)",
-                             [(r[0], r[9]) for r in old if r[8]])
-        return [str(r[7]) for r in old]
+        return [str(r[7]) for r in old], [int(r[0]) for r in got[-1]] if new_ids else []
 
     def _live_chunk_rows(self, doc_id: int) -> list[tuple[object, ...]]:
         return self.con.execute(_LIVE_CHUNKS, (doc_id,)).fetchall()
@@ -652,20 +686,21 @@ class Writer(TrustWrites):
                         removed: Sequence[tuple[str, str]], *, source: int | None = None
                         ) -> None:
         if doc_id is not None:
-            self.con.execute("INSERT INTO mention_queue(document_id, scope) VALUES(?, ?)"
-                             " ON CONFLICT DO NOTHING", (doc_id, scope))
+            self._hold("INSERT INTO mention_queue(document_id, scope) VALUES(?, ?)"
+                       " ON CONFLICT DO NOTHING", (doc_id, scope))
         source = doc_id if source is None else source
-        self.con.executemany(
-            "INSERT INTO name_changes(text, key, added, document_id, scope) VALUES(?, ?, ?, ?, ?)",
-            [(t, k, 1, source, scope) for t, k in added]
-            + [(t, k, 0, source, scope) for t, k in removed])
+        for row in ([(t, k, 1, source, scope) for t, k in added]
+                    + [(t, k, 0, source, scope) for t, k in removed]):
+            self._hold("INSERT INTO name_changes(text, key, added, document_id, scope)"
+                       " VALUES(?, ?, ?, ?, ?)", row)
 
     def mentions_done(self, doc_ids: Sequence[int], *, through_change: int | None) -> None:
+        # (sent with ``finish``'s first round trip: nothing reads them before the commit)
         if doc_ids:
-            self.con.execute("DELETE FROM mention_queue WHERE document_id = ANY(?)",
-                             (list(doc_ids),))
+            self._pending.append(("DELETE FROM mention_queue WHERE document_id = ANY(?)",
+                                  (list(doc_ids),)))
         if through_change is not None:
-            self.con.execute("DELETE FROM name_changes WHERE id <= ?", (through_change,))
+            self._pending.append(("DELETE FROM name_changes WHERE id <= ?", (through_change,)))
 
     def requeue_mentions(self, rules: str) -> bool:
         self.con.execute(LOCK, (FINISH_LOCK,))
@@ -685,15 +720,24 @@ class Writer(TrustWrites):
 
     # ------------------------------------------------------------ facts
 
-    def _entities(self, scope: str, refs: Mapping[str, str]) -> dict[str, int]:
+    def _entities(self, scope: str, refs: Mapping[str, str],
+                  also: tuple[str, Sequence[object] | None] | None = None
+                  ) -> tuple[dict[str, int], Result | None]:
         """Reference key -> entity id for the keys of ``refs`` as written in ``scope``,
-        creating the name entities that are new (once, whoever else creates them)."""
+        creating the name entities that are new (once, whoever else creates them); and
+        the result of the read ``also``, sent in the same round trip as the first."""
         known = self._entity_ids
         keyed = {k: entity_key(scope, k) for k in refs}
         missing = sorted({e for e in keyed.values() if e not in known})
+        more: Result | None = None
         if missing:
-            found = self.con.execute(
-                "SELECT key, id, orphan FROM entities WHERE key = ANY(?)", (missing,)).fetchall()
+            found_sql = "SELECT key, id, orphan FROM entities WHERE key = ANY(?)"
+            if also is None:
+                found = self._read(found_sql, (missing,)).fetchall()
+            else:
+                held, self._held = self._held, []
+                *_, first, more = self.con.pipeline([*held, (found_sql, (missing,)), also])
+                found = first.fetchall()
             known.update((k, i) for k, i, _ in found)
             adopted = [i for _, i, orphan in found if orphan]
             if adopted:
@@ -724,25 +768,25 @@ class Writer(TrustWrites):
                     known.update((k, i) for k, i in got)
                     self._refresh_entity_fts(i for _, i in got)
                 self._resolve_names(k[5:] for _, k in new)
-        return {k: known[e] for k, e in keyed.items()}
+        if also is not None and more is None:
+            more = self._read(*also)
+        return {k: known[e] for k, e in keyed.items()}, more
 
     def _diff_facts(self, scope: str, doc_id: int, version_id: int, note_id: int,
                     facts: Sequence[FactParts], refs: Mapping[str, str], chunk_ids: list[int],
                     ts: str, *, mentions: bool = False, extracted: bool = False,
                     fresh: bool = False,
                     reason: str = "source edited") -> tuple[int, int, int, set[int]]:
-        ids = self._entities(scope, refs)
         # Three owners inside one document: its own structure, the mentions found in it
         # and the facts a model extracted from its chunks; each diff sees only its own.
         owned = ("extractor = 'mention'" if mentions else "extractor = 'llm'" if extracted
                  else "extractor NOT IN ('mention', 'llm')")
-        live: dict[str, tuple[Any, ...]] = {}
-        if not fresh:
-            live = {r[0]: r[1:] for r in self.con.execute(
-                "SELECT fact_key, id, version_id, chunk_id, line_start, line_end,"
-                " supporting_text, value, confidence, trust, extractor, extractor_version"
-                " FROM facts WHERE document_id=? AND retracted_at IS NULL"
-                f" AND {owned}", (doc_id,))}
+        # (the document's live facts read in the entities' round trip)
+        ids, got = self._entities(scope, refs, None if fresh else (
+            "SELECT fact_key, id, version_id, chunk_id, line_start, line_end,"
+            " supporting_text, value, confidence, trust, extractor, extractor_version"
+            f" FROM facts WHERE document_id=? AND retracted_at IS NULL AND {owned}", (doc_id,)))
+        live: dict[str, tuple[Any, ...]] = {} if got is None else {r[0]: r[1:] for r in got}
         own = note_key(doc_id)
         given: dict[str, FactParts] = {}
         for f in facts:
@@ -762,35 +806,36 @@ class Writer(TrustWrites):
         ours = (scope, doc_id, version_id, self.actor, ts)
         inserts: list[tuple[object, ...]] = []
         touched: set[int] = set()
-        for key, fid in zip(diff.add, self.tx.ids("facts", len(diff.add)), strict=True):
+        for key in diff.add:
             f = given[key]
             subj, obj = f.subject, f.obj
             chunk_id = chunk_ids[f.chunk] if f.chunk >= 0 else NO_ID
             subj_id = note_id if subj is None else ids[subj]
             obj_id = NO_ID if not f.entity else note_id if obj is None else ids[obj]
-            inserts.append(_fact_row((fid, key, subj_id, obj_id, chunk_id) + ours + f.row))
+            inserts.append(_fact_row((0, key, subj_id, obj_id, chunk_id) + ours + f.row)[1:])
             touched.add(subj_id)
         gone: list[int] = [live[key][0] for key in diff.retract]
-        self.con.executemany(_FACT_INSERT, inserts)
+        for row in inserts:  # (sent with the next read or the event: ``_flush``)
+            self._hold(_FACT_INSERT_NEXT, row)
         if updates:
             # (one statement for all: an edit keeps most of a note's facts, each moved to
             # the new version; a statement each was a third of an edit's statements)
-            self.con.execute(_FACTS_MOVE, [list(c) for c in zip(*updates, strict=True)])
+            self._hold(_FACTS_MOVE, [list(c) for c in zip(*updates, strict=True)])
         if gone:
             touched |= self._retract_ids(gone, ts, reason)
         return len(inserts), len(gone), len(diff.keep), touched
 
     def _retract_ids(self, fact_ids: Sequence[int], ts: str, reason: str) -> set[int]:
         subjects: set[int] = set()
-        for subject, name in self.con.execute(
+        for subject, name in self._read(
                 "SELECT f.subject_id, CASE e.kind WHEN 'name' THEN e.id END FROM facts f"
                 " LEFT JOIN entities e ON e.id = f.object_id AND e.scope = f.scope"
                 " WHERE f.id = ANY(?)", (list(fact_ids),)):
             subjects.add(subject)
             if name is not None:
                 subjects.add(name)
-        self.con.execute("UPDATE facts SET retracted_at=?, retract_reason=? WHERE id = ANY(?)"
-                         " AND retracted_at IS NULL", (ts, reason, list(fact_ids)))
+        self._hold("UPDATE facts SET retracted_at=?, retract_reason=? WHERE id = ANY(?)"
+                   " AND retracted_at IS NULL", (ts, reason, list(fact_ids)))
         return subjects
 
     def _refresh_entity_fts(self, entity_ids: Iterable[int]) -> None:
@@ -944,7 +989,7 @@ class Writer(TrustWrites):
                            ) -> tuple[int, set[int]]:
         """Retract the document's ``llm`` facts whose chunk is not among ``chunk_ids``:
         how many, and the entities touched."""
-        gone = [int(r[0]) for r in self.con.execute(
+        gone = [int(r[0]) for r in self._read(
             "SELECT id FROM facts WHERE document_id = ? AND retracted_at IS NULL"
             " AND extractor = 'llm' AND (chunk_id IS NULL OR chunk_id <> ALL(?::bigint[]))",
             (doc_id, list(chunk_ids)))]
@@ -952,16 +997,18 @@ class Writer(TrustWrites):
 
     def _apply_owned(self, doc_id: int, drafts: Sequence[FactDraft], *, extracted: bool
                      ) -> tuple[int, int]:
-        self._lock("doc", doc_id)
-        row = self.con.execute(
-            "SELECT d.scope, d.version_id, e.id FROM documents d JOIN entities e"
-            " ON e.key = 'doc:' || d.id AND e.scope = d.scope WHERE d.id = ?"
-            " AND d.deleted_at IS NULL", (doc_id,)).fetchone()
+        # (the document's row and live chunks read in the lock's round trip)
+        doc, live = self._lock("doc", doc_id, reads=[
+            ("SELECT d.scope, d.version_id, e.id FROM documents d JOIN entities e"
+             " ON e.key = 'doc:' || d.id AND e.scope = d.scope WHERE d.id = ?"
+             " AND d.deleted_at IS NULL", (doc_id,)),
+            ("SELECT id, line_start FROM chunks WHERE document_id = ? AND live ORDER BY ord",
+             (doc_id,))])
+        row = doc.fetchone()
         if row is None:
             return 0, 0
         scope, version_id, note_id = row
-        chunks = self.con.execute("SELECT id, line_start FROM chunks WHERE document_id = ?"
-                                  " AND live ORDER BY ord", (doc_id,)).fetchall()
+        chunks = live.fetchall()
         starts = [c[1] for c in chunks]
         pieces = [0] * len(starts)
         for i in range(1, len(starts)):
@@ -977,6 +1024,7 @@ class Writer(TrustWrites):
             self._event("extracted" if extracted else "mentions", scope=scope,
                         document_id=doc_id,
                         detail={"added": added, "retracted": retracted})
+        self._flush()  # (the kept facts moved, when nothing was added or retracted)
         return added, retracted
 
     # ------------------------------------------------------------ deletes
@@ -993,7 +1041,7 @@ class Writer(TrustWrites):
         self._lock("doc", doc_id)
         self.con.execute("UPDATE documents SET deleted_at=?, updated_at=? WHERE id=?",
                          (ts, ts, doc_id))
-        self._drop_orphan_vectors(self._retire_chunks(self._live_chunk_rows(doc_id), ts))
+        self._drop_orphan_vectors(self._retire_chunks(self._live_chunk_rows(doc_id), ts)[0])
         self.con.execute(f"INSERT INTO names_past({_NAME_COLUMNS}, retracted_at)"
                          f" SELECT {_NAME_COLUMNS}, ? FROM names WHERE document_id=?",
                          (ts, doc_id))
@@ -1019,7 +1067,7 @@ class Writer(TrustWrites):
 
     def assert_fact(self, scope: str, draft: FactDraft, *, reason: str | None = None) -> int:
         """Record one fact asserted through the API (owned by no document)."""
-        ids = self._entities(scope, name_refs([draft]))
+        ids, _ = self._entities(scope, name_refs([draft]))
         (f,) = prepare_facts([draft], [])
         if f.subject is None:
             raise ValueError("an asserted fact needs a named subject")
@@ -1048,8 +1096,8 @@ class Writer(TrustWrites):
     def _event(self, action: str, *, scope: str | None = None, document_id: int | None = None,
                fact_id: int | None = None, reason: str | None = None,
                detail: dict[str, object] | None = None) -> None:
-        self.con.execute(
+        self._flush((
             "INSERT INTO events(at, actor, action, scope, document_id, fact_id, reason, detail)"
             " VALUES(?,?,?,?,?,?,?,?)",
             (now_iso(), self.actor, action, scope, document_id, fact_id, reason,
-             json.dumps(detail, ensure_ascii=False) if detail else None))
+             json.dumps(detail, ensure_ascii=False) if detail else None)))
