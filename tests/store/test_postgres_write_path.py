@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from knotwork import Knotwork
+from knotwork.store.postgres.schema import SCHEMA_VERSION
 
 from ..frontends.conftest import write_vault
 from ..store_contract import pg
@@ -83,7 +84,7 @@ def test_a_store_made_before_is_upgraded(tmp_path: Path, url: str) -> None:
     assert "fillfactor=50" in _fillfactor(url)
     with psycopg.connect(url) as con:
         assert con.execute("SELECT value FROM meta WHERE key = 'schema_version'"
-                           ).fetchone() == ("6",)
+                           ).fetchone() == (str(SCHEMA_VERSION),)
 
 
 def test_a_writes_statements_are_prepared_from_their_second_run(tmp_path: Path, url: str

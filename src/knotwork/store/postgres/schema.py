@@ -145,7 +145,8 @@ MIGRATIONS: list[list[str]] = [[
         chunk_id BIGINT, line_start INTEGER, line_end INTEGER, supporting_text TEXT,
         extractor TEXT NOT NULL, extractor_version TEXT NOT NULL, actor TEXT,
         recorded_at TEXT NOT NULL, retracted_at TEXT, retract_reason TEXT)""",
-    # the edge indexes carry the far end, predicate and confidence (index-only expansion)
+    # the edge indexes carry the far end, predicate and confidence (and, since migration 7,
+    # scope and review: index-only expansion)
     """CREATE INDEX facts_subject
         ON facts(subject_id, retracted_at, object_id, predicate, confidence)""",
     """CREATE INDEX facts_object
@@ -242,6 +243,21 @@ MIGRATIONS.append([*stats.CREATE, *stats.RECOUNT_CHUNKS, *stats.RECOUNT_ENTITIES
 # rows (the old ones are pruned the next time). Pages written from now on get it.
 FACTS_FILLFACTOR = 50
 MIGRATIONS.append([f"ALTER TABLE facts SET (fillfactor = {FACTS_FILLFACTOR})"])
+
+# 7: the edge indexes also carry each fact's scope and review state, which every link
+# expansion reads (``Reader.edges``: the far entity is joined in the fact's scope, and a
+# rejected fact is left out), so an expansion reads these indexes alone and no row of
+# ``facts``: 4.0 → 2.2 ms for a `context`'s expansion at 10,000 notes, where each edge
+# read its row from a table whose pages are half free (migration 6). Neither column
+# changes when an edit moves a kept fact (its updates stay HOT); a review does change it.
+MIGRATIONS.append([
+    "DROP INDEX facts_subject",
+    """CREATE INDEX facts_subject ON facts(subject_id, retracted_at, object_id, predicate,
+        confidence) INCLUDE (scope, review)""",
+    "DROP INDEX facts_object",
+    """CREATE INDEX facts_object ON facts(object_id, retracted_at, subject_id, predicate,
+        confidence) INCLUDE (scope, review) WHERE object_id IS NOT NULL""",
+])
 
 
 def _bytewise(sql: str) -> str:
