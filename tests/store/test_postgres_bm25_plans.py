@@ -7,25 +7,15 @@ the other are probed, each once (``text._both``)."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import psycopg
 import pytest
 
-from knotwork.store import Store, TextQuery, open_store
+from knotwork.store import Store, TextQuery
 
-from ..store_contract import pg
 from ..store_contract.drafts import doc
-
-
-@pytest.fixture
-def store() -> Iterator[Store]:
-    url = pg.fresh_url()
-    s = open_store(url)
-    yield s
-    s.close()
-    pg.drop(url)
 
 
 class _Generic:

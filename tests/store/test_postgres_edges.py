@@ -4,29 +4,21 @@ confidence, scope and review state; schema migration 7)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import psycopg
-import pytest
 
 from knotwork import Knotwork
 from knotwork.store import open_store
 
 from ..frontends.conftest import write_vault
-from ..store_contract import pg
 
 NOTES = {f"n{i:02d}.md": f"# Note {i}\n\n" + "".join(
     f"- see [[Note {(i + j) % 12}]] and [[Topic {j}]]\n" for j in range(1, 6))
     for i in range(12)}
 
-
-@pytest.fixture()
-def url() -> Iterator[str]:
-    u = pg.fresh_url()
-    yield u
-    pg.drop(u)
 
 
 class _Explained:

@@ -2,26 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
-from knotwork.store import Store, open_store
+from knotwork.store import Store
 from knotwork.store.postgres import connection
 from knotwork.types import name_key
 
-from ..store_contract import pg
 from ..store_contract.drafts import doc, fact, lit
-
-
-@pytest.fixture
-def store() -> Iterator[Store]:
-    url = pg.fresh_url()
-    s = open_store(url)
-    yield s
-    s.close()
-    pg.drop(url)
 
 
 def test_an_updated_date_read_with_the_notes_facts_sends_no_statement_of_its_own(

@@ -8,11 +8,7 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
-
 import knotwork.store.postgres as backend
-
-from ..store_contract import pg
 
 SOURCES = sorted(Path(backend.__file__).parent.glob("*.py"))
 # a join of rows that carry no scope: a list given as an array, a row's own lexemes, or
@@ -46,12 +42,6 @@ def test_every_join_of_the_backend_joins_on_scope() -> None:
            and not re.search(r"\bON\b.*\b\w+\.text_hash\b", j)]
     assert not bad, "\n".join(f"{n}: JOIN {j}" for n, j in bad)
 
-
-@pytest.fixture
-def url() -> Iterator[str]:
-    u = pg.fresh_url()
-    yield u
-    pg.drop(u)
 
 
 def test_every_table_carries_its_scope_but_the_reference_tables(url: str) -> None:

@@ -6,7 +6,6 @@ index-only read visits the table too."""
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import psycopg
@@ -16,15 +15,7 @@ from knotwork import Knotwork
 from knotwork.store import open_store
 from knotwork.store.postgres.schema import REFERENCE_TABLES, SCOPED_TABLES
 
-from ..store_contract import pg
 from ..store_contract.drafts import doc, fact, lit
-
-
-@pytest.fixture
-def url() -> Iterator[str]:
-    u = pg.fresh_url()
-    yield u
-    pg.drop(u)
 
 
 def _quiet(url: str) -> None:

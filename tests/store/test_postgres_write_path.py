@@ -6,26 +6,16 @@ A write's statements are prepared on the server from their second run."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
-
-import pytest
 
 from knotwork import Knotwork
 from knotwork.store.postgres.schema import SCHEMA_VERSION
 
 from ..frontends.conftest import write_vault
-from ..store_contract import pg
 
 NOTES = {f"n{i:02d}.md": f"# Note {i}\n\n" + "".join(
     f"- see [[Topic {i}-{j}]] for part {j}\n" for j in range(40)) for i in range(24)}
 
-
-@pytest.fixture()
-def url() -> Iterator[str]:
-    u = pg.fresh_url()
-    yield u
-    pg.drop(u)
 
 
 def _pages(url: str, path: str) -> dict[int, int]:

@@ -5,23 +5,14 @@ would have left it."""
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
-
-import pytest
 
 from knotwork.store import Store, TextQuery, open_store
 from knotwork.types import Applied, Unchanged
 
 from ..store_contract import pg
 from ..store_contract.drafts import doc, fact, link, lit
-
-
-@pytest.fixture
-def url() -> Iterator[str]:
-    u = pg.fresh_url()
-    yield u
-    pg.drop(u)
 
 
 def _at_once(n: int, work: Callable[[int], object]) -> list[object]:
