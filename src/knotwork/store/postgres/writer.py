@@ -219,6 +219,9 @@ class Writer(TrustWrites):
         The statements go in few round trips (``Con.pipeline``), since the lock is held
         from the first of them until the commit."""
         with map_driver_errors("cannot finish the write"):
+            # (the method that held a write sends it; should one be left, it goes before
+            # anything else: never lost with the commit)
+            self._flush()
             deltas: dict[str, int] = dict.fromkeys(
                 ("entity_rows", "entity_tokens", "names_gen", "live_chunk_tokens",
                  "live_chunks", "retired_chunks"), 0)
