@@ -53,6 +53,25 @@ def test_refresh_analyzes_the_tables_a_write_filled_and_says_which(url: str) -> 
         store.close()
 
 
+def test_refresh_vacuums_an_emptied_work_queue_whatever_the_counts_say(url: str) -> None:
+    """A queue a sync has just emptied is vacuumed by the refresh after it even when the
+    server has counted too few dead rows for autovacuum's rules (or none yet): every
+    edit after would read them."""
+    store = open_store(url)
+    try:
+        _quiet(url)
+        with psycopg.connect(url, autocommit=True) as con:
+            con.execute("INSERT INTO name_changes(text, key, added, scope)"
+                        " VALUES ('a', 'a', 1, 'default')")
+            con.execute("VACUUM name_changes")  # (once vacuumed: no longer 'never')
+            con.execute("DELETE FROM name_changes")  # (one dead row: under every threshold)
+        assert "name_changes" in store.refresh_statistics()
+        assert "name_changes" in _analyzed(url, "vacuum")
+        assert "name_changes" not in store.refresh_statistics()  # (emptied: no pages left)
+    finally:
+        store.close()
+
+
 @pytest.mark.slow
 def test_a_large_sync_leaves_the_statistics_current(url: str, tmp_path: Path) -> None:
     vault = tmp_path / "vault"

@@ -32,6 +32,9 @@ from .writer import COMMITS, WRITE_PREPARE_THRESHOLD, Writer
 
 __all__ = ["PostgresStore"]
 
+# the work queues a sync fills and empties (mentions to find, names that changed)
+QUEUES = ("mention_queue", "name_changes")
+
 
 def _configure(con: psycopg.Connection[Any]) -> None:
     register_vector(con)
@@ -157,7 +160,11 @@ class PostgresStore:
         analyze a table holding rows but never analyzed, or changed past
         ``autovacuum_analyze_threshold`` plus ``autovacuum_analyze_scale_factor`` of it;
         vacuum one holding rows but never vacuumed, or grown or left with dead rows past
-        the insert and vacuum thresholds.
+        the insert and vacuum thresholds. The two work queues (``QUEUES``) are vacuumed
+        whenever they hold pages: the sync that filled them has just emptied them, and the
+        server may not have counted those deletes yet (a process reports its counts at
+        most once a second), while every edit after would read their dead rows (1–2 ms
+        an edit at 10,000 notes, until autovacuum came a minute later).
 
         Why: until then the planner takes the tables a cold ingest just filled for nearly
         empty, and no page is marked all-visible, so every index-only read of the postings
@@ -178,9 +185,10 @@ class PostgresStore:
                 " (s.last_vacuum IS NULL AND s.last_autovacuum IS NULL AND"
                 f" {filled}) OR {past('vacuum_insert', 's.n_ins_since_vacuum')}"
                 f" OR {past('vacuum', 's.n_dead_tup')}"
+                f" OR (s.relname = ANY(%s) AND {filled})"
                 " FROM pg_stat_user_tables s JOIN pg_class t ON t.oid = s.relid"
                 " WHERE s.schemaname = current_schema() AND s.relname = ANY(%s)"
-                " ORDER BY s.relname", ([*SCOPED_TABLES, *REFERENCE_TABLES],))]
+                " ORDER BY s.relname", (list(QUEUES), [*SCOPED_TABLES, *REFERENCE_TABLES]))]
             for table, analyze, vacuum in due:  # (names of our own tables: the list above)
                 if not (vacuum or analyze):
                     continue
