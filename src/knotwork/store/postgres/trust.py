@@ -87,7 +87,6 @@ def _token(r: Sequence[Any]) -> TokenRecord:
                        created_at=str(r[5]), revoked_at=r[6])
 
 
-
 # ``find_entity`` in some scopes as one SQL expression, its inputs spelled by the caller
 # (parameters, or a row's columns): by iri (a live note first), by a name a note of those
 # scopes declares (Obsidian's order), by a bare name of those scopes, then by label.
@@ -106,6 +105,7 @@ FIND = (
     " WHERE name_key = {key} AND scope = ANY({scopes}) ORDER BY id LIMIT 1),"
     " (SELECT COALESCE(resolved_id, id) FROM entities"
     " WHERE lower(label) = lower({text}) AND scope = ANY({scopes}) ORDER BY id LIMIT 1))")
+
 
 class TrustReads:
     """Reads of the review queue, tokens and exports (a mixin of ``Reader``)."""
