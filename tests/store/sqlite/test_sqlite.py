@@ -132,3 +132,29 @@ def test_schema_newer_than_code_is_refused(tmp_path: Path) -> None:
     con.close()
     with pytest.raises(StoreError, match="newer"):
         open_store(path)
+
+
+def test_opening_a_new_store_another_process_is_creating_waits_for_it(
+        tmp_path: Path) -> None:
+    """Another connection holds the write lock of the new file while it is still in
+    rollback mode (a second ingest creating the same store): SQLite refuses the change to
+    WAL at once, without its busy handler; the open waits instead, then finds WAL."""
+    import threading
+    import time
+
+    path = tmp_path / "new.db"
+    other = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+    other.execute("BEGIN IMMEDIATE")
+    other.execute("CREATE TABLE scratch(a)")
+    threading.Timer(0.3, lambda: other.execute("COMMIT")).start()
+    t = time.perf_counter()
+    store = open_store(str(path))
+    try:
+        assert time.perf_counter() - t >= 0.25  # it waited for the other's commit
+        assert store.reader.stats()["documents"] == 0
+    finally:
+        store.close()
+        other.close()
+    check = sqlite3.connect(path)
+    assert check.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    check.close()

@@ -67,7 +67,7 @@ def connect(path: str, *, synchronous: str = "FULL", busy_timeout_ms: int = 30_0
         con = sqlite3.connect(path, isolation_level=None, check_same_thread=False,
                               timeout=busy_timeout_ms / 1000)
         con.execute(f"PRAGMA busy_timeout = {int(busy_timeout_ms)}")
-        con.execute("PRAGMA journal_mode = WAL")
+        _wal(con, busy_timeout_ms / 1000)
         con.execute(f"PRAGMA synchronous = {synchronous}")
         con.execute("PRAGMA foreign_keys = OFF")
         con.execute("PRAGMA temp_store = MEMORY")
@@ -82,6 +82,28 @@ def connect(path: str, *, synchronous: str = "FULL", busy_timeout_ms: int = 30_0
         con.create_function("kw_initials", 2, _initials, deterministic=True)
         _migrate(con)
     return con
+
+
+def _wal(con: sqlite3.Connection, timeout_s: float) -> None:
+    """Put the store in WAL mode, waiting up to ``timeout_s`` for another process that
+    holds it meanwhile.
+
+    Why not the busy timeout alone: SQLite answers a change of journal mode that meets
+    another connection's write lock on a store still in rollback mode (another process
+    creating the same new store) with "database is locked" at once, without calling its
+    busy handler. Two ingests started together on a new store failed so in 4 of 25 tries.
+    So the change is tried again, after short sleeps, until the timeout."""
+    deadline = time.monotonic() + timeout_s
+    pause = 0.002
+    while True:
+        try:
+            con.execute("PRAGMA journal_mode = WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or time.monotonic() + pause > deadline:
+                raise
+        time.sleep(pause)
+        pause = min(pause * 2, 0.05)
 
 
 def _initials(label: str | None, i: int) -> str | None:
