@@ -83,3 +83,26 @@ def test_help_shows_the_defaults() -> None:
     assert "[default: 3030]" in serve and "[default: 127.0.0.1]" in serve
     context = " ".join(runner.invoke(app, ["context", "-h"]).stdout.split())
     assert "[default: 0.0]" in context
+
+
+def test_every_commands_help_shows_its_first_line_as_written() -> None:
+    # Rich reads "[word]" as a style tag and drops it: "citing [path:line]" was shown as
+    # "citing , or say it cannot" in `ask -h` and in the command list
+    commands: list[tuple[list[str], Any]] = []
+
+    def walk(command: Any, path: list[str]) -> None:
+        commands.append((path, command))
+        for name, sub in sorted(getattr(command, "commands", {}).items()):
+            walk(sub, [*path, name])
+
+    walk(get_command(app), [])
+    checked = 0
+    for words, command in commands:
+        if not words or not command.help:
+            continue
+        # as written, but for the backslash that keeps Rich from reading "[path:line]" as a tag
+        first = " ".join(command.help.strip().splitlines()[0].replace("\\[", "[").split())
+        shown = " ".join(runner.invoke(app, [*words, "-h"], terminal_width=400).stdout.split())
+        assert first in shown, (words, first)
+        checked += 1
+    assert checked > 20

@@ -53,7 +53,7 @@ def ask(question: Annotated[str, typer.Argument(help="A question about the notes
             "--max-tokens", min=200, help="Token budget of the context given to the model.")]
         = 3000,
         as_json: JsonOpt = False) -> None:
-    """Answer from the notes only, citing [path:line], or say it cannot.
+    r"""Answer from the notes only, citing \[path:line], or say it cannot.
 
     Every citation is checked against the store; one that does not hold is flagged."""
     with _kw(read_only=True) as kw:
