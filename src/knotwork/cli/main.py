@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import sys
 import time
 from collections.abc import Callable, Iterator
@@ -27,6 +28,7 @@ from rich.progress import (
     TaskID,
     TextColumn,
     TimeElapsedColumn,
+    TimeRemainingColumn,
 )
 
 from ..core import Knotwork
@@ -203,11 +205,18 @@ def ingest(path: Annotated[str, typer.Argument(
     # stop on SIGTERM as on Ctrl-C: the worker pool is shut down, nothing half written
     _stop_on_signals()
     show = not (quiet or as_json)
-    with _kw(patterns=pattern, ingest=path) as kw, _bars(enabled=show) as bar:
-        report = kw.ingest(path, force=force, dry_run=dry_run, embed=not no_embed,
-                           replace=replace, progress=bar("ingesting"),
-                           mention_progress=bar("finding mentions"),
-                           embed_progress=bar("embedding"))
+    phase = _Phase()
+    try:
+        with _kw(patterns=pattern, ingest=path) as kw, _bars(enabled=show) as bar:
+            report = kw.ingest(path, force=force, dry_run=dry_run, embed=not no_embed,
+                               replace=replace,
+                               progress=phase.of("ingesting", bar("ingesting")),
+                               mention_progress=phase.of("mentions", bar("finding mentions")),
+                               embed_progress=phase.of("embedding", bar("embedding")))
+    except KeyboardInterrupt:
+        if not quiet:
+            err.print(phase.stopped(path), highlight=False, markup=False)
+        raise typer.Exit(130) from None
     if as_json:
         _print_json(report.as_dict())
         return
@@ -234,6 +243,32 @@ def _print_issue(issue: Issue) -> None:
 _REDRAWS_PER_S = 10
 
 
+class _Phase:
+    """Which phase of an ingest ran last, and how far it got: what a stop keeps."""
+
+    def __init__(self) -> None:
+        self.name = ""
+        self.done = self.total = 0
+
+    def of(self, name: str, shown: Callable[[int, int], None] | None
+           ) -> Callable[[int, int], None]:
+        def update(done: int, total: int) -> None:
+            self.name, self.done, self.total = name, done, total
+            if shown is not None:
+                shown(done, total)
+
+        return update
+
+    def stopped(self, path: str) -> str:
+        """What an ingest stopped now has kept, and how to go on (every write is whole)."""
+        again = f"`knotwork ingest {shlex.quote(path)}`"
+        if self.name == "embedding":
+            return (f"stopped while embedding: every note is indexed and answers now;"
+                    f" {self.done:,} of {self.total:,} chunks have vectors, kept. {again}"
+                    " embeds the rest.")
+        return f"stopped: what was written is kept and consistent; {again} goes on from there."
+
+
 @contextmanager
 def _bars(*, enabled: bool) -> Iterator[Callable[[str], Callable[[int, int], None] | None]]:
     """One live display of progress bars on a terminal: ``bar(label)`` makes a phase's
@@ -250,7 +285,7 @@ def _bars(*, enabled: bool) -> Iterator[Callable[[str], Callable[[int, int], Non
         yield lambda label: None
         return
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                  TimeElapsedColumn(), console=err, transient=True,
+                  TimeElapsedColumn(), TimeRemainingColumn(), console=err, transient=True,
                   auto_refresh=False) as bars:
         drawn = [0.0]
 
