@@ -48,7 +48,8 @@ class Settings:
                                  " headings).")
     workers: int = _setting(0, "Worker processes that parse and write large ingests, 200 files"
                             " or more, and run the model when 256 chunks or more wait for"
-                            " a vector (0 = one per core, 1 = everything in this process).")
+                            " a vector (0 = one per CPU this process may use, a container's"
+                            " or taskset's, not the host's; 1 = everything in this process).")
     synchronous: str = _setting("FULL", "SQLite synchronous pragma: FULL makes every commit"
                                 " durable (a parallel ingest syncs its worker commits once,"
                                 " when they are done).")

@@ -3,6 +3,7 @@ content as writing everything in this process, errors included."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -127,3 +128,28 @@ def test_progress_is_told_of_every_phase(tmp_path: Path, workers: int) -> None:
     assert edit and edit[-1][0] == edit[-1][1] < notes
     for calls in (files, first, edit):
         assert [d for d, _ in calls] == sorted(d for d, _ in calls)
+
+
+@pytest.mark.skipif(not hasattr(os, "sched_setaffinity"), reason="no CPU affinity here")
+def test_a_sync_allowed_one_cpu_runs_in_its_own_process(tmp_path: Path,
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    # The worker count came from os.cpu_count(), the host's CPUs: in a container or a
+    # `taskset` limited to one CPU, a sync forked a worker per host CPU onto it.
+    calls: list[str] = []
+    for name in ("_write_in_workers", "_mentions_in_workers"):
+        real = getattr(sync, name)
+        monkeypatch.setattr(sync, name, lambda *a, _f=real, _n=name, **k: calls.append(_n)
+                            or _f(*a, **k))
+    vault = _vault(tmp_path)
+    allowed = os.sched_getaffinity(0)
+    os.sched_setaffinity(0, {min(allowed)})
+    try:
+        with Knotwork.open(vault, db=str(tmp_path / "one.db"), synchronous="OFF") as kw:
+            assert kw.ingest().added == N
+    finally:
+        os.sched_setaffinity(0, allowed)
+    assert calls == []
+    if len(allowed) > 1:  # and with the CPUs back, the same sync uses workers
+        with Knotwork.open(vault, db=str(tmp_path / "two.db"), synchronous="OFF") as kw:
+            kw.ingest()
+        assert calls == ["_write_in_workers", "_mentions_in_workers"]

@@ -721,7 +721,7 @@ def _worker_opener(store: Store, items: int, workers: int) -> Callable[[], Store
     ``__main__`` guard is needed. But a copy of a process with other threads may inherit a
     lock one of them held, so a threaded caller (a server) does its work itself.
     """
-    if items < _PARALLEL_MIN or workers == 1:
+    if items < _PARALLEL_MIN or (workers or _pools.cores()) == 1:
         return None
     if not _pools.can_fork():
         return None
@@ -817,7 +817,8 @@ def _mentions_in_workers(opener: Callable[[], Store], ids: list[int], *, actor: 
 
 def _pool(opener: Callable[[], Store], workers: int = 0) -> ProcessPoolExecutor:
     ctx = multiprocessing.get_context("fork")
-    return ProcessPoolExecutor(max_workers=workers or os.cpu_count() or 1, mp_context=ctx,
+    # the CPUs this process may use (a container's cpuset), not the host's
+    return ProcessPoolExecutor(max_workers=workers or _pools.cores(), mp_context=ctx,
                                initializer=_worker_init,
                                initargs=(opener, ctx.Lock(), os.getpid()))
 
