@@ -66,7 +66,7 @@ def test_an_ingest_stopped_while_embedding_says_what_it_kept(tmp_path: Path,
             "SELECT COUNT(*), SUM(embedded) FROM chunks WHERE live = 1").fetchone()
     assert 0 < embedded < live  # one batch written, whole
     said = " ".join(res.stderr.split())
-    assert (f"stopped while embedding: every note is indexed and answers now; {embedded:,} of"
+    assert (f"stopped while embedding: the text index is complete and answers now; {embedded:,} of"
             f" {live:,} chunks have vectors, kept. `knotwork ingest '{vault}'` embeds the"
             " rest.") in said, said
 

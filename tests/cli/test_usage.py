@@ -53,17 +53,22 @@ def test_a_usage_error_from_a_real_process() -> None:
                            " (try 'knotwork context --help')\n")
 
 
-def _command_lines() -> list[list[str]]:
-    """Every command and group of the app, as the words that name it."""
-    found: list[list[str]] = []
+def _commands() -> list[tuple[list[str], Any]]:
+    """Every command and group of the app: the words that name it, and it."""
+    found: list[tuple[list[str], Any]] = []
 
     def walk(command: Any, path: list[str]) -> None:
-        found.append(path)
+        found.append((path, command))
         for name, sub in sorted(getattr(command, "commands", {}).items()):
             walk(sub, [*path, name])
 
     walk(get_command(app), [])
     return found
+
+
+def _command_lines() -> list[list[str]]:
+    """Every command and group of the app, as the words that name it."""
+    return [path for path, _ in _commands()]
 
 
 def test_every_command_takes_h_and_version() -> None:
@@ -88,16 +93,8 @@ def test_help_shows_the_defaults() -> None:
 def test_every_commands_help_shows_its_first_line_as_written() -> None:
     # Rich reads "[word]" as a style tag and drops it: "citing [path:line]" was shown as
     # "citing , or say it cannot" in `ask -h` and in the command list
-    commands: list[tuple[list[str], Any]] = []
-
-    def walk(command: Any, path: list[str]) -> None:
-        commands.append((path, command))
-        for name, sub in sorted(getattr(command, "commands", {}).items()):
-            walk(sub, [*path, name])
-
-    walk(get_command(app), [])
     checked = 0
-    for words, command in commands:
+    for words, command in _commands():
         if not words or not command.help:
             continue
         # as written, but for the backslash that keeps Rich from reading "[path:line]" as a tag

@@ -33,13 +33,19 @@ def _vault(root: Path) -> Path:
     return vault
 
 
-def test_workers_write_the_same_facts_as_one_process(tmp_path: Path,
-                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+def _pools_used(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The names of the worker-pool paths a sync takes, in order, as it takes them."""
     calls: list[str] = []
     for name in ("_write_in_workers", "_mentions_in_workers"):
         real = getattr(sync, name)
         monkeypatch.setattr(sync, name, lambda *a, _f=real, _n=name, **k: calls.append(_n)
                             or _f(*a, **k))
+    return calls
+
+
+def test_workers_write_the_same_facts_as_one_process(tmp_path: Path,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    calls = _pools_used(monkeypatch)
     monkeypatch.setattr(sync, "_WORKER_BATCH", 60)  # four transactions for two workers
     durable = SQLiteStore.make_durable
     monkeypatch.setattr(SQLiteStore, "make_durable",
@@ -135,11 +141,7 @@ def test_a_sync_allowed_one_cpu_runs_in_its_own_process(tmp_path: Path,
                                                         monkeypatch: pytest.MonkeyPatch) -> None:
     # The worker count came from os.cpu_count(), the host's CPUs: in a container or a
     # `taskset` limited to one CPU, a sync forked a worker per host CPU onto it.
-    calls: list[str] = []
-    for name in ("_write_in_workers", "_mentions_in_workers"):
-        real = getattr(sync, name)
-        monkeypatch.setattr(sync, name, lambda *a, _f=real, _n=name, **k: calls.append(_n)
-                            or _f(*a, **k))
+    calls = _pools_used(monkeypatch)
     vault = _vault(tmp_path)
     allowed = os.sched_getaffinity(0)
     os.sched_setaffinity(0, {min(allowed)})

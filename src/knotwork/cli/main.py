@@ -263,7 +263,7 @@ class _Phase:
         """What an ingest stopped now has kept, and how to go on (every write is whole)."""
         again = f"`knotwork ingest {shlex.quote(path)}`"
         if self.name == "embedding":
-            return (f"stopped while embedding: every note is indexed and answers now;"
+            return (f"stopped while embedding: the text index is complete and answers now;"
                     f" {self.done:,} of {self.total:,} chunks have vectors, kept. {again}"
                     " embeds the rest.")
         return f"stopped: what was written is kept and consistent; {again} goes on from there."
