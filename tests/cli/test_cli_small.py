@@ -71,12 +71,16 @@ def test_an_ingest_stopped_while_embedding_says_what_it_kept(tmp_path: Path,
             " rest.") in said, said
 
     monkeypatch.setattr(Knotwork, "embed", real)
-    again = runner.invoke(app, ["--db", db, "ingest", str(vault), "--json"], env=environ)
+    again = runner.invoke(app, ["--db", db, "ingest", str(vault)], env=environ)
     assert again.exit_code == 0, again.output
-    assert json.loads(again.stdout)["unchanged"] == 45  # the notes were all applied before
+    # the notes were all applied before; the chunks left without a vector are embedded now
+    assert "· unchanged 45 ·" in again.stdout, again.stdout
+    assert f"embedded {live - embedded} chunks with hash in " in again.stdout, again.stdout
     with sqlite3.connect(db) as con:
         assert con.execute("SELECT COUNT(*) FROM chunks WHERE live = 1 AND embedded = 0"
                            ).fetchone()[0] == 0
+    done = runner.invoke(app, ["--db", db, "ingest", str(vault), "--json"], env=environ)
+    assert json.loads(done.stdout)["unchanged"] == 45 and "embedded" not in done.stdout
 
 
 def test_an_ingest_stopped_before_embedding_says_it_goes_on(tmp_path: Path,

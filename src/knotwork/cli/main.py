@@ -16,7 +16,7 @@ import sys
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
@@ -35,6 +35,9 @@ from ..core import Knotwork
 from ..errors import ConfigError, InvalidQuery, KnotworkError, NotFound
 from ..types import FactRow, Issue
 from .usage import KnotworkGroup, knotwork_version
+
+if TYPE_CHECKING:
+    from ..results import Embedded
 
 app = typer.Typer(name="knotwork", cls=KnotworkGroup, add_completion=False,
                   no_args_is_help=True, context_settings={"help_option_names": ["-h", "--help"]},
@@ -208,11 +211,13 @@ def ingest(path: Annotated[str, typer.Argument(
     phase = _Phase()
     try:
         with _kw(patterns=pattern, ingest=path) as kw, _bars(enabled=show) as bar:
-            report = kw.ingest(path, force=force, dry_run=dry_run, embed=not no_embed,
+            report = kw.ingest(path, force=force, dry_run=dry_run, embed=False,
                                replace=replace,
                                progress=phase.of("ingesting", bar("ingesting")),
-                               mention_progress=phase.of("mentions", bar("finding mentions")),
-                               embed_progress=phase.of("embedding", bar("embedding")))
+                               mention_progress=phase.of("mentions", bar("finding mentions")))
+            # what ``kw.ingest(embed=True)`` does, called apart to tell what it embedded
+            embedded = (None if no_embed or dry_run
+                        else kw.embed(progress=phase.of("embedding", bar("embedding"))))
     except KeyboardInterrupt:
         if not quiet:
             err.print(phase.stopped(path), highlight=False, markup=False)
@@ -230,6 +235,8 @@ def ingest(path: Annotated[str, typer.Argument(
             out.print(f"({report.reread} unchanged notes were read again: they were extracted"
                       " under other rules or another chunk size than this knotwork's)",
                       markup=False)
+        if embedded is not None and embedded.embedded:
+            out.print(_embedded_line(embedded), markup=False)
     for issue in report.errors if (verbose or not quiet) else ():
         _print_issue(issue)
 
@@ -442,9 +449,14 @@ def reindex(embeddings: Annotated[bool, typer.Option(
     if as_json:
         _print_json(result.as_dict())
     else:
-        workers = f" ({result.workers} processes)" if result.workers > 1 else ""
-        out.print(f"embedded {result.embedded} chunks with {result.embedder}{workers}"
-                  f" in {result.seconds} s", markup=False)
+        out.print(_embedded_line(result), markup=False)
+
+
+def _embedded_line(result: Embedded) -> str:
+    """``embedded N chunks with MODEL (K processes) in S s``: what an embedding run did."""
+    workers = f" ({result.workers} processes)" if result.workers > 1 else ""
+    return (f"embedded {result.embedded} chunks with {result.embedder}{workers}"
+            f" in {result.seconds} s")
 
 
 @app.command()
