@@ -16,7 +16,7 @@ import sys
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import Annotated, Any
 
 import typer
 from rich.console import Console
@@ -35,9 +35,6 @@ from ..core import Knotwork
 from ..errors import ConfigError, InvalidQuery, KnotworkError, NotFound
 from ..types import FactRow, Issue
 from .usage import KnotworkGroup, knotwork_version
-
-if TYPE_CHECKING:
-    from ..results import Embedded
 
 app = typer.Typer(name="knotwork", cls=KnotworkGroup, add_completion=False,
                   no_args_is_help=True, context_settings={"help_option_names": ["-h", "--help"]},
@@ -236,7 +233,8 @@ def ingest(path: Annotated[str, typer.Argument(
                       " under other rules or another chunk size than this knotwork's)",
                       markup=False)
         if embedded is not None and embedded.embedded:
-            out.print(_embedded_line(embedded), markup=False)
+            out.print(_embedded_line(embedded.embedded, embedded.embedder, embedded.workers,
+                                     embedded.seconds), markup=False)
     for issue in report.errors if (verbose or not quiet) else ():
         _print_issue(issue)
 
@@ -449,14 +447,14 @@ def reindex(embeddings: Annotated[bool, typer.Option(
     if as_json:
         _print_json(result.as_dict())
     else:
-        out.print(_embedded_line(result), markup=False)
+        out.print(_embedded_line(result.embedded, result.embedder, result.workers,
+                                 result.seconds), markup=False)
 
 
-def _embedded_line(result: Embedded) -> str:
+def _embedded_line(embedded: int, embedder: str | None, workers: int, seconds: float) -> str:
     """``embedded N chunks with MODEL (K processes) in S s``: what an embedding run did."""
-    workers = f" ({result.workers} processes)" if result.workers > 1 else ""
-    return (f"embedded {result.embedded} chunks with {result.embedder}{workers}"
-            f" in {result.seconds} s")
+    processes = f" ({workers} processes)" if workers > 1 else ""
+    return f"embedded {embedded} chunks with {embedder}{processes} in {seconds} s"
 
 
 @app.command()
