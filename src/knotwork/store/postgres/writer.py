@@ -290,8 +290,13 @@ class Writer(TrustWrites):
 
     def _read(self, sql: str, args: Sequence[object] | None) -> Result:
         """Run the held writes, then ``sql``, in one round trip; its result."""
+        return self._reads([(sql, args)])[0]
+
+    def _reads(self, statements: Sequence[tuple[str, Sequence[object] | None]]
+               ) -> list[Result]:
+        """Run the held writes, then ``statements``, in one round trip; their results."""
         held, self._held = self._held, []
-        return self.con.pipeline([*held, (sql, args)])[-1]
+        return self.con.pipeline([*held, *statements])[len(held):]
 
     def _flush(self, *statements: tuple[str, Sequence[object] | None]) -> None:
         """Run the held writes and ``statements`` in one round trip."""
@@ -738,8 +743,7 @@ class Writer(TrustWrites):
             if also is None:
                 found = self._read(found_sql, (missing,)).fetchall()
             else:
-                held, self._held = self._held, []
-                *_, first, more = self.con.pipeline([*held, (found_sql, (missing,)), also])
+                first, more = self._reads([(found_sql, (missing,)), also])
                 found = first.fetchall()
             known.update((k, i) for k, i, _ in found)
             adopted = [i for _, i, orphan in found if orphan]
